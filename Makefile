@@ -1,0 +1,134 @@
+# fsyncscope - explain why a sync is slow.
+# `make` builds ./fsyncscope; `make test` installs deps, builds, runs the bats
+# suites; `make run` installs deps, builds and runs the default workload.
+# V=1 shows the commands.
+
+OUTPUT    ?= build
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+ARCH      := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.DEFAULT_GOAL := all
+
+# Debian 12 packages, one reason each (see README "Dependencies").
+DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
+	libjson-c-dev libmount-dev libnvme-dev libfuse3-dev fuse3 pkg-config make
+DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux \
+	postgresql-15 fio bpftrace kmod procps psmisc
+DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
+
+LIBS_PC   := libbpf json-c mount libnvme
+CFLAGS    ?= -g -O2
+CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf
+LDLIBS    += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lelf -lz -lpthread -lm
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
+	-I$(OUTPUT) -Ibpf -I/usr/include/$(shell uname -m)-linux-gnu \
+	-Wall -Wno-unused-function
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+# Programs linked into the main skeleton (probe.bpf.c is a separate one).
+MAIN_BPF_OBJS := $(filter-out $(OUTPUT)/bpf/probe.bpf.o,$(BPF_OBJS))
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
+SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
+
+# Pure-C units tested without BPF.
+UNIT_TESTS := $(OUTPUT)/tests/test_attr
+FIXTURES   := $(OUTPUT)/tests/delayfs
+
+.PHONY: all deps run test unit vmtest install clean bench
+all: fsyncscope $(UNIT_TESTS) $(FIXTURES)
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_ALL); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "  DEPS     installing:" $$missing; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing >/dev/null || \
+		{ echo "make deps: apt-get install failed for: $$missing" >&2; exit 1; }; \
+	fi
+
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/vmlinux.h: | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/fsyncscope.bpf.o: $(MAIN_BPF_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(OUTPUT)/probe.bpf.o: $(OUTPUT)/bpf/probe.bpf.o
+	$(Q)cp $< $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .skel.h,,$(notdir $@))_bpf > $@
+
+$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+fsyncscope: $(USER_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c user/attr.c user/report.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+
+$(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags fuse3) $< $(shell $(PKG_CONFIG) --libs fuse3) -lpthread -o $@
+
+unit: $(UNIT_TESTS)
+	$(Q)for t in $(UNIT_TESTS); do $$t || exit 1; done
+
+# The contract: one command sets up everything and runs the tests.
+test: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bats --tap tests/
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	./fsyncscope run $(RUN_ARGS)
+
+vmtest: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/vmtest $(VMTEST_ARGS)
+
+bench: all
+	$(Q)scripts/bench-vs-pg_test_fsync
+	$(Q)scripts/bench-overhead
+
+install: fsyncscope
+	$(Q)install -D -m 0755 fsyncscope $(DESTDIR)$(PREFIX)/sbin/fsyncscope
+	$(Q)install -D -m 0644 docs/fsyncscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/fsyncscope.8
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUTPUT) fsyncscope
+
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)

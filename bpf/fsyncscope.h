@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * fsyncscope.h - records shared by the BPF programs (bpf/) and user space.
+ *
+ * The BPF side only records and filters; all attribution happens in user
+ * space (user/attr.c) over these records.  Fields are __u32/__u64 so the
+ * layout is identical on both sides.
+ */
+#ifndef __FSYNCSCOPE_H
+#define __FSYNCSCOPE_H
+
+#define FSS_COMM_LEN	16
+#define FSS_MAX_SYNCS	16384	/* in-flight syncs tracked (per-thread state) */
+#define FSS_MAX_COMMITS	1024	/* in-flight journal commits */
+
+enum fss_ev_type {
+	FSS_EV_SYNC = 1,	/* one finished sync of one thread: [ts, ts_end] */
+	FSS_EV_JOURNAL,		/* one jbd2 commit: [ts, ts_end], journal thread */
+	FSS_EV_RQ_START,	/* request created (block_io_start) or inserted */
+	FSS_EV_RQ_ISSUE,	/* request handed to the driver */
+	FSS_EV_RQ_COMPLETE,	/* request (partially) completed */
+	FSS_EV_NVME_SETUP,	/* NVMe command set up for a request */
+	FSS_EV_NVME_COMPLETE,	/* NVMe command completed */
+	FSS_EV_MAX,
+};
+
+/* What kind of sync a FSS_EV_SYNC is. */
+enum fss_sync_kind {
+	FSS_SYNC_FSYNC = 0,
+	FSS_SYNC_FDATASYNC,
+	FSS_SYNC_SYNC_FILE_RANGE,
+	FSS_SYNC_MSYNC,
+	FSS_SYNC_SYNCFS,
+	FSS_SYNC_DSYNC_WRITE,	/* write/pwrite/pwritev on O_DSYNC/O_SYNC fd, or RWF_DSYNC */
+	FSS_SYNC_IOURING_FSYNC,
+	FSS_SYNC_KIND_MAX,
+};
+
+/*
+ * Request flags, normalised by the BPF side from the kernel's cmd_flags
+ * using BTF enum values (enum req_op, enum req_flag_bits): never literals.
+ */
+#define FSS_RQ_READ	(1u << 0)
+#define FSS_RQ_WRITE	(1u << 1)
+#define FSS_RQ_FLUSH	(1u << 2)	/* REQ_OP_FLUSH: a pure cache flush */
+#define FSS_RQ_DISCARD	(1u << 3)
+#define FSS_RQ_OTHER	(1u << 4)	/* any other op */
+#define FSS_RQ_PREFLUSH	(1u << 5)	/* REQ_PREFLUSH */
+#define FSS_RQ_FUA	(1u << 6)	/* REQ_FUA */
+#define FSS_RQ_SYNC	(1u << 7)	/* REQ_SYNC */
+#define FSS_RQ_META	(1u << 8)	/* REQ_META */
+#define FSS_RQ_KTHREAD	(1u << 9)	/* submitted by a kernel thread */
+
+/* Which hook recorded the filesystem interval of a sync (sync.fs_hook). */
+enum fss_fs_hook {
+	FSS_FS_NONE = 0,
+	FSS_FS_EXT4,
+	FSS_FS_XFS,
+	FSS_FS_BTRFS,
+};
+
+/* Hook ids for the calibration counters (hook_hits map). */
+enum fss_hook_id {
+	FSS_HOOK_SYS_FSYNC = 0,
+	FSS_HOOK_SYS_FDATASYNC,
+	FSS_HOOK_SYS_OTHER,	/* sync_file_range, msync, syncfs, O_DSYNC writes */
+	FSS_HOOK_FS_TP,		/* ext4/xfs/btrfs tracepoints */
+	FSS_HOOK_FS_FENTRY,
+	FSS_HOOK_FS_KPROBE,
+	FSS_HOOK_JBD2,
+	FSS_HOOK_XFS_LOG,
+	FSS_HOOK_RQ_START,
+	FSS_HOOK_RQ_ISSUE,
+	FSS_HOOK_RQ_COMPLETE,
+	FSS_HOOK_NVME,
+	FSS_HOOK_MAX,
+};
+
+struct fss_sync_rec {
+	__u64 fs_start;		/* filesystem fsync entered (0: not seen) */
+	__u64 fs_end;		/* filesystem fsync returned (0: not seen) */
+	__u64 log_start;	/* xfs: first log force in this sync (0: none) */
+	__u64 ino;		/* inode of the synced file (0: n/a, e.g. syncfs) */
+	__u32 kind;		/* enum fss_sync_kind */
+	__u32 fs_hook;		/* enum fss_fs_hook */
+	__s32 ret;		/* syscall return value */
+	__u32 fd;
+	__u64 bytes;		/* for O_DSYNC writes: bytes requested */
+};
+
+struct fss_journal_rec {
+	__u64 locking;		/* jbd2_commit_locking (0: not seen) */
+	__u64 flushing;		/* jbd2_commit_flushing */
+	__u64 logging;		/* jbd2_commit_logging */
+	__u32 transaction;	/* jbd2 tid */
+	__u32 sync_commit;	/* jbd2 start_commit's sync_commit flag */
+};
+
+struct fss_rq_rec {
+	__u64 id;		/* request identity: struct request * */
+	__u64 sector;
+	__u32 bytes;
+	__u32 flags;		/* FSS_RQ_* */
+	__u32 nvme_opcode;	/* NVMe events: command opcode (0 = Flush) */
+	__u32 nvme_qid;
+};
+
+struct fss_event {
+	__u32 type;		/* enum fss_ev_type */
+	__u32 tid;		/* thread that recorded the event */
+	__u32 pid;		/* its tgid */
+	__u32 dev;		/* sync/journal: fs dev_t; rq/nvme: disk dev_t (kernel encoding MAJOR<<20|MINOR) */
+	__u64 ts;		/* CLOCK_MONOTONIC ns: event time, or interval start */
+	__u64 ts_end;		/* interval end (SYNC, JOURNAL); 0 otherwise */
+	union {
+		struct fss_sync_rec sync;
+		struct fss_journal_rec journal;
+		struct fss_rq_rec rq;
+	};
+	char comm[FSS_COMM_LEN];
+};
+
+#endif /* __FSYNCSCOPE_H */

@@ -1,0 +1,77 @@
+# Shared bats helpers: loop-mounted filesystem images that are always torn
+# down, also when a test fails.  Never touches the machine's own disks.
+#
+#   fss_mkfs ext4 [SIZE_MB]   -> sets FSS_MNT, FSS_LOOP, FSS_IMG; registers cleanup
+#   fss_cleanup               -> call from teardown / teardown_file
+#
+# Everything lives under one scratch dir per test file (FSS_SCRATCH).
+
+FSS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FSS_BIN="$FSS_ROOT/fsyncscope"
+FSS_BUILD="$FSS_ROOT/build"
+
+fss_need_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+}
+
+fss_scratch() {
+	if [ -z "${FSS_SCRATCH:-}" ] || [ ! -d "$FSS_SCRATCH" ]; then
+		FSS_SCRATCH="$(mktemp -d /tmp/fsyncscope-test.XXXXXX)"
+		export FSS_SCRATCH
+	fi
+}
+
+# fss_mkfs FSTYPE [SIZE_MB] [MKFS_OPTS...]
+fss_mkfs() {
+	local fs="$1" size="${2:-512}"
+	shift; [ $# -gt 0 ] && shift
+	fss_scratch
+	local n=$(( ${FSS_NIMG:-0} + 1 ))
+	FSS_NIMG=$n
+	FSS_IMG="$FSS_SCRATCH/img$n.$fs"
+	FSS_MNT="$FSS_SCRATCH/mnt$n"
+	mkdir -p "$FSS_MNT"
+	truncate -s "${size}M" "$FSS_IMG"
+	case "$fs" in
+	ext4)  mkfs.ext4 -q -F "$@" "$FSS_IMG" ;;
+	xfs)   mkfs.xfs -q -f "$@" "$FSS_IMG" ;;
+	btrfs) mkfs.btrfs -q -f "$@" "$FSS_IMG" >/dev/null ;;
+	*) echo "fss_mkfs: unknown fs $fs" >&2; return 1 ;;
+	esac
+	FSS_LOOP="$(losetup -f --show "$FSS_IMG")"
+	echo "$FSS_LOOP" >> "$FSS_SCRATCH/.loops"
+	mount "$FSS_LOOP" "$FSS_MNT"
+	echo "$FSS_MNT" >> "$FSS_SCRATCH/.mounts"
+	export FSS_IMG FSS_MNT FSS_LOOP
+}
+
+# A tmpfs mount (for O_DIRECT n/a cases).
+fss_mktmpfs() {
+	fss_scratch
+	FSS_MNT="$FSS_SCRATCH/tmpfs"
+	mkdir -p "$FSS_MNT"
+	mount -t tmpfs -o size=64m tmpfs "$FSS_MNT"
+	echo "$FSS_MNT" >> "$FSS_SCRATCH/.mounts"
+	export FSS_MNT
+}
+
+fss_cleanup() {
+	[ -n "${FSS_SCRATCH:-}" ] && [ -d "$FSS_SCRATCH" ] || return 0
+	local m l
+	if [ -f "$FSS_SCRATCH/.mounts" ]; then
+		tac "$FSS_SCRATCH/.mounts" | while read -r m; do
+			mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
+		done
+	fi
+	if [ -f "$FSS_SCRATCH/.loops" ]; then
+		while read -r l; do losetup -d "$l" 2>/dev/null || true; done < "$FSS_SCRATCH/.loops"
+	fi
+	rm -rf "$FSS_SCRATCH"
+	unset FSS_SCRATCH FSS_NIMG
+}
+
+# Assert a jq expression is true on a JSON file: fss_jq FILE EXPR
+fss_jq() {
+	local out
+	out="$(jq -e "$2" "$1" 2>&1)" || { echo "jq check failed: $2 -> $out" >&2; return 1; }
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+#ifndef __FSS_COMMANDS_H
+#define __FSS_COMMANDS_H
+
+/* Each subcommand parses its own options (argv[0] is the subcommand). */
+int cmd_run(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+
+extern const char *fss_version;
+
+#endif

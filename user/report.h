@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * report.h - aggregate attributed syncs into a per-test breakdown and print
+ * it (plain 80-column text and JSON twins).  Pure C (json-c only).
+ */
+#ifndef __FSS_REPORT_H
+#define __FSS_REPORT_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+#include "attr.h"
+
+struct fss_phase_stat {
+	double mean_us, p50_us, p99_us;
+	double share;			/* phase total / sum of sync totals, 0..1 */
+};
+
+struct fss_breakdown {
+	__u64 syncs;			/* syncs attributed */
+	double total_mean_us, total_p50_us, total_p99_us;
+	struct fss_phase_stat phase[FSS_PH_MAX];
+	struct fss_flush_stats flush;
+	__u64 syncs_by_kind[FSS_SYNC_KIND_MAX];
+	__u64 incomplete_rqs;		/* requests with no completion seen */
+	__u64 drops;			/* events lost (ring buffer full etc.) */
+};
+
+/* Collects sync results (in memory) for one test / one report interval. */
+struct fss_collector;
+
+struct fss_collector *fss_collector_new(void);
+void fss_collector_free(struct fss_collector *c);
+void fss_collector_reset(struct fss_collector *c);
+/* Has the signature of fss_sync_cb: pass it (with c as arg) to fss_attr_drain. */
+void fss_collector_add(const struct fss_sync_result *res, void *c);
+__u64 fss_collector_count(const struct fss_collector *c);
+/* Fill *out from what was collected; flush stats and drops are copied in. */
+void fss_collector_breakdown(const struct fss_collector *c,
+			     const struct fss_flush_stats *flush, __u64 drops,
+			     struct fss_breakdown *out);
+
+/* Plain text, indented by `indent` spaces, at most 80 columns. */
+void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent);
+/* {"fs":{"mean_us","p50_us","p99_us","share"},...,"other":{...}} */
+struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b);
+/* {"flushes","syncs_per_flush","flushes_per_sync","fua_writes","fua_emulated","preflush","syncs_no_flush","elided","nvme_flush_cmds"} */
+struct json_object *fss_breakdown_flush_json(const struct fss_breakdown *b);
+
+/* One JSON line for --events: {"test","tid","pid","comm","kind","start_ns","total_ns","fs_ns",...,"other_ns",...} */
+int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_result *r);
+
+#endif /* __FSS_REPORT_H */

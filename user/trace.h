@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * trace.h - the tracer: loads and attaches the BPF programs (strategy
+ * selection + calibration), consumes the ring buffer in a background thread
+ * and feeds the attribution engine.
+ */
+#ifndef __FSS_TRACE_H
+#define __FSS_TRACE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <json-c/json.h>
+#include "report.h"
+
+enum fss_strategy {
+	FSS_STRAT_AUTO = 0,
+	FSS_STRAT_FENTRY,
+	FSS_STRAT_KPROBE,
+	FSS_STRAT_TRACEPOINT,
+};
+
+/* "auto", "fentry", "kprobe", "tracepoint" -> 0, or -1 when unknown */
+int fss_strategy_parse(const char *s, enum fss_strategy *out);
+
+struct fss_trace_opts {
+	enum fss_strategy strategy;
+	const char *calib_dir;	/* where calibration syncs are done (target fs) */
+	pid_t tgid;		/* only syncs of this process (0: all) */
+	__u32 fs_dev;		/* only this filesystem (0: all); kernel dev_t encoding */
+	__u32 disk_dev;		/* only requests on this disk (0: all) */
+	int verbose;
+	FILE *events_out;	/* --events: one JSON line per sync, or NULL */
+};
+
+struct fss_tracer;
+
+/*
+ * Load, attach, calibrate.  On failure returns NULL and writes one line
+ * (no trailing newline) into err.
+ */
+struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
+				   char *err, size_t errlen);
+/* Start collecting for one test: syncs that start after this call count. */
+int fss_tracer_begin(struct fss_tracer *t, const char *test_name);
+/* Stop collecting; attribute everything and fill *out. */
+int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out);
+/* {"sync":"tracepoint","fs":"...","journal":"...","block":"...","nvme":"...","calibration":{...}} */
+struct json_object *fss_tracer_strategy_json(struct fss_tracer *t);
+/* One line per layer, for -v. */
+void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f);
+/* Events lost since open. */
+__u64 fss_tracer_drops(struct fss_tracer *t);
+void fss_tracer_close(struct fss_tracer *t);
+
+#endif /* __FSS_TRACE_H */
