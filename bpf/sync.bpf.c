@@ -1,7 +1,185 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* PLACEHOLDER: sync entry/exit programs are being written. */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+/*
+ * sync.bpf.c - sync entry and exit: the syscall tracepoints.
+ *
+ * One sync = one [enter, exit] interval of one thread.  State lives in the
+ * syncs map (keyed by tid) while the sync runs; the filesystem and journal
+ * programs add to it; at exit one FSS_EV_SYNC record carries it all.
+ */
+#include "common.bpf.h"
+
+/* uapi fcntl / fs ABI values (not kernel-internal, stable by ABI) */
+#define FSS_O_DSYNC	010000
+#define FSS_RWF_DSYNC	0x2
+#define FSS_RWF_SYNC	0x4
+
+static __always_inline struct file *fd_file(__u32 fd)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	return f;
+}
+
+/*
+ * Start tracking a sync of kind on fd.  dsync_only: a write that is a sync
+ * only if the descriptor is O_DSYNC/O_SYNC (or the call asked RWF_DSYNC).
+ */
+static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
+				      bool rwf_dsync, __u64 bytes)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct sync_state st = {};
+	struct file *f = NULL;
+
+	if (!want_tgid(id >> 32))
+		return 0;
+	if (fd >= 0)
+		f = fd_file(fd);
+	if (dsync_only) {
+		if (!f)
+			return 0;
+		if (!rwf_dsync && !(BPF_CORE_READ(f, f_flags) & FSS_O_DSYNC))
+			return 0;
+	}
+	if (f) {
+		struct inode *ino = BPF_CORE_READ(f, f_inode);
+
+		st.dev = sb_kdev(BPF_CORE_READ(ino, i_sb));
+		st.ino = BPF_CORE_READ(ino, i_ino);
+	}
+	if (targ_fs_dev && st.dev != targ_fs_dev &&
+	    !(calib_tgid && (id >> 32) == calib_tgid))
+		return 0;
+	st.ts = bpf_ktime_get_ns();
+	st.kind = kind;
+	st.fd = fd;
+	st.bytes = bytes;
+	if (bpf_map_update_elem(&syncs, &tid, &st, BPF_ANY))
+		count_drop(1);
+	count_hit(kind == FSS_SYNC_FSYNC ? FSS_HOOK_SYS_FSYNC :
+		  kind == FSS_SYNC_FDATASYNC ? FSS_HOOK_SYS_FDATASYNC :
+		  FSS_HOOK_SYS_OTHER);
+	return 0;
+}
+
+static __always_inline int sync_exit(long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct sync_state *st;
+	struct fss_event *e;
+
+	st = bpf_map_lookup_elem(&syncs, &tid);
+	if (!st)
+		return 0;
+	e = event_reserve(FSS_EV_SYNC, st->dev);
+	if (e) {
+		e->ts_end = e->ts;
+		e->ts = st->ts;
+		e->sync.fs_start = st->fs_start;
+		e->sync.fs_end = st->fs_end;
+		e->sync.log_start = st->log_start;
+		e->sync.ino = st->ino;
+		e->sync.kind = st->kind;
+		e->sync.fs_hook = st->fs_hook;
+		e->sync.ret = ret;
+		e->sync.fd = st->fd;
+		e->sync.bytes = st->bytes;
+		event_submit(e);
+	}
+	bpf_map_delete_elem(&syncs, &tid);
+	return 0;
+}
+
+#define ARG(ctx, n)	(((struct trace_event_raw_sys_enter *)(ctx))->args[n])
+#define RET(ctx)	(((struct trace_event_raw_sys_exit *)(ctx))->ret)
+
 SEC("tp/syscalls/sys_enter_fsync")
-int placeholder(void *ctx) { return 0; }
+int sys_enter_fsync(void *ctx)
+{
+	return sync_enter(FSS_SYNC_FSYNC, (int)ARG(ctx, 0), false, false, 0);
+}
+
+SEC("tp/syscalls/sys_enter_fdatasync")
+int sys_enter_fdatasync(void *ctx)
+{
+	return sync_enter(FSS_SYNC_FDATASYNC, (int)ARG(ctx, 0), false, false, 0);
+}
+
+SEC("tp/syscalls/sys_enter_sync_file_range")
+int sys_enter_sync_file_range(void *ctx)
+{
+	return sync_enter(FSS_SYNC_SYNC_FILE_RANGE, (int)ARG(ctx, 0), false, false, 0);
+}
+
+SEC("tp/syscalls/sys_enter_syncfs")
+int sys_enter_syncfs(void *ctx)
+{
+	return sync_enter(FSS_SYNC_SYNCFS, (int)ARG(ctx, 0), false, false, 0);
+}
+
+SEC("tp/syscalls/sys_enter_msync")
+int sys_enter_msync(void *ctx)
+{
+	return sync_enter(FSS_SYNC_MSYNC, -1, false, false, 0);
+}
+
+SEC("tp/syscalls/sys_enter_write")
+int sys_enter_write(void *ctx)
+{
+	return sync_enter(FSS_SYNC_DSYNC_WRITE, (int)ARG(ctx, 0), true, false, ARG(ctx, 2));
+}
+
+SEC("tp/syscalls/sys_enter_pwrite64")
+int sys_enter_pwrite64(void *ctx)
+{
+	return sync_enter(FSS_SYNC_DSYNC_WRITE, (int)ARG(ctx, 0), true, false, ARG(ctx, 2));
+}
+
+SEC("tp/syscalls/sys_enter_writev")
+int sys_enter_writev(void *ctx)
+{
+	return sync_enter(FSS_SYNC_DSYNC_WRITE, (int)ARG(ctx, 0), true, false, 0);
+}
+
+SEC("tp/syscalls/sys_enter_pwritev")
+int sys_enter_pwritev(void *ctx)
+{
+	return sync_enter(FSS_SYNC_DSYNC_WRITE, (int)ARG(ctx, 0), true, false, 0);
+}
+
+SEC("tp/syscalls/sys_enter_pwritev2")
+int sys_enter_pwritev2(void *ctx)
+{
+	__u64 flags = ARG(ctx, 5);
+
+	return sync_enter(FSS_SYNC_DSYNC_WRITE, (int)ARG(ctx, 0), true,
+			  flags & (FSS_RWF_DSYNC | FSS_RWF_SYNC), 0);
+}
+
+#define SYS_EXIT(name)					\
+SEC("tp/syscalls/sys_exit_" #name)			\
+int sys_exit_##name(void *ctx)				\
+{							\
+	return sync_exit(RET(ctx));			\
+}
+
+SYS_EXIT(fsync)
+SYS_EXIT(fdatasync)
+SYS_EXIT(sync_file_range)
+SYS_EXIT(syncfs)
+SYS_EXIT(msync)
+SYS_EXIT(write)
+SYS_EXIT(pwrite64)
+SYS_EXIT(writev)
+SYS_EXIT(pwritev)
+SYS_EXIT(pwritev2)
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,14 +1,916 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* PLACEHOLDER: being written (tracer). */
+/*
+ * trace.c - the tracer: strategy probing, loading, attaching, calibration,
+ * ring-buffer consumption, and the hand-off to the attribution engine.
+ *
+ * Strategy is chosen at run time by trying, never by kernel version:
+ *  - probe.bpf.o: a one-instruction fentry and kprobe program are loaded
+ *    and attached to vfs_fsync_range to learn whether this kernel allows
+ *    them at all;
+ *  - the main object is loaded with the chosen filesystem hook set enabled
+ *    (fentry, kprobe or tracepoint) and the block set (tp_btf, else
+ *    raw_tp); a load failure falls back to the next set in auto mode;
+ *  - calibration syncs on a scratch file then show which hooks really
+ *    fire; hooks that attached but never fired are dropped.
+ */
 #include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include "trace.h"
-int fss_strategy_parse(const char *s, enum fss_strategy *out) { return -1; }
-struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *o, char *err, size_t n) { snprintf(err, n, "tracing is not built yet"); return NULL; }
-int fss_tracer_begin(struct fss_tracer *t, const char *name) { return -ENOSYS; }
-int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out) { return -ENOSYS; }
-struct json_object *fss_tracer_strategy_json(struct fss_tracer *t) { return NULL; }
-void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f) {}
-__u64 fss_tracer_drops(struct fss_tracer *t) { return 0; }
-void fss_tracer_close(struct fss_tracer *t) {}
+#include "attr.h"
+#include "devinfo.h"
+#include "fsyncscope.skel.h"
+#include "probe.skel.h"
+
+#define POLL_INTERVAL_MS	20
+#define DRAIN_LAG_NS		(300ULL * 1000 * 1000)
+
+enum layer { L_SYNC, L_FS, L_JOURNAL, L_BLOCK, L_NVME, L_MAX };
+static const char *layer_names[L_MAX] = { "sync", "fs", "journal", "block", "nvme" };
+
+/* Hook sets: which programs a layer can use. */
+enum hookset {
+	HS_SYSCALL_TP,		/* sync: syscall tracepoints */
+	HS_FS_TP, HS_FS_FENTRY, HS_FS_KPROBE,
+	HS_JOURNAL_TP,
+	HS_BLOCK_BTF, HS_BLOCK_RAW,
+	HS_NVME_BTF,
+	HS_MAX,
+};
+static const char *hookset_names[HS_MAX] = {
+	"tracepoint", "tracepoint", "fentry", "kprobe", "tracepoint",
+	"tp_btf", "raw_tp", "tp_btf",
+};
+
+struct prog_info {
+	struct bpf_program *prog;
+	enum layer layer;
+	enum hookset set;
+	const char *fs;		/* "ext4", "xfs", "btrfs" or NULL */
+	bool required;		/* attach failure is fatal */
+	struct bpf_link *link;
+	int attach_err;
+};
+
+#define MAX_PROGS 64
+
+struct fss_tracer {
+	struct fss_trace_opts opts;
+	struct fsyncscope_bpf *skel;
+	struct ring_buffer *rb;
+	struct prog_info progs[MAX_PROGS];
+	int nprogs;
+
+	enum hookset layer_set[L_MAX];
+	char layer_desc[L_MAX][160];	/* what is used, or "n/a: why" */
+	bool layer_ok[L_MAX];
+	char probe_fentry[128], probe_kprobe[128];
+	struct json_object *calib;
+
+	pthread_t thread;
+	bool thread_started;
+	volatile bool stop;
+	pthread_mutex_t lock;		/* rb consumption, attr, collector */
+	bool collecting;
+	__u64 window_start;
+	char test_name[128];
+	struct fss_attr *attr;
+	struct fss_collector *coll;
+	__u64 drops_at_begin;
+	int add_errors;
+
+	/* fs dev -> disk dev cache for the attribution engine */
+	struct { __u32 fs, disk; } disk_cache[32];
+	int ndisk_cache;
+};
+
+static int verbose_level;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbose_level < 3)
+		return 0;
+	if (verbose_level < 2)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int fss_strategy_parse(const char *s, enum fss_strategy *out)
+{
+	static const char *names[] = { "auto", "fentry", "kprobe", "tracepoint" };
+
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- kernel facts from BTF ---- */
+
+static struct btf *vmlinux_btf;
+
+static struct btf *load_vmlinux_btf(void)
+{
+	if (!vmlinux_btf)
+		vmlinux_btf = btf__load_vmlinux_btf();
+	return libbpf_get_error(vmlinux_btf) ? NULL : vmlinux_btf;
+}
+
+/* Is `name` of `kind` in vmlinux BTF or any loaded module's BTF? */
+static bool kernel_btf_has(const char *name, int kind, const char *module)
+{
+	struct btf *base = load_vmlinux_btf();
+	bool found = false;
+	DIR *d;
+	struct dirent *de;
+
+	if (!base)
+		return false;
+	if (btf__find_by_name_kind(base, name, kind) > 0)
+		return true;
+	d = opendir("/sys/kernel/btf");
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		char path[300];
+		struct btf *m;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
+			continue;
+		if (module && strcmp(de->d_name, module))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", de->d_name);
+		m = btf__parse_split(path, base);
+		if (libbpf_get_error(m))
+			continue;
+		found = btf__find_by_name_kind(m, name, kind) > 0;
+		btf__free(m);
+	}
+	closedir(d);
+	return found;
+}
+
+/* ---- feature probes ---- */
+
+static int probe_one(bool fentry, char *why, size_t whylen)
+{
+	struct probe_bpf *p = probe_bpf__open();
+	struct bpf_link *l;
+	int err;
+
+	if (!p) {
+		snprintf(why, whylen, "cannot open probe object: %s", strerror(errno));
+		return -errno;
+	}
+	bpf_program__set_autoload(p->progs.probe_fentry, fentry);
+	bpf_program__set_autoload(p->progs.probe_kprobe, !fentry);
+	err = probe_bpf__load(p);
+	if (err) {
+		snprintf(why, whylen, "load refused: %s", strerror(-err));
+		goto out;
+	}
+	l = bpf_program__attach(fentry ? p->progs.probe_fentry : p->progs.probe_kprobe);
+	err = libbpf_get_error(l);
+	if (err) {
+		snprintf(why, whylen, "attach failed: %s", strerror(-err));
+		goto out;
+	}
+	bpf_link__destroy(l);
+	snprintf(why, whylen, "ok");
+out:
+	probe_bpf__destroy(p);
+	return err;
+}
+
+/* ---- program classification ---- */
+
+static const char *fs_of(const char *name)
+{
+	if (strstr(name, "ext4"))
+		return "ext4";
+	if (strstr(name, "btrfs"))
+		return "btrfs";
+	if (strstr(name, "xfs_file_fsync"))
+		return "xfs";
+	return NULL;
+}
+
+static const char *fs_func(const char *fs)
+{
+	if (!strcmp(fs, "ext4"))
+		return "ext4_sync_file";
+	if (!strcmp(fs, "xfs"))
+		return "xfs_file_fsync";
+	return "btrfs_sync_file";
+}
+
+static void classify(struct fss_tracer *t)
+{
+	struct bpf_program *prog;
+
+	t->nprogs = 0;
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct prog_info *pi;
+		const char *n = bpf_program__name(prog);
+
+		if (t->nprogs >= MAX_PROGS)
+			break;
+		pi = &t->progs[t->nprogs++];
+		memset(pi, 0, sizeof(*pi));
+		pi->prog = prog;
+		pi->fs = fs_of(n);
+		if (!strncmp(n, "sys_", 4)) {
+			pi->layer = L_SYNC;
+			pi->set = HS_SYSCALL_TP;
+			pi->required = strstr(n, "fsync") != NULL; /* fsync, fdatasync */
+		} else if (!strncmp(n, "tp_jbd2_", 8) || !strcmp(n, "tp_xfs_log_force")) {
+			pi->layer = L_JOURNAL;
+			pi->set = HS_JOURNAL_TP;
+			pi->fs = NULL;
+		} else if (!strncmp(n, "tp_", 3)) {
+			pi->layer = L_FS;
+			pi->set = HS_FS_TP;
+		} else if (!strncmp(n, "fentry_", 7) || !strncmp(n, "fexit_", 6)) {
+			pi->layer = L_FS;
+			pi->set = HS_FS_FENTRY;
+		} else if (!strncmp(n, "kprobe_", 7) || !strncmp(n, "kretprobe_", 10)) {
+			pi->layer = L_FS;
+			pi->set = HS_FS_KPROBE;
+		} else if (!strncmp(n, "btf_nvme_", 9)) {
+			pi->layer = L_NVME;
+			pi->set = HS_NVME_BTF;
+		} else if (!strncmp(n, "btf_", 4)) {
+			pi->layer = L_BLOCK;
+			pi->set = HS_BLOCK_BTF;
+			pi->required = strstr(n, "issue") || strstr(n, "complete");
+		} else {
+			pi->layer = L_BLOCK;
+			pi->set = HS_BLOCK_RAW;
+			pi->required = strstr(n, "issue") || strstr(n, "complete");
+		}
+	}
+}
+
+static bool has_tracepoint_btf(const char *tp)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return kernel_btf_has(name, BTF_KIND_TYPEDEF, NULL);
+}
+
+/*
+ * Which programs load in this configuration.  fs_set: the filesystem hook
+ * set; tracepoint fs programs always load so calibration can fall back to
+ * them without reloading.
+ */
+static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset blk_set,
+			 bool nvme)
+{
+	for (int i = 0; i < t->nprogs; i++) {
+		struct prog_info *pi = &t->progs[i];
+		const char *n = bpf_program__name(pi->prog);
+		bool on = false;
+
+		switch (pi->set) {
+		case HS_SYSCALL_TP:
+		case HS_JOURNAL_TP:
+		case HS_FS_TP:
+			on = true;
+			break;
+		case HS_FS_FENTRY:
+			/* a missing target function fails the whole load */
+			on = fs_set == HS_FS_FENTRY &&
+			     kernel_btf_has(fs_func(pi->fs), BTF_KIND_FUNC, NULL);
+			break;
+		case HS_FS_KPROBE:
+			on = fs_set == HS_FS_KPROBE;
+			break;
+		case HS_BLOCK_BTF:
+		case HS_BLOCK_RAW:
+			on = pi->set == blk_set;
+			if (on && strstr(n, "io_start"))
+				on = has_tracepoint_btf("block_io_start");
+			break;
+		case HS_NVME_BTF:
+			on = nvme;
+			break;
+		default:
+			break;
+		}
+		bpf_program__set_autoload(pi->prog, on);
+	}
+}
+
+static int open_skel(struct fss_tracer *t)
+{
+	t->skel = fsyncscope_bpf__open();
+	if (!t->skel)
+		return -errno;
+	t->skel->rodata->targ_tgid = t->opts.tgid;
+	t->skel->rodata->targ_fs_dev = t->opts.fs_dev;
+	t->skel->rodata->targ_disk_dev = t->opts.disk_dev;
+	classify(t);
+	return 0;
+}
+
+static int attach_set(struct fss_tracer *t, enum layer layer, enum hookset set,
+		      int *attached)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nprogs; i++) {
+		struct prog_info *pi = &t->progs[i];
+
+		if (pi->layer != layer || pi->set != set || pi->link ||
+		    !bpf_program__autoload(pi->prog))
+			continue;
+		pi->link = bpf_program__attach(pi->prog);
+		pi->attach_err = libbpf_get_error(pi->link);
+		if (pi->attach_err) {
+			pi->link = NULL;
+			if (t->opts.verbose)
+				fprintf(stderr, "fsyncscope: %s: not attached (%s)\n",
+					bpf_program__name(pi->prog), strerror(-pi->attach_err));
+			if (pi->required)
+				return pi->attach_err;
+			continue;
+		}
+		n++;
+	}
+	*attached = n;
+	return 0;
+}
+
+static void detach_set(struct fss_tracer *t, enum layer layer, enum hookset set)
+{
+	for (int i = 0; i < t->nprogs; i++) {
+		struct prog_info *pi = &t->progs[i];
+
+		if (pi->layer == layer && pi->set == set && pi->link) {
+			bpf_link__destroy(pi->link);
+			pi->link = NULL;
+		}
+	}
+}
+
+/* ---- consumption ---- */
+
+static __u32 disk_of(__u32 fs_dev, void *arg)
+{
+	struct fss_tracer *t = arg;
+	__u32 d;
+
+	if (t->opts.fs_dev && fs_dev == t->opts.fs_dev && t->opts.disk_dev)
+		return t->opts.disk_dev;
+	for (int i = 0; i < t->ndisk_cache; i++)
+		if (t->disk_cache[i].fs == fs_dev)
+			return t->disk_cache[i].disk;
+	d = fss_disk_of(fs_dev);
+	if (t->ndisk_cache < (int)(sizeof(t->disk_cache) / sizeof(t->disk_cache[0]))) {
+		t->disk_cache[t->ndisk_cache].fs = fs_dev;
+		t->disk_cache[t->ndisk_cache].disk = d;
+		t->ndisk_cache++;
+	}
+	return d;
+}
+
+static void on_sync(const struct fss_sync_result *res, void *arg)
+{
+	struct fss_tracer *t = arg;
+
+	fss_collector_add(res, t->coll);
+	if (t->opts.events_out)
+		fss_sync_result_write_json(t->opts.events_out, t->test_name, res);
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct fss_tracer *t = ctx;
+	struct fss_event ev;
+
+	if (size < sizeof(ev))
+		return 0;
+	memcpy(&ev, data, sizeof(ev));
+	if (!t->collecting || !t->attr)
+		return 0;
+	/* syncs that began before the window belong to no test */
+	if (ev.type == FSS_EV_SYNC && ev.ts < t->window_start)
+		return 0;
+	if (fss_attr_add(t->attr, &ev) < 0)
+		t->add_errors++;
+	return 0;
+}
+
+static void *consumer(void *arg)
+{
+	struct fss_tracer *t = arg;
+	struct timespec ts = { 0, POLL_INTERVAL_MS * 1000000L };
+
+	while (!t->stop) {
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&t->lock);
+		ring_buffer__consume(t->rb);
+		if (t->collecting && t->attr) {
+			__u64 now = now_ns();
+
+			if (now > DRAIN_LAG_NS)
+				fss_attr_drain(t->attr, now - DRAIN_LAG_NS, on_sync, t);
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	return NULL;
+}
+
+static __u64 read_percpu_sum(int fd, __u32 key)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 sum = 0;
+	__u64 *vals;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map_lookup_elem(fd, &key, vals))
+		for (int i = 0; i < ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+__u64 fss_tracer_drops(struct fss_tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.drops);
+
+	return read_percpu_sum(fd, 0) + read_percpu_sum(fd, 1);
+}
+
+static void read_hits(struct fss_tracer *t, __u64 *hits)
+{
+	int fd = bpf_map__fd(t->skel->maps.hook_hits);
+
+	for (__u32 i = 0; i < FSS_HOOK_MAX; i++)
+		hits[i] = read_percpu_sum(fd, i);
+}
+
+/* ---- calibration ---- */
+
+static const char *hook_names[FSS_HOOK_MAX] = {
+	"sys_fsync", "sys_fdatasync", "sys_other", "fs_tracepoint",
+	"fs_fentry", "fs_kprobe", "jbd2", "xfs_log_force", "rq_start",
+	"rq_issue", "rq_complete", "nvme",
+};
+
+static int calib_syncs(const char *dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	char buf[4096];
+	int fd, rc = 0;
+
+	memset(buf, 0x5a, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/.fsyncscope-calib.%d", dir, getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "calibration: cannot create %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	/* one fsync of an append (journal work), three fdatasync overwrites */
+	if (write(fd, buf, sizeof(buf)) != sizeof(buf) || fsync(fd))
+		rc = -errno;
+	for (int i = 0; !rc && i < 3; i++)
+		if (pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf) || fdatasync(fd))
+			rc = -errno;
+	close(fd);
+	unlink(path);
+	if (rc)
+		snprintf(err, errlen, "calibration: sync on %s failed: %s", dir, strerror(-rc));
+	return rc;
+}
+
+static enum hookset fs_hook_id_set(int hook)
+{
+	return hook == FSS_HOOK_FS_FENTRY ? HS_FS_FENTRY :
+	       hook == FSS_HOOK_FS_KPROBE ? HS_FS_KPROBE : HS_FS_TP;
+}
+
+static int calibrate(struct fss_tracer *t, char *err, size_t errlen)
+{
+	__u64 before[FSS_HOOK_MAX], after[FSS_HOOK_MAX];
+	struct json_object *hits, *dropped;
+	int fs_hook, rc, n;
+	struct timespec settle = { 0, 30 * 1000000L };
+	struct stat st;
+
+	if (!t->opts.calib_dir || stat(t->opts.calib_dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "calibration needs a directory on the traced filesystem");
+		return -EINVAL;
+	}
+	read_hits(t, before);
+	t->skel->bss->calib_tgid = getpid();
+	rc = calib_syncs(t->opts.calib_dir, err, errlen);
+	nanosleep(&settle, NULL);
+	t->skel->bss->calib_tgid = 0;
+	if (rc)
+		return rc;
+	read_hits(t, after);
+
+	t->calib = json_object_new_object();
+	hits = json_object_new_object();
+	dropped = json_object_new_array();
+	for (int i = 0; i < FSS_HOOK_MAX; i++)
+		json_object_object_add(hits, hook_names[i],
+				       json_object_new_int64(after[i] - before[i]));
+	json_object_object_add(t->calib, "syncs", json_object_new_int(4));
+	json_object_object_add(t->calib, "hits", hits);
+
+	if (after[FSS_HOOK_SYS_FSYNC] - before[FSS_HOOK_SYS_FSYNC] < 1 ||
+	    after[FSS_HOOK_SYS_FDATASYNC] - before[FSS_HOOK_SYS_FDATASYNC] < 3) {
+		json_object_put(dropped);
+		snprintf(err, errlen, "calibration: sync tracepoints attached but did not see the calibration syncs");
+		return -ENOENT;
+	}
+
+	/* filesystem hooks: keep the chosen set only if it fired */
+	fs_hook = t->layer_set[L_FS] == HS_FS_FENTRY ? FSS_HOOK_FS_FENTRY :
+		  t->layer_set[L_FS] == HS_FS_KPROBE ? FSS_HOOK_FS_KPROBE : FSS_HOOK_FS_TP;
+	if (t->layer_ok[L_FS] && after[fs_hook] == before[fs_hook]) {
+		json_object_array_add(dropped, json_object_new_string(hook_names[fs_hook]));
+		detach_set(t, L_FS, fs_hook_id_set(fs_hook));
+		if (fs_hook != FSS_HOOK_FS_TP && t->opts.strategy == FSS_STRAT_AUTO) {
+			/* attached but silent: fall back to the tracepoints, check again */
+			if (!attach_set(t, L_FS, HS_FS_TP, &n) && n > 0) {
+				read_hits(t, before);
+				t->skel->bss->calib_tgid = getpid();
+				rc = calib_syncs(t->opts.calib_dir, err, errlen);
+				nanosleep(&settle, NULL);
+				t->skel->bss->calib_tgid = 0;
+				read_hits(t, after);
+				if (!rc && after[FSS_HOOK_FS_TP] > before[FSS_HOOK_FS_TP]) {
+					t->layer_set[L_FS] = HS_FS_TP;
+					snprintf(t->layer_desc[L_FS], sizeof(t->layer_desc[L_FS]),
+						 "tracepoint (%s attached but never fired)",
+						 hookset_names[fs_hook_id_set(fs_hook)]);
+				} else {
+					detach_set(t, L_FS, HS_FS_TP);
+					t->layer_ok[L_FS] = false;
+				}
+			} else {
+				t->layer_ok[L_FS] = false;
+			}
+		} else {
+			t->layer_ok[L_FS] = false;
+		}
+		if (!t->layer_ok[L_FS]) {
+			if (t->opts.strategy == FSS_STRAT_FENTRY || t->opts.strategy == FSS_STRAT_KPROBE) {
+				json_object_put(dropped);
+				snprintf(err, errlen, "strategy %s: filesystem hooks attached but never fired during calibration",
+					 hookset_names[fs_hook_id_set(fs_hook)]);
+				return -ENOENT;
+			}
+			snprintf(t->layer_desc[L_FS], sizeof(t->layer_desc[L_FS]),
+				 "n/a: no filesystem fsync hook fired on this filesystem");
+		}
+	}
+	if (after[FSS_HOOK_RQ_ISSUE] == before[FSS_HOOK_RQ_ISSUE] && t->layer_ok[L_BLOCK]) {
+		json_object_array_add(dropped, json_object_new_string("rq_issue"));
+		snprintf(t->layer_desc[L_BLOCK], sizeof(t->layer_desc[L_BLOCK]),
+			 "n/a: no block request seen for calibration syncs (no block device under %s?)",
+			 t->opts.calib_dir);
+		t->layer_ok[L_BLOCK] = false;
+	}
+	if (after[FSS_HOOK_JBD2] == before[FSS_HOOK_JBD2] &&
+	    after[FSS_HOOK_XFS_LOG] == before[FSS_HOOK_XFS_LOG])
+		json_object_object_add(t->calib, "journal_seen", json_object_new_boolean(false));
+	else
+		json_object_object_add(t->calib, "journal_seen", json_object_new_boolean(true));
+	json_object_object_add(t->calib, "dropped_hooks", dropped);
+	return 0;
+}
+
+/* ---- open / close ---- */
+
+static int try_load(struct fss_tracer *t, enum hookset fs_set, enum hookset blk_set, bool nvme)
+{
+	int err = open_skel(t);
+
+	if (err)
+		return err;
+	set_autoload(t, fs_set, blk_set, nvme);
+	err = fsyncscope_bpf__load(t->skel);
+	if (err) {
+		fsyncscope_bpf__destroy(t->skel);
+		t->skel = NULL;
+	}
+	return err;
+}
+
+struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err, size_t errlen)
+{
+	struct fss_tracer *t;
+	enum hookset fs_try[3];
+	int nfs = 0, rc = 0, n;
+	bool fentry_ok, kprobe_ok, nvme;
+	enum hookset blk_set = HS_BLOCK_BTF;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->opts = *opts;
+	verbose_level = opts->verbose;
+	pthread_mutex_init(&t->lock, NULL);
+	libbpf_set_print(libbpf_print);
+
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "tracing needs root (CAP_BPF and CAP_PERFMON); use --no-trace to run the workload alone");
+		goto fail;
+	}
+
+	/* what this kernel allows, learned by trying */
+	fentry_ok = probe_one(true, t->probe_fentry, sizeof(t->probe_fentry)) == 0;
+	kprobe_ok = probe_one(false, t->probe_kprobe, sizeof(t->probe_kprobe)) == 0;
+	switch (opts->strategy) {
+	case FSS_STRAT_FENTRY:
+		if (!fentry_ok) {
+			snprintf(err, errlen, "strategy fentry: fentry/fexit programs are not usable on this kernel (%s)",
+				 t->probe_fentry);
+			goto fail;
+		}
+		fs_try[nfs++] = HS_FS_FENTRY;
+		break;
+	case FSS_STRAT_KPROBE:
+		if (!kprobe_ok) {
+			snprintf(err, errlen, "strategy kprobe: kprobes are not usable on this kernel (%s)",
+				 t->probe_kprobe);
+			goto fail;
+		}
+		fs_try[nfs++] = HS_FS_KPROBE;
+		break;
+	case FSS_STRAT_TRACEPOINT:
+		fs_try[nfs++] = HS_FS_TP;
+		break;
+	default:
+		if (fentry_ok)
+			fs_try[nfs++] = HS_FS_FENTRY;
+		if (kprobe_ok)
+			fs_try[nfs++] = HS_FS_KPROBE;
+		fs_try[nfs++] = HS_FS_TP;
+		break;
+	}
+	nvme = has_tracepoint_btf("nvme_setup_cmd") && has_tracepoint_btf("nvme_complete_rq");
+
+	for (int i = 0; i < nfs; i++) {
+		rc = try_load(t, fs_try[i], blk_set, nvme);
+		if (rc && blk_set == HS_BLOCK_BTF) {
+			/* tp_btf refused: the raw_tp twins take the same arguments */
+			blk_set = HS_BLOCK_RAW;
+			rc = try_load(t, fs_try[i], blk_set, nvme);
+		}
+		if (rc && nvme) {
+			nvme = false;
+			rc = try_load(t, fs_try[i], blk_set, nvme);
+		}
+		if (!rc) {
+			t->layer_set[L_FS] = fs_try[i];
+			break;
+		}
+		if (opts->verbose)
+			fprintf(stderr, "fsyncscope: %s hook set did not load: %s\n",
+				hookset_names[fs_try[i]], strerror(-rc));
+	}
+	if (rc) {
+		if (opts->strategy == FSS_STRAT_FENTRY || opts->strategy == FSS_STRAT_KPROBE)
+			snprintf(err, errlen, "strategy %s: BPF programs failed to load: %s",
+				 hookset_names[fs_try[0]], strerror(-rc));
+		else
+			snprintf(err, errlen, "BPF programs failed to load: %s (run with -vv for the verifier log)",
+				 strerror(-rc));
+		goto fail;
+	}
+	t->layer_set[L_SYNC] = HS_SYSCALL_TP;
+	t->layer_set[L_JOURNAL] = HS_JOURNAL_TP;
+	t->layer_set[L_BLOCK] = blk_set;
+	t->layer_set[L_NVME] = HS_NVME_BTF;
+
+	/* attach layer by layer */
+	rc = attach_set(t, L_SYNC, HS_SYSCALL_TP, &n);
+	if (rc) {
+		snprintf(err, errlen, "cannot attach the sync tracepoints: %s", strerror(-rc));
+		goto fail;
+	}
+	t->layer_ok[L_SYNC] = true;
+	snprintf(t->layer_desc[L_SYNC], sizeof(t->layer_desc[L_SYNC]),
+		 "tracepoint (syscalls, %d hooks)", n);
+
+	rc = attach_set(t, L_FS, t->layer_set[L_FS], &n);
+	if ((rc || n == 0) && t->layer_set[L_FS] != HS_FS_TP) {
+		detach_set(t, L_FS, t->layer_set[L_FS]);
+		if (opts->strategy != FSS_STRAT_AUTO) {
+			snprintf(err, errlen, "strategy %s: no filesystem hook could be attached",
+				 hookset_names[t->layer_set[L_FS]]);
+			goto fail;
+		}
+		t->layer_set[L_FS] = HS_FS_TP;
+		rc = attach_set(t, L_FS, HS_FS_TP, &n);
+	}
+	t->layer_ok[L_FS] = !rc && n > 0;
+	if (t->layer_ok[L_FS])
+		snprintf(t->layer_desc[L_FS], sizeof(t->layer_desc[L_FS]), "%s (%d hooks)",
+			 hookset_names[t->layer_set[L_FS]], n);
+	else
+		snprintf(t->layer_desc[L_FS], sizeof(t->layer_desc[L_FS]),
+			 "n/a: no filesystem fsync hook could be attached");
+
+	rc = attach_set(t, L_JOURNAL, HS_JOURNAL_TP, &n);
+	t->layer_ok[L_JOURNAL] = !rc && n > 0;
+	if (t->layer_ok[L_JOURNAL])
+		snprintf(t->layer_desc[L_JOURNAL], sizeof(t->layer_desc[L_JOURNAL]),
+			 "tracepoint (jbd2, xfs log; %d hooks)", n);
+	else
+		snprintf(t->layer_desc[L_JOURNAL], sizeof(t->layer_desc[L_JOURNAL]),
+			 "n/a: no jbd2 or xfs log tracepoint could be attached");
+
+	rc = attach_set(t, L_BLOCK, blk_set, &n);
+	if (rc) {
+		snprintf(err, errlen, "cannot attach the block request tracepoints: %s", strerror(-rc));
+		goto fail;
+	}
+	t->layer_ok[L_BLOCK] = true;
+	snprintf(t->layer_desc[L_BLOCK], sizeof(t->layer_desc[L_BLOCK]), "%s (%d hooks%s)",
+		 hookset_names[blk_set], n,
+		 has_tracepoint_btf("block_io_start") ? "" : "; no block_io_start: queue time from inserts only");
+
+	if (nvme) {
+		rc = attach_set(t, L_NVME, HS_NVME_BTF, &n);
+		t->layer_ok[L_NVME] = !rc && n == 2;
+	}
+	if (t->layer_ok[L_NVME])
+		snprintf(t->layer_desc[L_NVME], sizeof(t->layer_desc[L_NVME]), "tp_btf (nvme_core)");
+	else
+		snprintf(t->layer_desc[L_NVME], sizeof(t->layer_desc[L_NVME]),
+			 "n/a: %s", nvme ? "nvme tracepoints did not attach" :
+			 "no nvme_core tracepoints in this kernel's BTF (no NVMe driver loaded)");
+
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event, t, NULL);
+	if (!t->rb) {
+		snprintf(err, errlen, "cannot create ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	t->coll = fss_collector_new();
+	if (!t->coll) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (pthread_create(&t->thread, NULL, consumer, t)) {
+		snprintf(err, errlen, "cannot start the event consumer thread");
+		goto fail;
+	}
+	t->thread_started = true;
+
+	rc = calibrate(t, err, errlen);
+	if (rc)
+		goto fail;
+	return t;
+fail:
+	fss_tracer_close(t);
+	return NULL;
+}
+
+void fss_tracer_close(struct fss_tracer *t)
+{
+	if (!t)
+		return;
+	if (t->thread_started) {
+		t->stop = true;
+		pthread_join(t->thread, NULL);
+	}
+	for (int i = 0; i < t->nprogs; i++)
+		if (t->progs[i].link)
+			bpf_link__destroy(t->progs[i].link);
+	ring_buffer__free(t->rb);
+	if (t->skel)
+		fsyncscope_bpf__destroy(t->skel);
+	if (t->attr)
+		fss_attr_free(t->attr);
+	if (t->coll)
+		fss_collector_free(t->coll);
+	if (t->calib)
+		json_object_put(t->calib);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* ---- per-test windows ---- */
+
+int fss_tracer_begin(struct fss_tracer *t, const char *test_name)
+{
+	struct fss_attr_opts ao = { .disk_of = disk_of, .disk_of_arg = t };
+	int rc = 0;
+
+	pthread_mutex_lock(&t->lock);
+	/* whatever is buffered belongs to before this test */
+	ring_buffer__consume(t->rb);
+	if (t->attr)
+		fss_attr_free(t->attr);
+	t->attr = fss_attr_new(&ao);
+	if (!t->attr)
+		rc = -ENOMEM;
+	fss_collector_reset(t->coll);
+	snprintf(t->test_name, sizeof(t->test_name), "%s", test_name ? test_name : "");
+	t->drops_at_begin = fss_tracer_drops(t);
+	t->add_errors = 0;
+	t->window_start = now_ns();
+	t->collecting = rc == 0;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out)
+{
+	struct fss_flush_stats fst = {};
+	int rc = 0;
+
+	pthread_mutex_lock(&t->lock);
+	if (!t->collecting || !t->attr) {
+		pthread_mutex_unlock(&t->lock);
+		return -EINVAL;
+	}
+	/* everything the kernel recorded up to now */
+	while (ring_buffer__consume(t->rb) > 0)
+		;
+	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
+	fss_attr_flush_stats(t->attr, &fst);
+	fss_collector_breakdown(t->coll, &fst, fss_tracer_drops(t) - t->drops_at_begin, out);
+	t->collecting = false;
+	fss_attr_free(t->attr);
+	t->attr = NULL;
+	if (t->opts.events_out)
+		fflush(t->opts.events_out);
+	pthread_mutex_unlock(&t->lock);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- reporting the strategy ---- */
+
+struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
+{
+	static const char *req_names[] = { "auto", "fentry", "kprobe", "tracepoint" };
+	struct json_object *o = json_object_new_object();
+	struct json_object *layers = json_object_new_object();
+	struct json_object *probes = json_object_new_object();
+
+	json_object_object_add(o, "requested", json_object_new_string(req_names[t->opts.strategy]));
+	for (int l = 0; l < L_MAX; l++) {
+		struct json_object *lo = json_object_new_object();
+
+		json_object_object_add(lo, "hooks", t->layer_ok[l] ?
+				       json_object_new_string(hookset_names[t->layer_set[l]]) : NULL);
+		json_object_object_add(lo, "detail", json_object_new_string(t->layer_desc[l]));
+		json_object_object_add(layers, layer_names[l], lo);
+		/* flat "layer": "hookset" for scripts */
+		json_object_object_add(o, layer_names[l], t->layer_ok[l] ?
+				       json_object_new_string(hookset_names[t->layer_set[l]]) :
+				       json_object_new_string("n/a"));
+	}
+	json_object_object_add(o, "layers", layers);
+	json_object_object_add(probes, "fentry", json_object_new_string(t->probe_fentry));
+	json_object_object_add(probes, "kprobe", json_object_new_string(t->probe_kprobe));
+	json_object_object_add(o, "probes", probes);
+	json_object_object_add(o, "calibration", t->calib ? json_object_get(t->calib) : NULL);
+	return o;
+}
+
+void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f)
+{
+	fprintf(f, "probes: fentry %s; kprobe %s\n", t->probe_fentry, t->probe_kprobe);
+	for (int l = 0; l < L_MAX; l++)
+		fprintf(f, "  %-8s %s\n", layer_names[l], t->layer_desc[l]);
+	if (t->calib)
+		fprintf(f, "calibration: %s\n",
+			json_object_to_json_string_ext(t->calib, JSON_C_TO_STRING_PLAIN));
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * block.bpf.c - block requests: created/inserted, issued, completed.
+ *
+ * Each program exists as tp_btf (preferred: typed struct request *) and as
+ * raw_tp (same arguments, for kernels that refuse tp_btf); user space
+ * enables one set.  Requests are identified by their struct request
+ * pointer; op and flags are normalised with BTF enum values.
+ */
+#include "common.bpf.h"
+
+static __always_inline __u32 rq_flags(struct request *rq)
+{
+	__u32 opf = BPF_CORE_READ(rq, cmd_flags);
+	__u32 op = opf & ((1u << FSS_REQ_OP_BITS) - 1);
+	__u32 f = 0;
+	struct task_struct *task;
+
+	if (op == FSS_REQ_OP(REQ_OP_WRITE))
+		f |= FSS_RQ_WRITE;
+	else if (op == FSS_REQ_OP(REQ_OP_READ))
+		f |= FSS_RQ_READ;
+	else if (op == FSS_REQ_OP(REQ_OP_FLUSH))
+		f |= FSS_RQ_FLUSH;
+	else if (op == FSS_REQ_OP(REQ_OP_DISCARD))
+		f |= FSS_RQ_DISCARD;
+	else
+		f |= FSS_RQ_OTHER;
+	if (opf & (1u << FSS_REQ_BIT(__REQ_PREFLUSH)))
+		f |= FSS_RQ_PREFLUSH;
+	if (opf & (1u << FSS_REQ_BIT(__REQ_FUA)))
+		f |= FSS_RQ_FUA;
+	if (opf & (1u << FSS_REQ_BIT(__REQ_SYNC)))
+		f |= FSS_RQ_SYNC;
+	if (opf & (1u << FSS_REQ_BIT(__REQ_META)))
+		f |= FSS_RQ_META;
+	task = (void *)bpf_get_current_task();
+	if (!BPF_CORE_READ(task, mm))
+		f |= FSS_RQ_KTHREAD;
+	return f;
+}
+
+static __always_inline __u32 rq_kdev(struct request *rq)
+{
+	struct gendisk *disk = fss_rq_disk(rq);
+
+	if (!disk)
+		return 0;
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
+	       (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
+static __always_inline int rq_event(struct request *rq, __u32 type,
+				    __u32 hook, __s64 nr_bytes)
+{
+	__u32 dev = rq_kdev(rq);
+	struct fss_event *e;
+
+	if (targ_disk_dev && dev != targ_disk_dev)
+		return 0;
+	count_hit(hook);
+	e = event_reserve(type, dev);
+	if (!e)
+		return 0;
+	e->rq.id = (__u64)rq;
+	e->rq.sector = BPF_CORE_READ(rq, __sector);
+	e->rq.bytes = nr_bytes >= 0 ? nr_bytes : BPF_CORE_READ(rq, __data_len);
+	e->rq.flags = rq_flags(rq);
+	event_submit(e);
+	return 0;
+}
+
+/* --- tp_btf --- */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(btf_io_start, struct request *rq)
+{
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(btf_rq_insert, struct request *rq)
+{
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(btf_rq_issue, struct request *rq)
+{
+	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(btf_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes);
+}
+
+/* --- raw_tp: same arguments, untyped context --- */
+SEC("raw_tp/block_io_start")
+int BPF_PROG(raw_io_start, struct request *rq)
+{
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1);
+}
+
+SEC("raw_tp/block_rq_insert")
+int BPF_PROG(raw_rq_insert, struct request *rq)
+{
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(raw_rq_issue, struct request *rq)
+{
+	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(raw_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

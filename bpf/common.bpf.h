@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * common.bpf.h - maps, settings and helpers shared by the per-layer BPF
+ * programs.  Every definition is __weak so that each object file can carry
+ * it and `bpftool gen object` merges them into one.
+ */
+#ifndef __COMMON_BPF_H
+#define __COMMON_BPF_H
+
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "fsyncscope.h"
+#include "core_fixes.bpf.h"
+
+/* Settings, written by user space between open and load. */
+const volatile __u32 targ_tgid __weak = 0;	/* 0: any process */
+const volatile bool filter_tgids __weak = false;	/* use the tgids map */
+const volatile __u32 targ_fs_dev __weak = 0;	/* 0: any filesystem */
+const volatile __u32 targ_disk_dev __weak = 0;	/* 0: any disk */
+
+/* Runtime switch: our own process during calibration (0: off). */
+__u32 calib_tgid __weak = 0;
+
+/* Per-thread state of an in-flight sync. */
+struct sync_state {
+	__u64 ts;
+	__u64 fs_start, fs_end, log_start;
+	__u64 ino;
+	__u64 bytes;
+	__u32 kind;
+	__u32 dev;
+	__u32 fs_hook;
+	__u32 fd;
+};
+
+/* Per-journal state of an in-flight jbd2 commit. */
+struct commit_state {
+	__u64 start, locking, flushing, logging;
+	__u32 transaction;
+	__u32 sync_commit;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} events SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FSS_MAX_SYNCS);
+	__type(key, __u32);			/* tid */
+	__type(value, struct sync_state);
+} syncs SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FSS_MAX_COMMITS);
+	__type(key, __u32);			/* journal fs dev */
+	__type(value, struct commit_state);
+} commits SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);			/* tgid */
+	__type(value, __u8);
+} tgids SEC(".maps") __weak;
+
+/* [0]: events lost (ring buffer full); [1]: sync state lost (map full) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FSS_HOOK_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} hook_hits SEC(".maps") __weak;
+
+static __always_inline void count_drop(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&drops, &which);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void count_hit(__u32 hook)
+{
+	__u64 *v = bpf_map_lookup_elem(&hook_hits, &hook);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline bool want_tgid(__u32 tgid)
+{
+	if (calib_tgid && tgid == calib_tgid)
+		return true;
+	if (targ_tgid)
+		return tgid == targ_tgid;
+	if (filter_tgids)
+		return bpf_map_lookup_elem(&tgids, &tgid) != NULL;
+	return true;
+}
+
+static __always_inline struct fss_event *event_reserve(__u32 type, __u32 dev)
+{
+	struct fss_event *e;
+	__u64 id = bpf_get_current_pid_tgid();
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_drop(0);
+		return NULL;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->tid = (__u32)id;
+	e->pid = id >> 32;
+	e->dev = dev;
+	e->ts = bpf_ktime_get_ns();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+/*
+ * Submit without waking the consumer: user space polls every few ms, which
+ * keeps a wake-up (and context switch) off the traced sync path.
+ */
+static __always_inline void event_submit(struct fss_event *e)
+{
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/* dev_t as tracepoints print it: MAJOR << 20 | MINOR. */
+static __always_inline __u32 sb_kdev(struct super_block *sb)
+{
+	return BPF_CORE_READ(sb, s_dev);
+}
+
+#endif /* __COMMON_BPF_H */

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * journal.bpf.c - filesystem journal work.
+ *
+ * ext4/jbd2: a commit runs in the journal kthread, from jbd2_start_commit to
+ * jbd2_end_commit (with locking/flushing/logging phases in between); one
+ * FSS_EV_JOURNAL record per commit.  Syncs that wait for it are matched in
+ * user space by device and time.
+ * xfs: the syncing thread forces the log itself (xfs_log_force); the first
+ * force in a sync is stored in its state and the journal interval runs from
+ * there to the sync's exit.
+ */
+#include "common.bpf.h"
+
+static __always_inline bool want_fs_dev(__u32 dev)
+{
+	return !targ_fs_dev || dev == targ_fs_dev;
+}
+
+SEC("tp/jbd2/jbd2_start_commit")
+int tp_jbd2_start_commit(struct trace_event_raw_jbd2_commit *ctx)
+{
+	__u32 dev = ctx->dev;
+	struct commit_state cs = {};
+
+	if (!want_fs_dev(dev))
+		return 0;
+	count_hit(FSS_HOOK_JBD2);
+	cs.start = bpf_ktime_get_ns();
+	cs.transaction = ctx->transaction;
+	cs.sync_commit = ctx->sync_commit;
+	bpf_map_update_elem(&commits, &dev, &cs, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int commit_stamp(__u32 dev, int which)
+{
+	struct commit_state *cs = bpf_map_lookup_elem(&commits, &dev);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!cs)
+		return 0;
+	if (which == 0)
+		cs->locking = now;
+	else if (which == 1)
+		cs->flushing = now;
+	else
+		cs->logging = now;
+	return 0;
+}
+
+SEC("tp/jbd2/jbd2_commit_locking")
+int tp_jbd2_commit_locking(struct trace_event_raw_jbd2_commit *ctx)
+{
+	return commit_stamp(ctx->dev, 0);
+}
+
+SEC("tp/jbd2/jbd2_commit_flushing")
+int tp_jbd2_commit_flushing(struct trace_event_raw_jbd2_commit *ctx)
+{
+	return commit_stamp(ctx->dev, 1);
+}
+
+SEC("tp/jbd2/jbd2_commit_logging")
+int tp_jbd2_commit_logging(struct trace_event_raw_jbd2_commit *ctx)
+{
+	return commit_stamp(ctx->dev, 2);
+}
+
+SEC("tp/jbd2/jbd2_end_commit")
+int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
+{
+	__u32 dev = ctx->dev;
+	struct commit_state *cs = bpf_map_lookup_elem(&commits, &dev);
+	struct fss_event *e;
+
+	if (!cs)
+		return 0;
+	e = event_reserve(FSS_EV_JOURNAL, dev);
+	if (e) {
+		e->ts_end = e->ts;
+		e->ts = cs->start;
+		e->journal.locking = cs->locking;
+		e->journal.flushing = cs->flushing;
+		e->journal.logging = cs->logging;
+		e->journal.transaction = cs->transaction;
+		e->journal.sync_commit = cs->sync_commit;
+		event_submit(e);
+	}
+	bpf_map_delete_elem(&commits, &dev);
+	return 0;
+}
+
+SEC("tp/xfs/xfs_log_force")
+int tp_xfs_log_force(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct sync_state *st = bpf_map_lookup_elem(&syncs, &tid);
+
+	if (!st)
+		return 0;
+	count_hit(FSS_HOOK_XFS_LOG);
+	if (!st->log_start)
+		st->log_start = bpf_ktime_get_ns();
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
