@@ -50,7 +50,7 @@ USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # Pure-C units tested without BPF.
-UNIT_TESTS := $(OUTPUT)/tests/test_attr
+UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict
 FIXTURES   := $(OUTPUT)/tests/delayfs
 
 .PHONY: all deps run test unit vmtest install clean bench
@@ -98,6 +98,10 @@ fsyncscope: $(USER_OBJS)
 $(OUTPUT)/tests/test_attr: tests/unit/test_attr.c user/attr.c user/report.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+
+$(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs json-c) -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
