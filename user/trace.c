@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -170,6 +171,26 @@ static bool kernel_btf_has(const char *name, int kind, const char *module)
 	}
 	closedir(d);
 	return found;
+}
+
+/*
+ * Classic tracepoints are attached by id, read from tracefs; on a fresh
+ * machine nothing may have mounted it yet.
+ */
+static int ensure_tracefs(char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!stat("/sys/kernel/tracing/events", &st) ||
+	    !stat("/sys/kernel/debug/tracing/events", &st))
+		return 0;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
+	    stat("/sys/kernel/tracing/events", &st)) {
+		snprintf(err, errlen, "tracefs is not mounted and mounting it on /sys/kernel/tracing failed: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
 }
 
 /* ---- feature probes ---- */
@@ -650,6 +671,9 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 		snprintf(err, errlen, "tracing needs root (CAP_BPF and CAP_PERFMON); use --no-trace to run the workload alone");
 		goto fail;
 	}
+
+	if (ensure_tracefs(err, errlen))
+		goto fail;
 
 	/* what this kernel allows, learned by trying */
 	fentry_ok = probe_one(true, t->probe_fentry, sizeof(t->probe_fentry)) == 0;
