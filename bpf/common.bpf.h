@@ -19,6 +19,8 @@ const volatile __u32 targ_tgid __weak = 0;	/* 0: any process */
 const volatile bool filter_tgids __weak = false;	/* use the tgids map */
 const volatile __u32 targ_fs_dev __weak = 0;	/* 0: any filesystem */
 const volatile __u32 targ_disk_dev __weak = 0;	/* 0: any disk */
+const volatile char targ_comm[FSS_COMM_LEN] __weak = {};	/* "": any */
+const volatile __u64 targ_cgroup __weak = 0;	/* cgroup v2 id, 0: any */
 
 /* Runtime switch: our own process during calibration (0: off). */
 __u32 calib_tgid __weak = 0;
@@ -107,6 +109,29 @@ static __always_inline bool want_tgid(__u32 tgid)
 		return tgid == targ_tgid;
 	if (filter_tgids)
 		return bpf_map_lookup_elem(&tgids, &tgid) != NULL;
+	return true;
+}
+
+/* Is the current task one whose syncs we trace? */
+static __always_inline bool want_task(__u32 tgid)
+{
+	if (calib_tgid && tgid == calib_tgid)
+		return true;
+	if (!want_tgid(tgid))
+		return false;
+	if (targ_comm[0]) {
+		char comm[FSS_COMM_LEN];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < FSS_COMM_LEN; i++) {
+			if (comm[i] != targ_comm[i])
+				return false;
+			if (!comm[i])
+				break;
+		}
+	}
+	if (targ_cgroup && bpf_get_current_cgroup_id() != targ_cgroup)
+		return false;
 	return true;
 }
 

@@ -39,7 +39,7 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	struct sync_state st = {};
 	struct file *f = NULL;
 
-	if (!want_tgid(id >> 32))
+	if (!want_task(id >> 32))
 		return 0;
 	if (fd >= 0)
 		f = fd_file(fd);

@@ -353,6 +353,11 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->targ_tgid = t->opts.tgid;
 	t->skel->rodata->targ_fs_dev = t->opts.fs_dev;
 	t->skel->rodata->targ_disk_dev = t->opts.disk_dev;
+	t->skel->rodata->targ_cgroup = t->opts.cgroup_id;
+	t->skel->rodata->filter_tgids = t->opts.ntgids > 0;
+	if (t->opts.comm)
+		strncpy((char *)t->skel->rodata->targ_comm, t->opts.comm,
+			sizeof(t->skel->rodata->targ_comm) - 1);
 	classify(t);
 	return 0;
 }
@@ -422,7 +427,10 @@ static void on_sync(const struct fss_sync_result *res, void *arg)
 {
 	struct fss_tracer *t = arg;
 
-	fss_collector_add(res, t->coll);
+	if (t->opts.on_sync)
+		t->opts.on_sync(res, t->opts.on_sync_arg);
+	else
+		fss_collector_add(res, t->coll);
 	if (t->opts.events_out)
 		fss_sync_result_write_json(t->opts.events_out, t->test_name, res);
 }
@@ -736,6 +744,15 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 				 strerror(-rc));
 		goto fail;
 	}
+	for (int i = 0; i < opts->ntgids; i++) {
+		__u8 one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.tgids), &opts->tgids[i], &one, BPF_ANY)) {
+			snprintf(err, errlen, "cannot add pid %u to the filter: %s",
+				 opts->tgids[i], strerror(errno));
+			goto fail;
+		}
+	}
 	t->layer_set[L_SYNC] = HS_SYSCALL_TP;
 	t->layer_set[L_JOURNAL] = HS_JOURNAL_TP;
 	t->layer_set[L_BLOCK] = blk_set;
@@ -819,6 +836,10 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	rc = calibrate(t, err, errlen);
 	if (rc)
 		goto fail;
+	if (opts->live && fss_tracer_begin(t, "live")) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	return t;
 fail:
 	fss_tracer_close(t);
@@ -897,6 +918,29 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out)
 		fflush(t->opts.events_out);
 	pthread_mutex_unlock(&t->lock);
 	return rc < 0 ? rc : 0;
+}
+
+int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
+{
+	int rc;
+
+	pthread_mutex_lock(&t->lock);
+	if (!t->collecting || !t->attr) {
+		pthread_mutex_unlock(&t->lock);
+		return -EINVAL;
+	}
+	while (ring_buffer__consume(t->rb) > 0)
+		;
+	/* syncs still running have no SYNC record yet: they stay pending */
+	rc = fss_attr_drain(t->attr, now_ns(), on_sync, t);
+	if (flush) {
+		fss_attr_flush_stats(t->attr, flush);
+		fss_attr_reset_stats(t->attr);
+	}
+	if (t->opts.events_out)
+		fflush(t->opts.events_out);
+	pthread_mutex_unlock(&t->lock);
+	return rc;
 }
 
 /* ---- reporting the strategy ---- */

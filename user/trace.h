@@ -31,6 +31,14 @@ struct fss_trace_opts {
 	__u32 disk_dev;		/* only requests on this disk (0: all) */
 	int verbose;
 	FILE *events_out;	/* --events: one JSON line per sync, or NULL */
+	/* live mode (fsyncscope trace) */
+	const __u32 *tgids;	/* only syncs of these processes (ntgids > 0) */
+	int ntgids;
+	const char *comm;	/* only syncs of tasks with this comm (NULL: any) */
+	__u64 cgroup_id;	/* only syncs of tasks in this cgroup v2 (0: any) */
+	bool live;		/* collect continuously from open; no begin/end */
+	fss_sync_cb on_sync;	/* live: each attributed sync (consumer thread, lock held) */
+	void *on_sync_arg;
 };
 
 struct fss_tracer;
@@ -49,6 +57,12 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out);
 struct json_object *fss_tracer_strategy_json(struct fss_tracer *t);
 /* One line per layer, for -v. */
 void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f);
+/*
+ * Live mode: attribute everything recorded up to now (syncs still running
+ * stay pending) and hand them to opts.on_sync; returns syncs reported.
+ * Also fills *flush (may be NULL) with flush facts since the last call.
+ */
+int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush);
 /* Events lost since open. */
 __u64 fss_tracer_drops(struct fss_tracer *t);
 void fss_tracer_close(struct fss_tracer *t);
