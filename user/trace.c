@@ -78,6 +78,7 @@ struct fss_tracer {
 	bool layer_ok[L_MAX];
 	char probe_fentry[128], probe_kprobe[128];
 	struct json_object *calib;
+	double setup_ms;		/* open: launch of the tracer -> calibrated */
 
 	pthread_t thread;
 	bool thread_started;
@@ -443,6 +444,11 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(ev))
 		return 0;
 	memcpy(&ev, data, sizeof(ev));
+	if (verbose_level >= 4)
+		fprintf(stderr, "ev type=%u tid=%u dev=%u:%u ts=%llu end=%llu id=%llx flags=%#x bytes=%u comm=%.16s\n",
+			ev.type, ev.tid, ev.dev >> 20, ev.dev & 0xfffff,
+			(unsigned long long)ev.ts, (unsigned long long)ev.ts_end,
+			(unsigned long long)ev.rq.id, ev.rq.flags, ev.rq.bytes, ev.comm);
 	if (!t->collecting || !t->attr)
 		return 0;
 	/* syncs that began before the window belong to no test */
@@ -664,6 +670,7 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	int nfs = 0, rc = 0, n;
 	bool fentry_ok, kprobe_ok, nvme;
 	enum hookset blk_set = HS_BLOCK_BTF;
+	__u64 t0 = now_ns();
 
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -836,6 +843,7 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	rc = calibrate(t, err, errlen);
 	if (rc)
 		goto fail;
+	t->setup_ms = (now_ns() - t0) / 1e6;
 	if (opts->live && fss_tracer_begin(t, "live")) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -970,6 +978,7 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 	json_object_object_add(probes, "kprobe", json_object_new_string(t->probe_kprobe));
 	json_object_object_add(o, "probes", probes);
 	json_object_object_add(o, "calibration", t->calib ? json_object_get(t->calib) : NULL);
+	json_object_object_add(o, "setup_ms", json_object_new_double(t->setup_ms));
 	return o;
 }
 
@@ -978,6 +987,7 @@ void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f)
 	fprintf(f, "probes: fentry %s; kprobe %s\n", t->probe_fentry, t->probe_kprobe);
 	for (int l = 0; l < L_MAX; l++)
 		fprintf(f, "  %-8s %s\n", layer_names[l], t->layer_desc[l]);
+	fprintf(f, "set-up: %.1f ms\n", t->setup_ms);
 	if (t->calib)
 		fprintf(f, "calibration: %s\n",
 			json_object_to_json_string_ext(t->calib, JSON_C_TO_STRING_PLAIN));
