@@ -61,6 +61,9 @@ struct fss_target {
 	bool has_disk;			/* backed by a block device */
 	char disk[64];			/* whole-disk kernel name ("" if none) */
 	__u32 disk_kdev;		/* whole disk, kernel encoding (0 if none) */
+	char fs_blkdev[64];		/* block device the fs is on: a partition,
+					 * loopN, dm-N... ("" if none) */
+	__u32 fs_blkdev_kdev;		/* its dev_t, kernel encoding (0 if none) */
 };
 
 /* Resolve the filesystem and device under path.  0 or -errno. */
@@ -78,5 +81,7 @@ int fss_devinfo_list(struct fss_devinfo **out, int *n);
 void fss_devinfo_print_table(FILE *f, const struct fss_devinfo *d, int n);
 struct json_object *fss_devinfo_json(const struct fss_devinfo *d);
 struct json_object *fss_target_json(const struct fss_target *t);
+/* Plain twin of fss_target_json: a few "key  value" lines, 80 columns. */
+void fss_target_print(FILE *f, const struct fss_target *t);
 
 #endif /* __FSS_DEVINFO_H */
