@@ -377,11 +377,12 @@ int fss_devinfo_read(const char *arg, struct fss_devinfo *d)
 		scopy(d->model, sizeof(d->model), buf);
 	}
 
-	fmt(path, sizeof(path), "%s/loop/backing_file", qdir);
+	/* loop and stacking facts belong to the whole device, not its partitions */
+	fmt(path, sizeof(path), "%s/loop/backing_file", dir);
 	if (!read_line(path, d->loop_backing, sizeof(d->loop_backing)))
 		trim(d->loop_backing);
 
-	read_members(d, qdir);
+	read_members(d, dir);
 
 	if (is_nvme_namespace(d->is_partition ? d->parent : d->name))
 		nvme_facts(d, d->is_partition ? d->parent : d->name);

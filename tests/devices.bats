@@ -1,0 +1,303 @@
+#!/usr/bin/env bats
+# `fsyncscope devices` and fss_target_lookup (issue 7): every fact is
+# checked against sysfs / stat / mountinfo read independently here.  Loop
+# images under /tmp only; the machine's own disk is only read (sysfs).
+
+load lib
+bats_require_minimum_version 1.5.0
+
+setup() {
+	fss_need_root
+}
+
+teardown() {
+	fss_cleanup
+}
+
+# loop device for an existing image, registered for cleanup: fss_losetup IMG [ARGS...]
+fss_losetup() {
+	local img="$1" dev
+	shift
+	dev="$(losetup -f --show "$@" "$img")"
+	echo "$dev" >> "$FSS_SCRATCH/.loops"
+	echo "$dev"
+}
+
+# kernel dev_t encoding (MAJOR << 20 | MINOR) of a "MAJ:MIN" string
+kdev() {
+	local maj="${1%%:*}" min="${1##*:}"
+	echo $(( (maj << 20) | min ))
+}
+
+sysfs() { cat "/sys/class/block/$1/$2"; }
+
+# every line of a file fits 80 columns
+assert_80cols() {
+	local long
+	long="$(awk 'length($0) > 80' "$1")"
+	[ -z "$long" ] || { echo "lines over 80 columns: $long" >&2; return 1; }
+}
+
+@test "verdict unit test passes" {
+	[ -x "$FSS_BUILD/tests/test_verdict" ] || skip "run make first"
+	run "$FSS_BUILD/tests/test_verdict"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", 0 failures"* ]]
+}
+
+@test "devices lists a fresh loop device with write cache and block sizes as sysfs says" {
+	fss_mkfs ext4 64
+	local name wc lbs pbs short
+	name="$(basename "$FSS_LOOP")"
+	wc="$(sysfs "$name" queue/write_cache)"
+	lbs="$(sysfs "$name" queue/logical_block_size)"
+	pbs="$(sysfs "$name" queue/physical_block_size)"
+
+	"$FSS_BIN" devices --json > "$FSS_SCRATCH/all.json"
+	fss_jq "$FSS_SCRATCH/all.json" \
+		".devices | map(select(.name == \"$name\")) | length == 1"
+	fss_jq "$FSS_SCRATCH/all.json" \
+		".devices[] | select(.name == \"$name\") |
+		 .write_cache == \"$wc\" and .logical_block_size == $lbs and
+		 .physical_block_size == $pbs and
+		 .loop_backing_file == \"$FSS_IMG\" and
+		 .size_bytes == $(( $(sysfs "$name" size) * 512 )) and
+		 .kdev == $(kdev "$(sysfs "$name" dev)")"
+
+	"$FSS_BIN" devices > "$FSS_SCRATCH/all.txt"
+	assert_80cols "$FSS_SCRATCH/all.txt"
+	head -1 "$FSS_SCRATCH/all.txt" | grep -q '^NAME  *MAJ:MIN  *SIZE  *ROT  *SCHED  *NR_RQ  *LBS/PBS  *WCACHE  *FUA  *DISCARD  *MODEL$'
+	case "$wc" in "write back") short=back ;; "write through") short=through ;; esac
+	[ "$lbs" = 4096 ] && lbs=4k
+	[ "$pbs" = 4096 ] && pbs=4k
+	grep -Eq "^$name +$(sysfs "$name" dev) .* $lbs/$pbs +$short " "$FSS_SCRATCH/all.txt"
+	grep -q "^$name: backing file $FSS_IMG\$" "$FSS_SCRATCH/all.txt"
+}
+
+@test "devices PATH on a mounted loop image names the loop device, its backing file and the disk below" {
+	fss_mkfs ext4 64
+	local name below
+	name="$(basename "$FSS_LOOP")"
+	# the disk the backing file is on, found independently
+	below="$(basename "$(readlink -f "/sys/dev/block/$(stat -c '%Hd:%Ld' "$FSS_IMG")")")"
+	[ -e "/sys/dev/block/$(stat -c '%Hd:%Ld' "$FSS_IMG")/partition" ] &&
+		below_disk="$(basename "$(dirname "$(readlink -f "/sys/dev/block/$(stat -c '%Hd:%Ld' "$FSS_IMG")")")")"
+
+	run -0 "$FSS_BIN" devices "$FSS_MNT"
+	printf '%s\n' "$output" > "$FSS_SCRATCH/p.txt"
+	assert_80cols "$FSS_SCRATCH/p.txt"
+	[[ "$output" == *"filesystem  ext4 on $FSS_LOOP, mounted at $FSS_MNT"* ]]
+	[[ "$output" == *"device      $name ($(sysfs "$name" dev)), a whole disk"* ]]
+	[[ "$output" == *"$name: backing file $FSS_IMG"* ]]
+	[[ "$output" == *"backing file of $name:"* ]]
+	grep -q "^$below " "$FSS_SCRATCH/p.txt"
+
+	"$FSS_BIN" devices --json "$FSS_MNT" > "$FSS_SCRATCH/p.json"
+	fss_jq "$FSS_SCRATCH/p.json" ".devices[0].name == \"$name\""
+	fss_jq "$FSS_SCRATCH/p.json" ".devices[0].loop_backing_file == \"$FSS_IMG\""
+	fss_jq "$FSS_SCRATCH/p.json" ".devices[0].backing_target.path == \"$FSS_IMG\""
+	fss_jq "$FSS_SCRATCH/p.json" ".devices[0].backing_target.block_device == \"$below\""
+	fss_jq "$FSS_SCRATCH/p.json" "[.devices[].name] | index(\"$below\") != null"
+	[ -z "${below_disk:-}" ] ||
+		fss_jq "$FSS_SCRATCH/p.json" "[.devices[].name] | index(\"$below_disk\") != null"
+}
+
+@test "a loop device with --sector-size 4096 reports logical block size 4096" {
+	fss_scratch
+	truncate -s 64M "$FSS_SCRATCH/ss.img"
+	local dev name
+	dev="$(fss_losetup "$FSS_SCRATCH/ss.img" --sector-size 4096)"
+	name="$(basename "$dev")"
+	[ "$(sysfs "$name" queue/logical_block_size)" = 4096 ]
+
+	"$FSS_BIN" devices --json "$dev" > "$FSS_SCRATCH/ss.json"
+	fss_jq "$FSS_SCRATCH/ss.json" ".devices[0].name == \"$name\" and .devices[0].logical_block_size == 4096"
+	run -0 "$FSS_BIN" devices "$name"
+	printf '%s\n' "$output" | grep -Eq "^$name .* 4k/4k "
+}
+
+@test "devices --json parses and every device has all the keys" {
+	fss_mkfs ext4 64
+	"$FSS_BIN" devices --json > "$FSS_SCRATCH/all.json"
+	fss_jq "$FSS_SCRATCH/all.json" '.devices | length >= 1'
+	fss_jq "$FSS_SCRATCH/all.json" '.devices | all(
+		has("name") and has("major") and has("minor") and has("kdev") and
+		has("is_partition") and has("parent") and has("model") and
+		has("size_bytes") and has("rotational") and has("scheduler") and
+		has("nr_requests") and has("queue_depth") and
+		has("logical_block_size") and has("physical_block_size") and
+		has("write_cache") and has("fua") and has("discard_max_bytes") and
+		has("nvme") and has("loop_backing_file") and has("members"))'
+	# unknowns are null, never -1
+	fss_jq "$FSS_SCRATCH/all.json" '[.devices[] | .. | numbers | select(. < 0)] | length == 0'
+	fss_jq "$FSS_SCRATCH/all.json" '.devices | all(.write_cache == null or .write_cache == "write back" or .write_cache == "write through")'
+	# no size-0 devices (unbound loop devices) are listed
+	fss_jq "$FSS_SCRATCH/all.json" '.devices | all(.size_bytes > 0)'
+}
+
+@test "the machine's own disk is listed with the facts sysfs gives (read only)" {
+	local src name dir wc sched
+	src="$(findmnt -no SOURCE /)"
+	[ -b "$src" ] || skip "/ is not on a block device ($src)"
+	name="$(basename "$(readlink -f "/sys/dev/block/$(stat -Lc '%Hr:%Lr' "$src")")")"
+	dir="/sys/class/block/$name"
+	[ -e "$dir/partition" ] && dir="$(dirname "$(readlink -f "$dir")")"
+	wc="$(cat "$dir/queue/write_cache")"
+	sched="$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$dir/queue/scheduler")"
+	[ -n "$sched" ] || sched="$(cat "$dir/queue/scheduler")"
+
+	fss_scratch
+	"$FSS_BIN" devices --json "$src" > "$FSS_SCRATCH/root.json"
+	fss_jq "$FSS_SCRATCH/root.json" ".devices[0].name == \"$name\""
+	fss_jq "$FSS_SCRATCH/root.json" ".devices[0] |
+		.write_cache == \"$wc\" and
+		.logical_block_size == $(cat "$dir/queue/logical_block_size") and
+		.physical_block_size == $(cat "$dir/queue/physical_block_size") and
+		.rotational == ($(cat "$dir/queue/rotational") == 1) and
+		.fua == ($(cat "$dir/queue/fua") == 1) and
+		.scheduler == \"$sched\" and
+		.nr_requests == $(cat "$dir/queue/nr_requests") and
+		.discard_max_bytes == $(cat "$dir/queue/discard_max_bytes")"
+
+	# and / resolves to it: fs and disk in the kernel's dev_t encoding
+	"$FSS_BIN" devices --json / > "$FSS_SCRATCH/slash.json"
+	fss_jq "$FSS_SCRATCH/slash.json" ".target.fstype == \"$(findmnt -no FSTYPE /)\""
+	fss_jq "$FSS_SCRATCH/slash.json" ".target.fs_kdev == $(kdev "$(stat -c '%Hd:%Ld' /)")"
+	fss_jq "$FSS_SCRATCH/slash.json" ".target.disk_kdev == $(kdev "$(cat "$dir/dev")")"
+	fss_jq "$FSS_SCRATCH/slash.json" ".target.disk == \"$(basename "$dir")\""
+}
+
+@test "an unprivileged user gets the sysfs facts" {
+	fss_mkfs ext4 64
+	local name
+	name="$(basename "$FSS_LOOP")"
+	run -0 setpriv --reuid=65534 --regid=65534 --clear-groups "$FSS_BIN" devices
+	[[ "$output" == *$'\n'"$name "* ]]
+	run -0 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FSS_BIN" devices --json "$name"
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" > "$FSS_SCRATCH/nobody.json"
+	fss_jq "$FSS_SCRATCH/nobody.json" ".devices[0].write_cache == \"$(sysfs "$name" queue/write_cache)\""
+	fss_jq "$FSS_SCRATCH/nobody.json" ".devices[0].logical_block_size == $(sysfs "$name" queue/logical_block_size)"
+	# the backing file's directory is private (mktemp -d): said, not hidden
+	fss_jq "$FSS_SCRATCH/nobody.json" '.devices[0].backing_target_error == "Permission denied"'
+}
+
+@test "bad input: one stderr line, exit 1, nothing on stdout" {
+	fss_scratch
+	run -1 --separate-stderr "$FSS_BIN" devices "$FSS_SCRATCH/does-not-exist"
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	[[ "$stderr" == "fsyncscope devices: $FSS_SCRATCH/does-not-exist: No such file or directory" ]]
+
+	run -1 --separate-stderr "$FSS_BIN" devices nosuchdevice0
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+
+	run -1 --separate-stderr "$FSS_BIN" devices --no-such-option
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	[[ "$stderr" == *"'--no-such-option'"* ]]
+
+	run -1 --separate-stderr "$FSS_BIN" devices / /tmp
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+
+	[ -z "$(ls -A "$FSS_SCRATCH")" ]
+}
+
+@test "--help has an EXAMPLES section and exits 0" {
+	run -0 "$FSS_BIN" devices --help
+	[[ "$output" == *"EXAMPLES:"* ]]
+	[[ "$output" == *"fsyncscope devices --json"* ]]
+}
+
+@test "target lookup: ext4, xfs and btrfs on loop devices, tmpfs without a disk" {
+	local name fs
+	for fs in ext4 xfs btrfs; do
+		if [ "$fs" = xfs ]; then fss_mkfs xfs 300; else fss_mkfs "$fs" 128; fi
+		name="$(basename "$FSS_LOOP")"
+		mkdir "$FSS_MNT/d"
+		"$FSS_BIN" devices --json "$FSS_MNT/d" > "$FSS_SCRATCH/$fs.json"
+		fss_jq "$FSS_SCRATCH/$fs.json" ".target.fstype == \"$fs\""
+		fss_jq "$FSS_SCRATCH/$fs.json" ".target.path == \"$FSS_MNT/d\""
+		fss_jq "$FSS_SCRATCH/$fs.json" ".target.mountpoint == \"$FSS_MNT\""
+		fss_jq "$FSS_SCRATCH/$fs.json" ".target.source == \"$FSS_LOOP\""
+		fss_jq "$FSS_SCRATCH/$fs.json" ".target.has_disk == true"
+		fss_jq "$FSS_SCRATCH/$fs.json" ".target.disk == \"$name\" and .target.block_device == \"$name\""
+		fss_jq "$FSS_SCRATCH/$fs.json" ".target.disk_kdev == $(kdev "$(sysfs "$name" dev)")"
+		# fs_kdev is st_dev as the kernel encodes it (btrfs: an anonymous dev)
+		fss_jq "$FSS_SCRATCH/$fs.json" ".target.fs_kdev == $(kdev "$(stat -c '%Hd:%Ld' "$FSS_MNT/d")")"
+		fss_jq "$FSS_SCRATCH/$fs.json" ".devices[0].name == \"$name\""
+	done
+	# btrfs: st_dev is not the block device, the mount source is
+	[ "$(stat -c '%Hd' "$FSS_MNT/d")" -eq 0 ]
+
+	fss_mktmpfs
+	"$FSS_BIN" devices --json "$FSS_MNT" > "$FSS_SCRATCH/tmpfs.json"
+	fss_jq "$FSS_SCRATCH/tmpfs.json" '.target.fstype == "tmpfs" and .target.has_disk == false'
+	fss_jq "$FSS_SCRATCH/tmpfs.json" '.target.disk == null and .target.disk_kdev == null'
+	fss_jq "$FSS_SCRATCH/tmpfs.json" '.devices == []'
+	run -0 "$FSS_BIN" devices "$FSS_MNT"
+	[[ "$output" == *"device      none: tmpfs"* ]]
+}
+
+@test "target lookup: a bind mount resolves to the loop device under it" {
+	fss_mkfs ext4 64
+	local name bind="$FSS_SCRATCH/bind"
+	name="$(basename "$FSS_LOOP")"
+	mkdir -p "$FSS_MNT/sub/deeper" "$bind"
+	mount --bind "$FSS_MNT/sub" "$bind"
+	echo "$bind" >> "$FSS_SCRATCH/.mounts"
+	"$FSS_BIN" devices --json "$bind/deeper" > "$FSS_SCRATCH/bind.json"
+	fss_jq "$FSS_SCRATCH/bind.json" ".target.mountpoint == \"$bind\""
+	fss_jq "$FSS_SCRATCH/bind.json" ".target.fstype == \"ext4\" and .target.disk == \"$name\""
+}
+
+@test "target lookup: a partition maps to its whole disk (fss_disk_of)" {
+	command -v sfdisk >/dev/null || skip "sfdisk (Debian fdisk) not installed"
+	fss_scratch
+	local dev name part mnt="$FSS_SCRATCH/pmnt"
+	truncate -s 96M "$FSS_SCRATCH/parts.img"
+	printf 'label: dos\n,32M\n,\n' | sfdisk -q "$FSS_SCRATCH/parts.img"
+	dev="$(fss_losetup "$FSS_SCRATCH/parts.img" -P)"
+	name="$(basename "$dev")"
+	# partscan is asynchronous on some kernels: make sure the nodes exist
+	[ -b "${dev}p2" ] || partx -a "$dev" 2>/dev/null || true
+	[ -b "${dev}p2" ] || partx -u "$dev" 2>/dev/null || true
+	[ -b "${dev}p2" ]
+	part="${name}p2"
+	mkfs.ext4 -q "${dev}p2"
+	mkdir "$mnt"
+	mount "${dev}p2" "$mnt"
+	echo "$mnt" >> "$FSS_SCRATCH/.mounts"
+
+	"$FSS_BIN" devices --json "$mnt" > "$FSS_SCRATCH/part.json"
+	fss_jq "$FSS_SCRATCH/part.json" ".target.block_device == \"$part\""
+	fss_jq "$FSS_SCRATCH/part.json" ".target.block_device_kdev == $(kdev "$(sysfs "$part" dev)")"
+	fss_jq "$FSS_SCRATCH/part.json" ".target.fs_kdev == $(kdev "$(sysfs "$part" dev)")"
+	fss_jq "$FSS_SCRATCH/part.json" ".target.disk == \"$name\""
+	fss_jq "$FSS_SCRATCH/part.json" ".target.disk_kdev == $(kdev "$(sysfs "$name" dev)")"
+	fss_jq "$FSS_SCRATCH/part.json" ".devices[0].name == \"$part\" and .devices[0].is_partition and .devices[0].parent == \"$name\""
+	# a partition has no queue of its own: its facts are the disk's
+	fss_jq "$FSS_SCRATCH/part.json" ".devices[0].write_cache == \"$(sysfs "$name" queue/write_cache)\""
+	fss_jq "$FSS_SCRATCH/part.json" ".devices[0].loop_backing_file == null"
+	fss_jq "$FSS_SCRATCH/part.json" ".devices[1].name == \"$name\" and .devices[1].loop_backing_file == \"$FSS_SCRATCH/parts.img\""
+
+	run -0 "$FSS_BIN" devices "$mnt"
+	printf '%s\n' "$output" > "$FSS_SCRATCH/part.txt"
+	assert_80cols "$FSS_SCRATCH/part.txt"
+	[[ "$output" == *"device      $part ($(sysfs "$part" dev)) on disk $name ($(sysfs "$name" dev))"* ]]
+	[[ "$output" == *"$part: partition of $name"* ]]
+	umount "$mnt"
+}
+
+@test "a device by /dev path and by kernel name gives the same facts" {
+	fss_mkfs ext4 64
+	local name
+	name="$(basename "$FSS_LOOP")"
+	"$FSS_BIN" devices --json "$FSS_LOOP" | jq -S '.devices[0]' > "$FSS_SCRATCH/a.json"
+	"$FSS_BIN" devices --json "$name" | jq -S '.devices[0]' > "$FSS_SCRATCH/b.json"
+	cmp "$FSS_SCRATCH/a.json" "$FSS_SCRATCH/b.json"
+	fss_jq "$FSS_SCRATCH/a.json" ".name == \"$name\""
+}
