@@ -301,3 +301,92 @@ assert_80cols() {
 	cmp "$FSS_SCRATCH/a.json" "$FSS_SCRATCH/b.json"
 	fss_jq "$FSS_SCRATCH/a.json" ".name == \"$name\""
 }
+
+# A made-up sysfs tree (FSYNCSCOPE_SYSFS) with the devices this machine does
+# not have: a dm device with two SCSI members, an NVMe namespace with a
+# partition and a hidden multipath node, a write-through disk, an unbound
+# loop device.  No real device is touched; nvme9n9 does not exist in /dev.
+fake_sysfs() {
+	local r="$1" d
+	mkdev() {	# mkdev PATH MAJ:MIN SECTORS
+		mkdir -p "$r/$1/queue"
+		echo "$2" > "$r/$1/dev"
+		echo "$3" > "$r/$1/size"
+		ln -s "../../$1" "$r/class/block/$(basename "$1")"
+		ln -s "../../$1" "$r/dev/block/$2"
+	}
+	queue() {	# queue PATH ROT SCHED NR LBS PBS WC FUA DISCARD
+		local q="$r/$1/queue"
+		echo "$2" > "$q/rotational"; echo "$3" > "$q/scheduler"
+		echo "$4" > "$q/nr_requests"; echo "$5" > "$q/logical_block_size"
+		echo "$6" > "$q/physical_block_size"; echo "$7" > "$q/write_cache"
+		echo "$8" > "$q/fua"; echo "$9" > "$q/discard_max_bytes"
+	}
+	mkdir -p "$r/class/block" "$r/dev/block"
+	d=devices/pci0/host0/block
+	mkdev $d/sdb 8:16 7814037168
+	queue $d/sdb 1 "mq-deadline kyber [bfq] none" 60 512 4096 "write back" 0 0
+	mkdir -p "$r/$d/sdb/device"
+	echo "P9233           " > "$r/$d/sdb/device/model"
+	echo 30 > "$r/$d/sdb/device/queue_depth"
+	mkdev $d/sdc 8:32 7814037168
+	queue $d/sdc 1 "[mq-deadline] none" 60 512 4096 "write through" 0 0
+	mkdev devices/virtual/block/dm-0 253:0 2097152
+	queue devices/virtual/block/dm-0 0 none 128 512 4096 "write back" 0 0
+	mkdir -p "$r/devices/virtual/block/dm-0/slaves"
+	ln -s "../../../../pci0/host0/block/sdb" "$r/devices/virtual/block/dm-0/slaves/sdb"
+	ln -s "../../../../pci0/host0/block/sdc" "$r/devices/virtual/block/dm-0/slaves/sdc"
+	d=devices/pci0/nvme/nvme9
+	mkdir -p "$r/$d"
+	echo "Samsung SSD 990 PRO 2TB                 " > "$r/$d/model"
+	mkdev $d/nvme9n9 259:0 3907029168
+	queue $d/nvme9n9 0 "[none] mq-deadline" 1023 512 512 "write back" 1 2199023255040
+	ln -s ../../nvme9 "$r/$d/nvme9n9/device"
+	mkdev $d/nvme9n9/nvme9n9p1 259:1 2097152
+	rmdir "$r/$d/nvme9n9/nvme9n9p1/queue"
+	echo 1 > "$r/$d/nvme9n9/nvme9n9p1/partition"
+	mkdev $d/nvme9c9n9 259:2 3907029168
+	echo 1 > "$r/$d/nvme9c9n9/hidden"
+	mkdev devices/virtual/block/loop9 7:9 0
+	queue devices/virtual/block/loop9 0 none 128 512 512 "write back" 0 4294966784
+}
+
+@test "made-up sysfs: dm members, NVMe namespace and partition, hidden and empty devices" {
+	fss_scratch
+	local r="$FSS_SCRATCH/sys"
+	fake_sysfs "$r"
+	export FSYNCSCOPE_SYSFS="$r"
+
+	"$FSS_BIN" devices --json > "$FSS_SCRATCH/fake.json"
+	fss_jq "$FSS_SCRATCH/fake.json" '[.devices[].name] == ["dm-0","nvme9n9","nvme9n9p1","sdb","sdc"]'
+	fss_jq "$FSS_SCRATCH/fake.json" '.devices[] | select(.name == "dm-0") | .members == ["sdb","sdc"] and .kdev == (253 * 1048576)'
+	fss_jq "$FSS_SCRATCH/fake.json" '.devices[] | select(.name == "sdb") |
+		.model == "P9233" and .queue_depth == 30 and .scheduler == "bfq" and
+		.rotational == true and .size_bytes == 7814037168 * 512 and
+		.physical_block_size == 4096 and .nvme == null and .discard_max_bytes == 0'
+	fss_jq "$FSS_SCRATCH/fake.json" '.devices[] | select(.name == "sdc") | .write_cache == "write through" and .scheduler == "mq-deadline"'
+	fss_jq "$FSS_SCRATCH/fake.json" '.devices[] | select(.name == "nvme9n9") |
+		.model == "Samsung SSD 990 PRO 2TB" and .scheduler == "none" and
+		.fua == true and .write_cache == "write back" and .queue_depth == null and
+		.nvme.vwc_present == null and .nvme.vwc_enabled == null and
+		(.nvme.reason | startswith("open /dev/nvme9n9: "))'
+	# a partition reads its queue facts from its disk, and NVMe facts too
+	fss_jq "$FSS_SCRATCH/fake.json" '.devices[] | select(.name == "nvme9n9p1") |
+		.is_partition and .parent == "nvme9n9" and .fua == true and
+		.nr_requests == 1023 and .size_bytes == 2097152 * 512 and .nvme != null'
+
+	"$FSS_BIN" devices --json dm-0 > "$FSS_SCRATCH/dm.json"
+	fss_jq "$FSS_SCRATCH/dm.json" '[.devices[].name] == ["dm-0","sdb","sdc"]'
+	"$FSS_BIN" devices --json nvme9n9p1 > "$FSS_SCRATCH/p1.json"
+	fss_jq "$FSS_SCRATCH/p1.json" '[.devices[].name] == ["nvme9n9p1","nvme9n9"]'
+
+	run -0 "$FSS_BIN" devices
+	printf '%s\n' "$output" > "$FSS_SCRATCH/fake.txt"
+	assert_80cols "$FSS_SCRATCH/fake.txt"
+	grep -q '^dm-0: members sdb sdc$' "$FSS_SCRATCH/fake.txt"
+	grep -q '^sdb: device queue_depth 30$' "$FSS_SCRATCH/fake.txt"
+	grep -q '^nvme9n9: NVMe volatile write cache n/a, enabled n/a: open /dev/nvme9n9' "$FSS_SCRATCH/fake.txt"
+	grep -Eq '^sdc +8:32 +3.6T +1 +mq-deadline +60 +512/4k +through +0 +no ' "$FSS_SCRATCH/fake.txt"
+	grep -Eq '^nvme9n9 +259:0 +1.8T +0 +none +1023 +512/512 +back +1 +2.0T ' "$FSS_SCRATCH/fake.txt"
+	! grep -q 'nvme9c9n9\|loop9' "$FSS_SCRATCH/fake.txt"
+}

@@ -211,7 +211,7 @@ static int show_all(void)
 
 	err = fss_devinfo_list(&d, &n);
 	if (err) {
-		fprintf(stderr, PROG ": cannot list /sys/class/block: %s\n",
+		fprintf(stderr, PROG ": cannot list block devices in sysfs: %s\n",
 			strerror(-err));
 		return 1;
 	}
@@ -346,11 +346,13 @@ int cmd_devices(int argc, char **argv)
 	err = errno;
 	/* a kernel name such as "nvme0n1" that is not a file here */
 	if (!strchr(env.arg, '/')) {
-		char dir[PATH_MAX];
+		struct fss_devinfo d;
 
-		snprintf(dir, sizeof(dir), "/sys/class/block/%s", env.arg);
-		if (!access(dir, F_OK))
+		if (fss_devinfo_read(env.arg, &d) != -ENODEV)
 			return show_dev(env.arg);
+		fprintf(stderr, PROG ": %s: no such file or block device\n",
+			env.arg);
+		return 1;
 	}
 	fprintf(stderr, PROG ": %s: %s\n", env.arg, strerror(err));
 	return 1;

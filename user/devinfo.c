@@ -21,8 +21,16 @@
 #include <libnvme.h>
 #include "devinfo.h"
 
-#define SYS_CLASS_BLOCK	"/sys/class/block"
-#define SYS_DEV_BLOCK	"/sys/dev/block"
+/*
+ * sysfs is read under $FSYNCSCOPE_SYSFS when it is set (a copied or made-up
+ * tree, for tests of devices this machine does not have), else under /sys.
+ */
+static const char *sysfs_root(void)
+{
+	const char *r = getenv("FSYNCSCOPE_SYSFS");
+
+	return r && *r ? r : "/sys";
+}
 #define COLS		80
 
 __u32 fss_kdev_from_dev(dev_t dev)
@@ -138,9 +146,9 @@ static void scopy(char *dst, size_t len, const char *src)
 /* "M:m" of a block device in sysfs -> kernel name via /sys/dev/block. */
 static int name_of(unsigned int maj, unsigned int min, char *name, size_t len)
 {
-	char path[64], real[PATH_MAX];
+	char path[PATH_MAX], real[PATH_MAX];
 
-	fmt(path, sizeof(path), SYS_DEV_BLOCK "/%u:%u", maj, min);
+	fmt(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root(), maj, min);
 	if (!realpath(path, real))
 		return -errno;
 	scopy(name, len, basename(real));
@@ -163,10 +171,10 @@ static int parse_majmin(const char *dir, unsigned int *maj, unsigned int *min)
 
 __u32 fss_disk_of(__u32 kdev)
 {
-	char dir[64], real[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX];
 	unsigned int maj, min;
 
-	fmt(dir, sizeof(dir), SYS_DEV_BLOCK "/%u:%u",
+	fmt(dir, sizeof(dir), "%s/dev/block/%u:%u", sysfs_root(),
 		 kdev_major(kdev), kdev_minor(kdev));
 	if (access(dir, F_OK))
 		return 0;
@@ -290,7 +298,7 @@ static int resolve_name(const char *arg, char *name, size_t len)
 	}
 	if (strlen(arg) >= len)
 		return -ENAMETOOLONG;
-	fmt(dir, sizeof(dir), SYS_CLASS_BLOCK "/%s", arg);
+	fmt(dir, sizeof(dir), "%s/class/block/%s", sysfs_root(), arg);
 	if (access(dir, F_OK))
 		return -ENODEV;
 	scopy(name, len, arg);
@@ -313,7 +321,7 @@ int fss_devinfo_read(const char *arg, struct fss_devinfo *d)
 	err = resolve_name(arg, d->name, sizeof(d->name));
 	if (err)
 		return err;
-	fmt(dir, sizeof(dir), SYS_CLASS_BLOCK "/%s", d->name);
+	fmt(dir, sizeof(dir), "%s/class/block/%s", sysfs_root(), d->name);
 	err = parse_majmin(dir, &d->major, &d->minor);
 	if (err)
 		return err;
@@ -324,7 +332,7 @@ int fss_devinfo_read(const char *arg, struct fss_devinfo *d)
 		d->is_partition = true;
 		if (realpath(dir, real)) {
 			scopy(d->parent, sizeof(d->parent), basename(dirname(real)));
-			fmt(qdir, sizeof(qdir), SYS_CLASS_BLOCK "/%s", d->parent);
+			fmt(qdir, sizeof(qdir), "%s/class/block/%s", sysfs_root(), d->parent);
 		}
 	}
 
@@ -398,21 +406,21 @@ static int cmp_devinfo(const void *a, const void *b)
 int fss_devinfo_list(struct fss_devinfo **out, int *n)
 {
 	struct fss_devinfo *arr = NULL, *tmp;
+	char dir[PATH_MAX];
 	int cnt = 0, cap = 0;
 	struct dirent *de;
 	DIR *dp;
 
 	*out = NULL;
 	*n = 0;
-	dp = opendir(SYS_CLASS_BLOCK);
+	fmt(dir, sizeof(dir), "%s/class/block", sysfs_root());
+	dp = opendir(dir);
 	if (!dp)
 		return -errno;
 	while ((de = readdir(dp))) {
-		char dir[PATH_MAX];
-
 		if (de->d_name[0] == '.')
 			continue;
-		fmt(dir, sizeof(dir), SYS_CLASS_BLOCK "/%s", de->d_name);
+		fmt(dir, sizeof(dir), "%s/class/block/%s", sysfs_root(), de->d_name);
 		/* hidden: e.g. the per-path nodes of NVMe multipath */
 		if (sysfs_int(dir, "hidden") == 1)
 			continue;
@@ -448,7 +456,7 @@ int fss_target_lookup(const char *path, struct fss_target *t)
 	struct stat st, sst;
 	dev_t blk = 0, mdev;
 	const char *s;
-	char dir[64];
+	char dir[PATH_MAX];
 	int err = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -488,7 +496,7 @@ int fss_target_lookup(const char *path, struct fss_target *t)
 	 * The block device: st_dev when it is one (ext4, xfs); else the mount
 	 * source (btrfs reports an anonymous st_dev); else mountinfo's devno.
 	 */
-	fmt(dir, sizeof(dir), SYS_DEV_BLOCK "/%u:%u",
+	fmt(dir, sizeof(dir), "%s/dev/block/%u:%u", sysfs_root(),
 		 major(st.st_dev), minor(st.st_dev));
 	s = mnt_fs_get_source(fs);
 	mdev = mnt_fs_get_devno(fs);
@@ -497,7 +505,7 @@ int fss_target_lookup(const char *path, struct fss_target *t)
 	} else if (s && s[0] == '/' && !stat(s, &sst) && S_ISBLK(sst.st_mode)) {
 		blk = sst.st_rdev;
 	} else if (major(mdev)) {
-		fmt(dir, sizeof(dir), SYS_DEV_BLOCK "/%u:%u",
+		fmt(dir, sizeof(dir), "%s/dev/block/%u:%u", sysfs_root(),
 			 major(mdev), minor(mdev));
 		if (!access(dir, F_OK))
 			blk = mdev;
@@ -658,10 +666,15 @@ static void print_notes(FILE *f, const struct fss_devinfo *d, bool model_cut)
 		print_wrapped(f, label, buf);
 	}
 	if (d->nr_members) {
-		int i, o = fmt(buf, sizeof(buf), "members");
+		size_t o;
+		int i;
 
-		for (i = 0; i < d->nr_members && o < (int)sizeof(buf); i++)
-			o += fmt(buf + o, sizeof(buf) - o, " %s", d->members[i]);
+		scopy(buf, sizeof(buf), "members");
+		for (i = 0; i < d->nr_members; i++) {
+			o = strlen(buf);
+			if (fmt(buf + o, sizeof(buf) - o, " %s", d->members[i]))
+				break;
+		}
 		print_wrapped(f, label, buf);
 	}
 	if (d->nvme) {
