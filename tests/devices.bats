@@ -98,6 +98,10 @@ assert_80cols() {
 	fss_jq "$FSS_SCRATCH/p.json" ".devices[0].backing_target.path == \"$FSS_IMG\""
 	fss_jq "$FSS_SCRATCH/p.json" ".devices[0].backing_target.block_device == \"$below\""
 	fss_jq "$FSS_SCRATCH/p.json" "[.devices[].name] | index(\"$below\") != null"
+	# facts-only verdict: a loop device's flush is its backing file's fsync
+	fss_jq "$FSS_SCRATCH/p.json" '.verdict.code == "loop_backing_file"'
+	fss_jq "$FSS_SCRATCH/p.json" ".verdict.basis | contains(\"$FSS_IMG\")"
+	[[ "$output" == *"Verdict:  Loop device"* ]]
 	[ -z "${below_disk:-}" ] ||
 		fss_jq "$FSS_SCRATCH/p.json" "[.devices[].name] | index(\"$below_disk\") != null"
 }
@@ -149,6 +153,12 @@ assert_80cols() {
 	fss_scratch
 	"$FSS_BIN" devices --json "$src" > "$FSS_SCRATCH/root.json"
 	fss_jq "$FSS_SCRATCH/root.json" ".devices[0].name == \"$name\""
+	# nothing measured: the verdict rests on write_cache alone and says so
+	case "$wc" in
+	"write back") fss_jq "$FSS_SCRATCH/root.json" '.verdict.code == "write_back_unmeasured"' ;;
+	"write through") fss_jq "$FSS_SCRATCH/root.json" '.verdict.code == "write_through_elided"' ;;
+	esac
+	fss_jq "$FSS_SCRATCH/root.json" '.verdict.basis | contains("No syncs were measured")'
 	fss_jq "$FSS_SCRATCH/root.json" ".devices[0] |
 		.write_cache == \"$wc\" and
 		.logical_block_size == $(cat "$dir/queue/logical_block_size") and
@@ -237,7 +247,7 @@ assert_80cols() {
 	"$FSS_BIN" devices --json "$FSS_MNT" > "$FSS_SCRATCH/tmpfs.json"
 	fss_jq "$FSS_SCRATCH/tmpfs.json" '.target.fstype == "tmpfs" and .target.has_disk == false'
 	fss_jq "$FSS_SCRATCH/tmpfs.json" '.target.disk == null and .target.disk_kdev == null'
-	fss_jq "$FSS_SCRATCH/tmpfs.json" '.devices == []'
+	fss_jq "$FSS_SCRATCH/tmpfs.json" '.devices == [] and .verdict == null'
 	run -0 "$FSS_BIN" devices "$FSS_MNT"
 	[[ "$output" == *"device      none: tmpfs"* ]]
 }
@@ -377,8 +387,12 @@ fake_sysfs() {
 
 	"$FSS_BIN" devices --json dm-0 > "$FSS_SCRATCH/dm.json"
 	fss_jq "$FSS_SCRATCH/dm.json" '[.devices[].name] == ["dm-0","sdb","sdc"]'
+	"$FSS_BIN" devices --json sdc > "$FSS_SCRATCH/sdc.json"
+	fss_jq "$FSS_SCRATCH/sdc.json" '.verdict.code == "write_through_elided"'
 	"$FSS_BIN" devices --json nvme9n9p1 > "$FSS_SCRATCH/p1.json"
 	fss_jq "$FSS_SCRATCH/p1.json" '[.devices[].name] == ["nvme9n9p1","nvme9n9"]'
+	# the verdict names the whole disk, whose facts the partition shares
+	fss_jq "$FSS_SCRATCH/p1.json" '.verdict.code == "write_back_unmeasured" and (.verdict.basis | startswith("nvme9n9: "))'
 
 	run -0 "$FSS_BIN" devices
 	printf '%s\n' "$output" > "$FSS_SCRATCH/fake.txt"

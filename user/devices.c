@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "devinfo.h"
+#include "verdict.h"
 
 #define PROG "fsyncscope devices"
 #define MAX_CHAIN 32	/* devices shown for one PATH/DEV */
@@ -176,6 +177,31 @@ static void print_backing_plain(const struct chain *c)
 	}
 }
 
+/*
+ * A facts-only verdict (nothing measured) for the first device of the chain,
+ * taken as a whole disk: a partition's facts are its disk's.
+ */
+static void chain_verdict(const struct chain *c, struct fss_verdict *v)
+{
+	const struct fss_devinfo *d = &c->dev[0];
+	struct fss_verdict_in in;
+
+	for (int i = 1; i < c->n && d->is_partition; i++)
+		if (!strcmp(c->dev[i].name, c->dev[0].parent))
+			d = &c->dev[i];
+	memset(&in, 0, sizeof(in));
+	in.dev_name = d->name;
+	in.write_cache = d->write_cache;
+	in.fua = d->fua;
+	in.nvme_vwc_present = d->nvme_vwc_present;
+	in.nvme_vwc_enabled = d->nvme_vwc_enabled;
+	in.is_loop = d->loop_backing[0] != '\0';
+	in.loop_backing = d->loop_backing;
+	in.flush_p50_us = -1;
+	in.sync_p50_us = -1;
+	fss_verdict_compute(&in, v);
+}
+
 static struct json_object *chain_json(const struct chain *c)
 {
 	struct json_object *arr = json_object_new_array();
@@ -233,6 +259,7 @@ static int show_all(void)
 static int show_dev(const char *arg)
 {
 	struct chain *c = calloc(1, sizeof(*c));
+	struct fss_verdict v;
 	int err;
 
 	if (!c) {
@@ -246,14 +273,18 @@ static int show_dev(const char *arg)
 		free(c);
 		return 1;
 	}
+	chain_verdict(c, &v);
 	if (env.json) {
 		struct json_object *root = json_object_new_object();
 
 		json_object_object_add(root, "devices", chain_json(c));
+		json_object_object_add(root, "verdict", fss_verdict_json(&v));
 		emit_json(root);
 	} else {
 		fss_devinfo_print_table(stdout, c->dev, c->n);
 		print_backing_plain(c);
+		putchar('\n');
+		fss_verdict_print(stdout, &v);
 	}
 	free(c);
 	return 0;
@@ -262,6 +293,7 @@ static int show_dev(const char *arg)
 static int show_path(const char *arg)
 {
 	struct chain *c = calloc(1, sizeof(*c));
+	struct fss_verdict v;
 	struct fss_target t;
 	int err;
 
@@ -283,12 +315,15 @@ static int show_path(const char *arg)
 			free(c);
 			return 1;
 		}
+		chain_verdict(c, &v);
 	}
 	if (env.json) {
 		struct json_object *root = json_object_new_object();
 
 		json_object_object_add(root, "target", fss_target_json(&t));
 		json_object_object_add(root, "devices", chain_json(c));
+		json_object_object_add(root, "verdict",
+				       c->n ? fss_verdict_json(&v) : NULL);
 		emit_json(root);
 	} else {
 		fss_target_print(stdout, &t);
@@ -296,6 +331,8 @@ static int show_path(const char *arg)
 			putchar('\n');
 			fss_devinfo_print_table(stdout, c->dev, c->n);
 			print_backing_plain(c);
+			putchar('\n');
+			fss_verdict_print(stdout, &v);
 		}
 	}
 	free(c);
