@@ -97,11 +97,11 @@ fsyncscope: $(USER_OBJS)
 
 $(OUTPUT)/tests/test_attr: tests/unit/test_attr.c user/attr.c user/report.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs json-c) -o $@
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

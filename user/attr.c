@@ -1,13 +1,1090 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* PLACEHOLDER: being written (attribution engine). */
+/*
+ * attr.c - attribution ("painting") of sync timelines into phases.
+ *
+ * Records come in as they are read from the ring buffer: roughly, not
+ * strictly, in time order; a sync's record arrives at its exit, after the
+ * events that happened inside it.  We keep
+ *
+ *  - requests: one struct rq per life of a (disk, struct request *) pair,
+ *    found by a hash on the id while it is the current owner of that id,
+ *    and kept in a time index for the painting;
+ *  - journal commits (jbd2) in a second time index, and the set of journal
+ *    threads per filesystem;
+ *  - pending syncs, painted when fss_attr_drain() is told that nothing
+ *    older than its horizon can still arrive.
+ *
+ * The time index ("tidx") answers "which items overlap [s, e)?" quickly:
+ * items are kept in an array sorted by their first timestamp; an item that
+ * is still open, or lasted longer than TIDX_LONG_NS, or was evicted from
+ * the sorted array while it could still matter, is also listed in a small
+ * unsorted side list.  A query scans the sorted array back from e only to
+ * s - TIDX_LONG_NS, plus the side list.
+ *
+ * The model itself (which requests belong to a sync, which interval is
+ * which phase) is documented in docs/model.md; keep the two in step.
+ */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "attr.h"
-const char *fss_phase_name(enum fss_phase ph) { static const char *n[] = {"fs","journal","queue","device_write","device_flush","other"}; return ph < FSS_PH_MAX ? n[ph] : "?"; }
-const char *fss_sync_kind_name(enum fss_sync_kind k) { static const char *n[] = {"fsync","fdatasync","sync_file_range","msync","syncfs","dsync_write","io_uring_fsync"}; return k < FSS_SYNC_KIND_MAX ? n[k] : "?"; }
-struct fss_attr *fss_attr_new(const struct fss_attr_opts *o) { errno = ENOSYS; return NULL; }
-void fss_attr_free(struct fss_attr *a) {}
-int fss_attr_add(struct fss_attr *a, const struct fss_event *ev) { return -ENOSYS; }
-int fss_attr_drain(struct fss_attr *a, __u64 h, fss_sync_cb cb, void *arg) { return -ENOSYS; }
-void fss_attr_flush_stats(const struct fss_attr *a, struct fss_flush_stats *st) {}
-void fss_attr_reset_stats(struct fss_attr *a) {}
+
+#define NSEC_PER_MSEC		1000000ULL
+#define NSEC_PER_SEC		1000000000ULL
+
+/* Events older than the horizon minus this are forgotten (see drain). */
+#define ATTR_SLACK_NS		NSEC_PER_SEC
+/* A request with no completion for this long is taken as lost. */
+#define ATTR_STALE_NS		(30 * NSEC_PER_SEC)
+/* Items longer than this also go to the side list of the time index. */
+#define TIDX_LONG_NS		(10 * NSEC_PER_MSEC)
+/* Journal threads remembered (one per mounted journalled fs, roughly). */
+#define ATTR_MAX_JTHREADS	256
+
+#define OPEN_END		UINT64_MAX
+
+static const char *const phase_names[FSS_PH_MAX] = {
+	[FSS_PH_FS]		= "fs",
+	[FSS_PH_JOURNAL]	= "journal",
+	[FSS_PH_QUEUE]		= "queue",
+	[FSS_PH_DEV_WRITE]	= "device_write",
+	[FSS_PH_DEV_FLUSH]	= "device_flush",
+	[FSS_PH_OTHER]		= "other",
+};
+
+static const char *const kind_names[FSS_SYNC_KIND_MAX] = {
+	[FSS_SYNC_FSYNC]		= "fsync",
+	[FSS_SYNC_FDATASYNC]		= "fdatasync",
+	[FSS_SYNC_SYNC_FILE_RANGE]	= "sync_file_range",
+	[FSS_SYNC_MSYNC]		= "msync",
+	[FSS_SYNC_SYNCFS]		= "syncfs",
+	[FSS_SYNC_DSYNC_WRITE]		= "dsync_write",
+	[FSS_SYNC_IOURING_FSYNC]	= "io_uring_fsync",
+};
+
+const char *fss_phase_name(enum fss_phase ph)
+{
+	return (unsigned int)ph < FSS_PH_MAX ? phase_names[ph] : "?";
+}
+
+const char *fss_sync_kind_name(enum fss_sync_kind kind)
+{
+	return (unsigned int)kind < FSS_SYNC_KIND_MAX ? kind_names[kind] : "?";
+}
+
+/* ---- time index ---- */
+
+struct tnode {
+	__u64 first;		/* first event, or interval start */
+	__u64 end;		/* last completion / interval end; OPEN_END if open */
+	__u64 last;		/* last event seen (to expire lost requests) */
+	long side;		/* index in tidx.side, or -1 */
+	bool in_recent;		/* listed in the sorted array */
+};
+
+struct tidx {
+	struct tnode **v;	/* v[head .. head + len) sorted by first */
+	size_t head, len, cap;
+	struct tnode **side;	/* open, long or evicted-but-alive items */
+	size_t nside, cside;
+};
+
+typedef void (*tnode_free_fn)(struct tnode *n, void *ctx);
+
+static bool tnode_needs_side(const struct tnode *n)
+{
+	return n->end == OPEN_END || n->end - n->first > TIDX_LONG_NS ||
+	       !n->in_recent;
+}
+
+static bool tnode_overlaps(const struct tnode *n, __u64 s, __u64 e)
+{
+	return n->first < e && n->end > s;
+}
+
+static int tidx_side_add(struct tidx *t, struct tnode *n)
+{
+	if (n->side >= 0)
+		return 0;
+	if (t->nside == t->cside) {
+		size_t nc = t->cside ? t->cside * 2 : 64;
+		struct tnode **p = realloc(t->side, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		t->side = p;
+		t->cside = nc;
+	}
+	n->side = (long)t->nside;
+	t->side[t->nside++] = n;
+	return 0;
+}
+
+static void tidx_side_del(struct tidx *t, struct tnode *n)
+{
+	struct tnode *last;
+
+	if (n->side < 0)
+		return;
+	last = t->side[--t->nside];
+	t->side[n->side] = last;
+	last->side = n->side;
+	n->side = -1;
+}
+
+static int tidx_insert(struct tidx *t, struct tnode *n)
+{
+	size_t i, end;
+
+	if (t->head + t->len == t->cap) {
+		if (t->head > t->cap / 2) {
+			memmove(t->v, t->v + t->head, t->len * sizeof(*t->v));
+			t->head = 0;
+		} else {
+			size_t nc = t->cap ? t->cap * 2 : 256;
+			struct tnode **p = realloc(t->v, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			t->v = p;
+			t->cap = nc;
+		}
+	}
+	n->side = -1;
+	n->in_recent = true;
+	if (tnode_needs_side(n) && tidx_side_add(t, n))
+		return -ENOMEM;
+	/* records arrive nearly sorted: insertion from the tail is cheap */
+	end = t->head + t->len;
+	for (i = end; i > t->head && t->v[i - 1]->first > n->first; i--)
+		;
+	memmove(t->v + i + 1, t->v + i, (end - i) * sizeof(*t->v));
+	t->v[i] = n;
+	t->len++;
+	return 0;
+}
+
+/* After n->end changed. */
+static int tidx_update(struct tidx *t, struct tnode *n)
+{
+	if (tnode_needs_side(n))
+		return tidx_side_add(t, n);
+	tidx_side_del(t, n);
+	return 0;
+}
+
+/* First index in the sorted array whose item starts at or after ts. */
+static size_t tidx_upper(const struct tidx *t, __u64 ts)
+{
+	size_t lo = t->head, hi = t->head + t->len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid]->first < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct ptrvec {
+	void **p;
+	size_t n, cap;
+};
+
+static int ptrvec_push(struct ptrvec *v, void *x)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 64;
+		void **p = realloc(v->p, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		v->p = p;
+		v->cap = nc;
+	}
+	v->p[v->n++] = x;
+	return 0;
+}
+
+/* Append every item overlapping [s, e) to out. */
+static int tidx_query(const struct tidx *t, __u64 s, __u64 e, struct ptrvec *out)
+{
+	__u64 lo = s > TIDX_LONG_NS ? s - TIDX_LONG_NS : 0;
+	size_t i;
+
+	for (i = tidx_upper(t, e); i > t->head; i--) {
+		struct tnode *n = t->v[i - 1];
+
+		if (n->first < lo)
+			break;	/* earlier short items ended before s */
+		if (tnode_overlaps(n, s, e) && ptrvec_push(out, n))
+			return -ENOMEM;
+	}
+	for (i = 0; i < t->nside; i++) {
+		struct tnode *n = t->side[i];
+
+		if (n->in_recent && n->first >= lo)
+			continue;	/* seen by the scan above */
+		if (tnode_overlaps(n, s, e) && ptrvec_push(out, n))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Forget items that ended before cutoff, and open items whose last event is
+ * older than stale_before (their completion was lost).
+ */
+static void tidx_gc(struct tidx *t, __u64 cutoff, __u64 stale_before,
+		    tnode_free_fn fn, void *ctx)
+{
+	size_t i;
+
+	while (t->len && t->v[t->head]->first < cutoff) {
+		struct tnode *n = t->v[t->head];
+
+		n->in_recent = false;
+		if (n->end != OPEN_END && n->end < cutoff) {
+			tidx_side_del(t, n);
+			fn(n, ctx);
+		} else if (tidx_side_add(t, n)) {
+			n->in_recent = true;	/* keep it; retry next time */
+			break;
+		}
+		t->head++;
+		t->len--;
+	}
+	if (!t->len)
+		t->head = 0;
+	for (i = 0; i < t->nside;) {
+		struct tnode *n = t->side[i];
+		bool gone = n->end != OPEN_END ? n->end < cutoff :
+			    n->last < stale_before;
+
+		if (!n->in_recent && gone) {
+			tidx_side_del(t, n);	/* moves the last one to i */
+			fn(n, ctx);
+		} else {
+			i++;
+		}
+	}
+}
+
+static void tidx_destroy(struct tidx *t, tnode_free_fn fn, void *ctx)
+{
+	size_t i;
+
+	/* every item is in v, or in side with in_recent false */
+	for (i = 0; i < t->len; i++)
+		fn(t->v[t->head + i], ctx);
+	for (i = 0; i < t->nside; i++)
+		if (!t->side[i]->in_recent)
+			fn(t->side[i], ctx);
+	free(t->v);
+	free(t->side);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- requests ---- */
+
+enum {
+	RQ_HAS_START		= 1 << 0,
+	RQ_HAS_ISSUE		= 1 << 1,
+	RQ_HAS_COMPLETE		= 1 << 2,
+	RQ_HAS_NVME_SETUP	= 1 << 3,
+	RQ_HAS_NVME_COMPLETE	= 1 << 4,
+};
+
+/* What a request counts as in the flush statistics (bit per counter). */
+enum {
+	RQ_CNT_FLUSH		= 1 << 0,
+	RQ_CNT_FUA		= 1 << 1,
+	RQ_CNT_FUA_EMU		= 1 << 2,
+	RQ_CNT_PREFLUSH		= 1 << 3,
+	RQ_CNT_NVME_FLUSH	= 1 << 4,
+};
+
+struct rq {
+	struct tnode n;		/* first = first event, end = last COMPLETE */
+	struct rq *hnext;	/* hash chain, while the current owner of the id */
+	__u64 id;
+	__u32 dev;
+	__u32 first_tid;
+	__u32 first_flags;	/* FSS_RQ_* of the first event */
+	__u32 start_flags;
+	__u32 issue_flags;
+	__u32 all_flags;	/* OR of every event's flags */
+	__u64 start, issue, complete, final;
+	__u64 nvme_setup, nvme_complete;
+	__u32 nvme_opcode;
+	__u32 stat_epoch;	/* stats epoch stat_mask belongs to */
+	__u8 has;		/* RQ_HAS_* */
+	__u8 stat_mask;		/* RQ_CNT_* already counted in stat_epoch */
+	bool in_hash;
+};
+
+struct jrec {
+	struct tnode n;		/* [start_commit, end_commit] */
+	__u32 dev;		/* fs dev_t */
+	__u32 tid;		/* journal thread */
+};
+
+struct jthread {
+	__u32 dev, tid;
+	__u64 last;
+};
+
+struct pending {
+	struct fss_event ev;
+	__u64 seq;		/* arrival order, tie-break on equal ts_end */
+};
+
+/* One endpoint of a phase interval, for the sweep. */
+struct paint_pt {
+	__u64 t;
+	__u32 phase;
+	__s32 delta;
+};
+
+struct fss_attr {
+	struct fss_attr_opts opts;
+
+	struct rq **hash;	/* current owner of each (dev, id) */
+	unsigned int hash_bits;
+	size_t nhashed;
+	struct rq *free_rqs;	/* recycled request records */
+	size_t nfree;
+
+	struct tidx rqs;
+	size_t nrqs;
+	struct tidx jnl;
+	size_t njnl;
+	struct jthread jthreads[ATTR_MAX_JTHREADS];
+	unsigned int njthreads;
+
+	struct pending *pend;
+	size_t npend, cpend;
+	__u64 seq;
+
+	__u64 max_seen;		/* latest timestamp in any record */
+	__u64 orphans;		/* events for requests we never saw begin */
+
+	struct fss_flush_stats stats;
+	__u32 epoch;
+
+	/* scratch for painting one sync */
+	struct ptrvec cand;
+	struct paint_pt *pts;
+	size_t npts, cpts;
+};
+
+#define RQ_FREE_MAX	4096
+
+static __u64 hash_id(__u64 id)
+{
+	return id * 0x9e3779b97f4a7c15ULL;
+}
+
+static struct rq **hash_slot(struct fss_attr *a, __u64 id)
+{
+	return &a->hash[hash_id(id) >> (64 - a->hash_bits)];
+}
+
+static int hash_grow(struct fss_attr *a)
+{
+	unsigned int bits = a->hash_bits + 1;
+	size_t i, n = (size_t)1 << a->hash_bits;
+	struct rq **nh = calloc((size_t)1 << bits, sizeof(*nh));
+
+	if (!nh)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct rq *r = a->hash[i], *next;
+
+		for (; r; r = next) {
+			struct rq **slot = &nh[hash_id(r->id) >> (64 - bits)];
+
+			next = r->hnext;
+			r->hnext = *slot;
+			*slot = r;
+		}
+	}
+	free(a->hash);
+	a->hash = nh;
+	a->hash_bits = bits;
+	return 0;
+}
+
+/* The current request with this id on this disk (any disk if anydev). */
+static struct rq *hash_find(struct fss_attr *a, __u32 dev, __u64 id,
+			    bool anydev)
+{
+	struct rq *r;
+
+	for (r = *hash_slot(a, id); r; r = r->hnext)
+		if (r->id == id && (anydev || r->dev == dev))
+			return r;
+	return NULL;
+}
+
+static void hash_del(struct fss_attr *a, struct rq *r)
+{
+	struct rq **p;
+
+	if (!r->in_hash)
+		return;
+	for (p = hash_slot(a, r->id); *p; p = &(*p)->hnext) {
+		if (*p == r) {
+			*p = r->hnext;
+			break;
+		}
+	}
+	r->hnext = NULL;
+	r->in_hash = false;
+	a->nhashed--;
+}
+
+static void hash_add(struct fss_attr *a, struct rq *r)
+{
+	struct rq **slot;
+
+	/* a failed grow only makes chains longer */
+	if (a->nhashed >= ((size_t)1 << a->hash_bits) && a->hash_bits < 30)
+		hash_grow(a);
+	slot = hash_slot(a, r->id);
+	r->hnext = *slot;
+	*slot = r;
+	r->in_hash = true;
+	a->nhashed++;
+}
+
+static void rq_free(struct tnode *n, void *ctx)
+{
+	struct fss_attr *a = ctx;
+	struct rq *r = (struct rq *)n;
+
+	hash_del(a, r);
+	a->nrqs--;
+	if (a->nfree < RQ_FREE_MAX) {
+		r->hnext = a->free_rqs;
+		a->free_rqs = r;
+		a->nfree++;
+	} else {
+		free(r);
+	}
+}
+
+static void jrec_free(struct tnode *n, void *ctx)
+{
+	struct fss_attr *a = ctx;
+
+	a->njnl--;
+	free(n);
+}
+
+static int rq_new(struct fss_attr *a, const struct fss_event *ev, struct rq **out)
+{
+	struct rq *r = a->free_rqs, *old;
+
+	if (r) {
+		a->free_rqs = r->hnext;
+		a->nfree--;
+	} else {
+		r = malloc(sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+	}
+	memset(r, 0, sizeof(*r));
+	r->id = ev->rq.id;
+	r->dev = ev->dev;
+	r->first_tid = ev->tid;
+	r->first_flags = ev->rq.flags;
+	r->n.first = ev->ts;
+	r->n.end = OPEN_END;
+	r->n.last = ev->ts;
+	if (tidx_insert(&a->rqs, &r->n)) {
+		free(r);
+		return -ENOMEM;
+	}
+	a->nrqs++;
+	/* the id now names this request; an older one keeps its history */
+	old = hash_find(a, ev->dev, ev->rq.id, false);
+	if (old)
+		hash_del(a, old);
+	hash_add(a, r);
+	*out = r;
+	return 0;
+}
+
+static int add_rq_event(struct fss_attr *a, const struct fss_event *ev)
+{
+	bool nvme = ev->type == FSS_EV_NVME_SETUP ||
+		    ev->type == FSS_EV_NVME_COMPLETE;
+	/* NVMe events that carry no disk dev_t are joined on the id alone */
+	struct rq *r = hash_find(a, ev->dev, ev->rq.id, nvme && !ev->dev);
+	bool done = r && (r->has & RQ_HAS_COMPLETE);
+	int err;
+
+	switch (ev->type) {
+	case FSS_EV_RQ_START:
+		if (!r || done) {
+			err = rq_new(a, ev, &r);
+			if (err)
+				return err;
+		}
+		/* a second START (insert after block_io_start) is the same one */
+		if (!(r->has & (RQ_HAS_START | RQ_HAS_ISSUE))) {
+			r->has |= RQ_HAS_START;
+			r->start = ev->ts;
+			r->start_flags = ev->rq.flags;
+		}
+		break;
+	case FSS_EV_RQ_ISSUE:
+		if (!r || done) {
+			err = rq_new(a, ev, &r);
+			if (err)
+				return err;
+		}
+		/* a requeued request is issued again: keep the first issue */
+		if (!(r->has & RQ_HAS_ISSUE)) {
+			r->has |= RQ_HAS_ISSUE;
+			r->issue = ev->ts;
+			r->issue_flags = ev->rq.flags;
+		}
+		break;
+	case FSS_EV_RQ_COMPLETE:
+		if (!r) {
+			a->orphans++;
+			return 0;
+		}
+		if (!(r->has & RQ_HAS_COMPLETE)) {
+			r->has |= RQ_HAS_COMPLETE;
+			r->complete = ev->ts;
+			r->final = ev->ts;
+		} else if (ev->ts > r->final) {
+			r->final = ev->ts;	/* e.g. after the post-flush */
+		}
+		r->n.end = r->final > r->n.first ? r->final : r->n.first;
+		break;
+	case FSS_EV_NVME_SETUP:
+		if (!r || done || (r->has & RQ_HAS_NVME_SETUP)) {
+			a->orphans++;
+			return 0;
+		}
+		r->has |= RQ_HAS_NVME_SETUP;
+		r->nvme_setup = ev->ts;
+		r->nvme_opcode = ev->rq.nvme_opcode;
+		break;
+	case FSS_EV_NVME_COMPLETE:
+		if (!r || !(r->has & RQ_HAS_NVME_SETUP) ||
+		    (r->has & RQ_HAS_NVME_COMPLETE)) {
+			a->orphans++;
+			return 0;
+		}
+		r->has |= RQ_HAS_NVME_COMPLETE;
+		r->nvme_complete = ev->ts;
+		break;
+	}
+	r->all_flags |= ev->rq.flags;
+	if (ev->ts > r->n.last)
+		r->n.last = ev->ts;
+	return tidx_update(&a->rqs, &r->n);
+}
+
+/* ---- journal ---- */
+
+static void jthread_note(struct fss_attr *a, __u32 dev, __u32 tid, __u64 ts)
+{
+	unsigned int i, oldest = 0;
+
+	for (i = 0; i < a->njthreads; i++) {
+		struct jthread *j = &a->jthreads[i];
+
+		if (j->dev == dev && j->tid == tid) {
+			if (ts > j->last)
+				j->last = ts;
+			return;
+		}
+		if (j->last < a->jthreads[oldest].last)
+			oldest = i;
+	}
+	if (a->njthreads < ATTR_MAX_JTHREADS)
+		i = a->njthreads++;
+	else
+		i = oldest;
+	a->jthreads[i].dev = dev;
+	a->jthreads[i].tid = tid;
+	a->jthreads[i].last = ts;
+}
+
+static bool is_jthread(const struct fss_attr *a, __u32 dev, __u32 tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->njthreads; i++)
+		if (a->jthreads[i].dev == dev && a->jthreads[i].tid == tid)
+			return true;
+	return false;
+}
+
+static int add_journal(struct fss_attr *a, const struct fss_event *ev)
+{
+	struct jrec *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return -ENOMEM;
+	j->n.first = ev->ts;
+	j->n.end = ev->ts_end;
+	j->n.last = ev->ts_end;
+	j->dev = ev->dev;
+	j->tid = ev->tid;
+	if (tidx_insert(&a->jnl, &j->n)) {
+		free(j);
+		return -ENOMEM;
+	}
+	a->njnl++;
+	jthread_note(a, ev->dev, ev->tid, ev->ts_end);
+	return 0;
+}
+
+/* ---- public: life cycle and input ---- */
+
+struct fss_attr *fss_attr_new(const struct fss_attr_opts *opts)
+{
+	struct fss_attr *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	if (opts)
+		a->opts = *opts;
+	a->hash_bits = 10;
+	a->hash = calloc((size_t)1 << a->hash_bits, sizeof(*a->hash));
+	if (!a->hash) {
+		free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return a;
+}
+
+void fss_attr_free(struct fss_attr *a)
+{
+	struct rq *r, *next;
+
+	if (!a)
+		return;
+	tidx_destroy(&a->rqs, rq_free, a);
+	tidx_destroy(&a->jnl, jrec_free, a);
+	for (r = a->free_rqs; r; r = next) {
+		next = r->hnext;
+		free(r);
+	}
+	free(a->hash);
+	free(a->pend);
+	free(a->cand.p);
+	free(a->pts);
+	free(a);
+}
+
+int fss_attr_add(struct fss_attr *a, const struct fss_event *ev)
+{
+	__u64 latest;
+
+	if (!a || !ev)
+		return -EINVAL;
+	switch (ev->type) {
+	case FSS_EV_SYNC:
+		if (ev->sync.kind >= FSS_SYNC_KIND_MAX)
+			return -EINVAL;
+		/* fall through */
+	case FSS_EV_JOURNAL:
+		if (ev->ts_end < ev->ts)
+			return -EINVAL;
+		latest = ev->ts_end;
+		break;
+	case FSS_EV_RQ_START:
+	case FSS_EV_RQ_ISSUE:
+	case FSS_EV_RQ_COMPLETE:
+	case FSS_EV_NVME_SETUP:
+	case FSS_EV_NVME_COMPLETE:
+		latest = ev->ts;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	if (ev->type == FSS_EV_SYNC) {
+		if (a->npend == a->cpend) {
+			size_t nc = a->cpend ? a->cpend * 2 : 256;
+			struct pending *p = realloc(a->pend, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			a->pend = p;
+			a->cpend = nc;
+		}
+		a->pend[a->npend].ev = *ev;
+		a->pend[a->npend].seq = a->seq++;
+		a->npend++;
+	} else if (ev->type == FSS_EV_JOURNAL) {
+		int err = add_journal(a, ev);
+
+		if (err)
+			return err;
+	} else {
+		int err = add_rq_event(a, ev);
+
+		if (err)
+			return err;
+	}
+	if (latest > a->max_seen)
+		a->max_seen = latest;
+	return 0;
+}
+
+/* ---- painting ---- */
+
+struct paint {
+	__u64 s, e;
+	int err;
+};
+
+static void paint_add(struct fss_attr *a, struct paint *p, enum fss_phase ph,
+		      __u64 from, __u64 to)
+{
+	if (from < p->s)
+		from = p->s;
+	if (to > p->e)
+		to = p->e;
+	if (from >= to)
+		return;
+	if (a->npts + 2 > a->cpts) {
+		size_t nc = a->cpts ? a->cpts * 2 : 64;
+		struct paint_pt *n = realloc(a->pts, nc * sizeof(*n));
+
+		if (!n) {
+			p->err = -ENOMEM;
+			return;
+		}
+		a->pts = n;
+		a->cpts = nc;
+	}
+	a->pts[a->npts++] = (struct paint_pt){ from, ph, 1 };
+	a->pts[a->npts++] = (struct paint_pt){ to, ph, -1 };
+}
+
+static int pt_cmp(const void *x, const void *y)
+{
+	const struct paint_pt *a = x, *b = y;
+
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/*
+ * Sweep the boundaries: each stretch between two boundaries goes to the
+ * highest-priority phase active in it (enum order is the priority: fs
+ * lowest, device_flush highest), or to "other".
+ */
+static void paint_sweep(struct fss_attr *a, const struct paint *p,
+			struct fss_sync_result *res)
+{
+	int active[FSS_PH_OTHER] = { 0 };
+	__u64 cur = p->s;
+	size_t i = 0;
+
+	qsort(a->pts, a->npts, sizeof(*a->pts), pt_cmp);
+	for (;;) {
+		__u64 t = i < a->npts ? a->pts[i].t : p->e;
+		int ph;
+
+		if (t > cur) {
+			for (ph = FSS_PH_OTHER - 1; ph >= 0 && !active[ph]; ph--)
+				;
+			res->phase_ns[ph >= 0 ? ph : FSS_PH_OTHER] += t - cur;
+			cur = t;
+		}
+		if (i == a->npts)
+			break;
+		for (; i < a->npts && a->pts[i].t == t; i++)
+			active[a->pts[i].phase] += a->pts[i].delta;
+	}
+}
+
+static void count_once(struct fss_attr *a, struct rq *r, unsigned int what,
+		       __u64 *counter)
+{
+	if (r->stat_epoch != a->epoch) {
+		r->stat_epoch = a->epoch;
+		r->stat_mask = 0;
+	}
+	if (!(r->stat_mask & what)) {
+		r->stat_mask |= what;
+		(*counter)++;
+	}
+}
+
+/* Does request r belong to sync ev (see docs/model.md)? */
+static bool rq_belongs(const struct fss_attr *a, const struct rq *r,
+		       const struct fss_event *ev, __u32 disk)
+{
+	__u32 asked = (r->has & RQ_HAS_START) ? r->start_flags : r->first_flags;
+
+	if (disk && r->dev != disk)
+		return false;
+	if (r->first_tid == ev->tid)
+		return true;			/* submitted by the syncing thread */
+	if (r->all_flags & FSS_RQ_FLUSH)
+		return true;			/* a flush on the device */
+	if (is_jthread(a, ev->dev, r->first_tid))
+		return true;			/* the fs's journal thread */
+	if ((asked & (FSS_RQ_PREFLUSH | FSS_RQ_FUA)) &&
+	    (r->first_flags & FSS_RQ_KTHREAD))
+		return true;			/* a log worker's flush write */
+	return false;
+}
+
+/* Paint request r into the sync; returns true if it is flush-class. */
+static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
+		     struct fss_sync_result *res)
+{
+	__u32 asked = (r->has & RQ_HAS_START) ? r->start_flags : r->first_flags;
+	bool issued = r->has & RQ_HAS_ISSUE;
+	bool completed = r->has & RQ_HAS_COMPLETE;
+	bool pure_flush = r->all_flags & FSS_RQ_FLUSH;
+	bool fua_native = issued && (r->issue_flags & FSS_RQ_FUA);
+	bool fua_emu = issued && (asked & FSS_RQ_FUA) && !fua_native;
+	bool preflush = asked & FSS_RQ_PREFLUSH;
+	bool nvme = (r->has & RQ_HAS_NVME_SETUP) &&
+		    (r->has & RQ_HAS_NVME_COMPLETE);
+	bool nvme_flush = nvme && r->nvme_opcode == 0;
+	bool flushy = pure_flush || fua_native || nvme_flush;
+	__u64 dev_from = 0, dev_to = 0;
+	bool have_dev = false;
+
+	res->nr_rq++;
+	if (!completed)
+		res->nr_incomplete++;
+
+	/* queue: waiting before issue, or in the flush machinery */
+	if (r->has & RQ_HAS_START) {
+		if (issued)
+			paint_add(a, p, FSS_PH_QUEUE, r->start, r->issue);
+		else
+			paint_add(a, p, FSS_PH_QUEUE, r->start,
+				  completed ? r->final : p->e);
+	}
+
+	/* device: the NVMe command when seen, else issue -> completion */
+	if (nvme) {
+		dev_from = r->nvme_setup;
+		dev_to = r->nvme_complete;
+		have_dev = true;
+	} else if (issued) {
+		dev_from = r->issue;
+		dev_to = completed ? r->complete : p->e;
+		have_dev = true;
+	}
+	if (have_dev) {
+		paint_add(a, p, flushy ? FSS_PH_DEV_FLUSH : FSS_PH_DEV_WRITE,
+			  dev_from, dev_to);
+		if (nvme_flush && dev_to > p->s && dev_from < p->e)
+			res->device_flush_from_nvme = true;
+	}
+
+	if (pure_flush) {
+		res->nr_flush++;
+		a->stats.flush_sync_refs++;
+		count_once(a, r, RQ_CNT_FLUSH, &a->stats.flushes);
+	}
+	if (preflush) {
+		res->nr_preflush++;
+		count_once(a, r, RQ_CNT_PREFLUSH, &a->stats.preflush);
+	}
+	if (fua_native) {
+		res->nr_fua++;
+		count_once(a, r, RQ_CNT_FUA, &a->stats.fua_writes);
+	}
+	if (fua_emu) {
+		res->nr_fua_emulated++;
+		count_once(a, r, RQ_CNT_FUA_EMU, &a->stats.fua_emulated);
+	}
+	if (nvme_flush)
+		count_once(a, r, RQ_CNT_NVME_FLUSH, &a->stats.nvme_flush_cmds);
+	if (!pure_flush && !preflush && !(asked & FSS_RQ_FUA) && !fua_native &&
+	    (r->all_flags & FSS_RQ_WRITE))
+		res->nr_write++;
+
+	return pure_flush || preflush || (asked & FSS_RQ_FUA) || fua_native ||
+	       nvme_flush;
+}
+
+static int paint_sync(struct fss_attr *a, const struct fss_event *ev,
+		      struct fss_sync_result *res)
+{
+	struct paint p = { .s = ev->ts, .e = ev->ts_end };
+	const struct fss_sync_rec *sr = &ev->sync;
+	__u32 disk = a->opts.disk_of ?
+		     a->opts.disk_of(ev->dev, a->opts.disk_of_arg) : 0;
+	bool saw_flush = false;
+	size_t i;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	res->start = p.s;
+	res->total = p.e - p.s;
+	res->tid = ev->tid;
+	res->pid = ev->pid;
+	res->kind = sr->kind;
+	res->dev = ev->dev;
+	res->ino = sr->ino;
+	res->ret = sr->ret;
+	memcpy(res->comm, ev->comm, sizeof(res->comm));
+	a->npts = 0;
+
+	/* fs: the filesystem's fsync in the caller */
+	if (sr->fs_start)
+		paint_add(a, &p, FSS_PH_FS, sr->fs_start,
+			  sr->fs_end ? sr->fs_end : p.e);
+
+	/* journal: commits of this fs in the window, and the xfs log force */
+	if (sr->log_start && sr->log_start < p.e) {
+		paint_add(a, &p, FSS_PH_JOURNAL, sr->log_start, p.e);
+		res->journal_seen = true;
+	}
+	a->cand.n = 0;
+	err = tidx_query(&a->jnl, p.s, p.e, &a->cand);
+	if (err)
+		return err;
+	for (i = 0; i < a->cand.n; i++) {
+		struct jrec *j = a->cand.p[i];
+
+		if (j->dev != ev->dev)
+			continue;
+		res->nr_journal++;
+		if (j->n.end > j->n.first)
+			res->journal_seen = true;
+		paint_add(a, &p, FSS_PH_JOURNAL, j->n.first, j->n.end);
+	}
+
+	/* block requests that belong to this sync */
+	a->cand.n = 0;
+	err = tidx_query(&a->rqs, p.s, p.e, &a->cand);
+	if (err)
+		return err;
+	for (i = 0; i < a->cand.n; i++) {
+		struct rq *r = a->cand.p[i];
+
+		if (rq_belongs(a, r, ev, disk) && paint_rq(a, &p, r, res))
+			saw_flush = true;
+	}
+	if (p.err)
+		return p.err;
+
+	paint_sweep(a, &p, res);
+
+	a->stats.syncs++;
+	if (saw_flush)
+		a->stats.syncs_with_flush++;
+	else
+		a->stats.syncs_no_flush++;
+	return 0;
+}
+
+/* ---- draining ---- */
+
+static int pend_cmp(const void *x, const void *y)
+{
+	const struct pending *a = x, *b = y;
+
+	if (a->ev.ts_end != b->ev.ts_end)
+		return a->ev.ts_end < b->ev.ts_end ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static __u64 sub_sat(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
+{
+	struct fss_sync_result res;
+	size_t n = 0, i;
+	__u64 cutoff, stale;
+	int err = 0;
+
+	if (!a)
+		return -EINVAL;
+
+	qsort(a->pend, a->npend, sizeof(*a->pend), pend_cmp);
+	while (n < a->npend && a->pend[n].ev.ts_end <= horizon) {
+		err = paint_sync(a, &a->pend[n].ev, &res);
+		if (err)
+			break;
+		if (cb)
+			cb(&res, arg);
+		n++;
+	}
+	memmove(a->pend, a->pend + n, (a->npend - n) * sizeof(*a->pend));
+	a->npend -= n;
+	if (err)
+		return err;
+
+	/*
+	 * Forget what ended before every sync that can still be painted:
+	 * the oldest pending sync, and (for syncs whose record has not come
+	 * yet) anything within the slack of the horizon and of the newest
+	 * record seen.
+	 */
+	cutoff = sub_sat(horizon, ATTR_SLACK_NS);
+	if (sub_sat(a->max_seen, ATTR_SLACK_NS) < cutoff)
+		cutoff = sub_sat(a->max_seen, ATTR_SLACK_NS);
+	for (i = 0; i < a->npend; i++)
+		if (a->pend[i].ev.ts < cutoff)
+			cutoff = a->pend[i].ev.ts;
+	stale = sub_sat(a->max_seen, ATTR_STALE_NS);
+	if (stale > cutoff)
+		stale = cutoff;
+	tidx_gc(&a->rqs, cutoff, stale, rq_free, a);
+	tidx_gc(&a->jnl, cutoff, stale, jrec_free, a);
+	return (int)n;
+}
+
+void fss_attr_flush_stats(const struct fss_attr *a, struct fss_flush_stats *st)
+{
+	if (!st)
+		return;
+	if (!a) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
+	*st = a->stats;
+}
+
+void fss_attr_reset_stats(struct fss_attr *a)
+{
+	if (!a)
+		return;
+	memset(&a->stats, 0, sizeof(a->stats));
+	a->epoch++;
+}
+
+/*
+ * Test hook (tests/unit/test_attr.c declares it itself; not part of
+ * attr.h): how much the engine holds right now.
+ */
+void fss_attr__counts(const struct fss_attr *a, size_t *pending, size_t *rqs,
+		      size_t *hashed, size_t *journals);
+
+void fss_attr__counts(const struct fss_attr *a, size_t *pending, size_t *rqs,
+		      size_t *hashed, size_t *journals)
+{
+	*pending = a->npend;
+	*rqs = a->nrqs;
+	*hashed = a->nhashed;
+	*journals = a->njnl;
+}

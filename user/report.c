@@ -1,15 +1,478 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* PLACEHOLDER: being written (breakdown aggregation and printers). */
+/*
+ * report.c - aggregate attributed syncs into a breakdown and print it.
+ *
+ * Percentiles are nearest-rank over the integer nanosecond values of the
+ * syncs: pN is the smallest value v such that at least N% of the syncs have
+ * a value <= v, i.e. the ceil(N * n / 100)-th smallest.  No interpolation,
+ * so every percentile is a value that some sync really had.
+ */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "report.h"
-struct fss_collector *fss_collector_new(void) { return NULL; }
-void fss_collector_free(struct fss_collector *c) {}
-void fss_collector_reset(struct fss_collector *c) {}
-void fss_collector_add(const struct fss_sync_result *res, void *c) {}
-__u64 fss_collector_count(const struct fss_collector *c) { return 0; }
-void fss_collector_breakdown(const struct fss_collector *c, const struct fss_flush_stats *f, __u64 d, struct fss_breakdown *o) {}
-void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent) {}
-struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b) { return NULL; }
-struct json_object *fss_breakdown_flush_json(const struct fss_breakdown *b) { return NULL; }
-int fss_sync_result_write_json(FILE *f, const char *t, const struct fss_sync_result *r) { return -ENOSYS; }
+
+#define REPORT_WIDTH	80
+
+struct fss_collector {
+	struct fss_sync_result *v;
+	size_t n, cap;
+	bool oom;		/* a result could not be stored */
+};
+
+struct fss_collector *fss_collector_new(void)
+{
+	return calloc(1, sizeof(struct fss_collector));
+}
+
+void fss_collector_free(struct fss_collector *c)
+{
+	if (!c)
+		return;
+	free(c->v);
+	free(c);
+}
+
+void fss_collector_reset(struct fss_collector *c)
+{
+	if (!c)
+		return;
+	c->n = 0;
+	c->oom = false;
+}
+
+void fss_collector_add(const struct fss_sync_result *res, void *arg)
+{
+	struct fss_collector *c = arg;
+
+	if (!c || !res)
+		return;
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 1024;
+		struct fss_sync_result *p = realloc(c->v, nc * sizeof(*p));
+
+		if (!p) {
+			c->oom = true;
+			return;
+		}
+		c->v = p;
+		c->cap = nc;
+	}
+	c->v[c->n++] = *res;
+}
+
+__u64 fss_collector_count(const struct fss_collector *c)
+{
+	return c ? c->n : 0;
+}
+
+static int u64_cmp(const void *x, const void *y)
+{
+	__u64 a = *(const __u64 *)x, b = *(const __u64 *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Nearest rank on sorted v[0..n): the ceil(pct * n / 100)-th smallest. */
+static __u64 nearest_rank(const __u64 *v, size_t n, unsigned int pct)
+{
+	size_t rank = ((size_t)pct * n + 99) / 100;
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return v[rank - 1];
+}
+
+/* Fill mean/p50/p99 (us) of vals; sorts vals; returns their sum. */
+static __u64 summarize(__u64 *vals, size_t n, double *mean, double *p50,
+		       double *p99)
+{
+	__u64 sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += vals[i];
+	qsort(vals, n, sizeof(*vals), u64_cmp);
+	*mean = (double)sum / (double)n / 1000.0;
+	*p50 = (double)nearest_rank(vals, n, 50) / 1000.0;
+	*p99 = (double)nearest_rank(vals, n, 99) / 1000.0;
+	return sum;
+}
+
+void fss_collector_breakdown(const struct fss_collector *c,
+			     const struct fss_flush_stats *flush, __u64 drops,
+			     struct fss_breakdown *out)
+{
+	size_t n = c ? c->n : 0, i;
+	__u64 sum_total, *vals;
+	int ph;
+
+	if (!out)
+		return;
+	memset(out, 0, sizeof(*out));
+	if (flush)
+		out->flush = *flush;
+	out->drops = drops;
+	for (ph = 0; ph < FSS_PH_MAX; ph++) {
+		out->phase[ph].mean_us = NAN;
+		out->phase[ph].p50_us = NAN;
+		out->phase[ph].p99_us = NAN;
+		out->phase[ph].share = NAN;
+	}
+	out->total_mean_us = out->total_p50_us = out->total_p99_us = NAN;
+	if (!n)
+		return;
+
+	out->syncs = n;
+	for (i = 0; i < n; i++) {
+		const struct fss_sync_result *r = &c->v[i];
+
+		if (r->kind < FSS_SYNC_KIND_MAX)
+			out->syncs_by_kind[r->kind]++;
+		out->incomplete_rqs += r->nr_incomplete;
+	}
+
+	vals = malloc(n * sizeof(*vals));
+	if (!vals) {
+		/* leave the statistics as "not known" rather than invent them */
+		return;
+	}
+	for (i = 0; i < n; i++)
+		vals[i] = c->v[i].total;
+	sum_total = summarize(vals, n, &out->total_mean_us,
+			      &out->total_p50_us, &out->total_p99_us);
+	for (ph = 0; ph < FSS_PH_MAX; ph++) {
+		struct fss_phase_stat *st = &out->phase[ph];
+		__u64 sum;
+
+		for (i = 0; i < n; i++)
+			vals[i] = c->v[i].phase_ns[ph];
+		sum = summarize(vals, n, &st->mean_us, &st->p50_us, &st->p99_us);
+		/* all syncs of zero length: there is nothing to share */
+		st->share = sum_total ? (double)sum / (double)sum_total : NAN;
+	}
+	free(vals);
+}
+
+/* ---- plain text ---- */
+
+/* A duration given in us, with a unit that keeps 3 significant digits. */
+static void fmt_dur(char *buf, size_t len, double us)
+{
+	if (isnan(us))
+		snprintf(buf, len, "n/a");
+	else if (us < 1000.0)
+		snprintf(buf, len, "%.1fus", us);
+	else if (us < 1000000.0)
+		snprintf(buf, len, "%.2fms", us / 1000.0);
+	else
+		snprintf(buf, len, "%.2fs", us / 1000000.0);
+}
+
+/*
+ * Print "head item, item, item" wrapped at REPORT_WIDTH; continuation lines
+ * are indented to line up under the first item.
+ */
+static void print_wrapped(FILE *f, int indent, const char *head,
+			  char items[][64], int nitems)
+{
+	int col, cont = indent + (int)strlen(head), i;
+
+	col = fprintf(f, "%*s%s", indent, "", head);
+	for (i = 0; i < nitems; i++) {
+		int len = (int)strlen(items[i]);
+		bool last = i == nitems - 1;
+
+		if (i > 0) {
+			if (col + 1 + len + !last > REPORT_WIDTH) {
+				fputc('\n', f);
+				col = fprintf(f, "%*s", cont, "");
+			} else {
+				col += fprintf(f, " ");
+			}
+		}
+		col += fprintf(f, "%s%s", items[i], last ? "" : ",");
+	}
+	fputc('\n', f);
+}
+
+void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
+{
+	char m[24], p50[24], p99[24], head[48];
+	char items[FSS_SYNC_KIND_MAX + 8][64];
+	const struct fss_flush_stats *fl;
+	int ph, k, ni = 0, bar_w;
+
+	if (!f || !b)
+		return;
+	if (indent < 0)
+		indent = 0;
+	if (indent > 20)
+		indent = 20;
+	fl = &b->flush;
+
+	if (!b->syncs) {
+		fprintf(f, "%*sno syncs were traced\n", indent, "");
+		if (b->drops)
+			fprintf(f, "%*s%llu events lost (ring buffer full)\n",
+				indent, "", (unsigned long long)b->drops);
+		return;
+	}
+
+	for (k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		if (b->syncs_by_kind[k])
+			snprintf(items[ni++], sizeof(items[0]), "%s %llu",
+				 fss_sync_kind_name(k),
+				 (unsigned long long)b->syncs_by_kind[k]);
+	snprintf(head, sizeof(head), "%llu syncs: ", (unsigned long long)b->syncs);
+	print_wrapped(f, indent, head, items, ni);
+
+	/* name 12 + 3 x (1 + 9) + 1 + share 6 = 49 columns, then the bar */
+	bar_w = REPORT_WIDTH - indent - 49 - 2;
+	if (bar_w > 25)
+		bar_w = 25;
+	fprintf(f, "%*s%-12s %9s %9s %9s %6s\n", indent, "", "phase",
+		"mean", "p50", "p99", "share");
+	for (ph = 0; ph < FSS_PH_MAX; ph++) {
+		const struct fss_phase_stat *st = &b->phase[ph];
+		char share[16], bar[32] = "";
+
+		fmt_dur(m, sizeof(m), st->mean_us);
+		fmt_dur(p50, sizeof(p50), st->p50_us);
+		fmt_dur(p99, sizeof(p99), st->p99_us);
+		if (isnan(st->share)) {
+			snprintf(share, sizeof(share), "n/a");
+		} else {
+			snprintf(share, sizeof(share), "%.1f%%", st->share * 100.0);
+			if (bar_w >= 5) {
+				int nb = (int)(st->share * bar_w + 0.5);
+
+				if (nb > bar_w)
+					nb = bar_w;
+				memset(bar, '#', nb);
+				bar[nb] = '\0';
+			}
+		}
+		fprintf(f, "%*s%-12s %9s %9s %9s %6s%s%s\n", indent, "",
+			fss_phase_name(ph), m, p50, p99, share,
+			bar[0] ? "  " : "", bar);
+	}
+	fmt_dur(m, sizeof(m), b->total_mean_us);
+	fmt_dur(p50, sizeof(p50), b->total_p50_us);
+	fmt_dur(p99, sizeof(p99), b->total_p99_us);
+	fprintf(f, "%*s%-12s %9s %9s %9s\n", indent, "", "total", m, p50, p99);
+
+	ni = 0;
+	snprintf(items[ni++], sizeof(items[0]), "%.2f flushes/sync",
+		 (double)fl->flushes / (double)b->syncs);
+	if (fl->flushes)
+		snprintf(items[ni++], sizeof(items[0]), "%.2f syncs/flush",
+			 (double)fl->flush_sync_refs / (double)fl->flushes);
+	else
+		snprintf(items[ni++], sizeof(items[0]),
+			 "syncs/flush n/a (no flush request seen)");
+	snprintf(items[ni++], sizeof(items[0]), "FUA %llu native / %llu emulated",
+		 (unsigned long long)fl->fua_writes,
+		 (unsigned long long)fl->fua_emulated);
+	snprintf(items[ni++], sizeof(items[0]), "%llu preflush requests",
+		 (unsigned long long)fl->preflush);
+	snprintf(items[ni++], sizeof(items[0]), "%llu syncs saw no flush",
+		 (unsigned long long)fl->syncs_no_flush);
+	if (fl->nvme_flush_cmds)
+		snprintf(items[ni++], sizeof(items[0]), "%llu NVMe Flush commands",
+			 (unsigned long long)fl->nvme_flush_cmds);
+	print_wrapped(f, indent, "flush: ", items, ni);
+
+	if (b->incomplete_rqs)
+		fprintf(f, "%*s%llu requests without a completion seen (clipped at sync exit)\n",
+			indent, "", (unsigned long long)b->incomplete_rqs);
+	if (b->drops)
+		fprintf(f, "%*s%llu events lost (ring buffer full): breakdown may be incomplete\n",
+			indent, "", (unsigned long long)b->drops);
+}
+
+/* ---- JSON ---- */
+
+/* A number with a fixed number of decimals; NaN (not known) is null. */
+static struct json_object *json_num(double v, int decimals)
+{
+	char buf[64];
+
+	if (isnan(v) || isinf(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
+struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
+{
+	struct json_object *o;
+	int ph;
+
+	if (!b)
+		return NULL;
+	o = json_object_new_object();
+	if (!o)
+		return NULL;
+	for (ph = 0; ph < FSS_PH_MAX; ph++) {
+		const struct fss_phase_stat *st = &b->phase[ph];
+		struct json_object *p = json_object_new_object();
+		bool none = !b->syncs;
+
+		if (!p) {
+			json_object_put(o);
+			return NULL;
+		}
+		json_object_object_add(p, "mean_us", none ? NULL : json_num(st->mean_us, 3));
+		json_object_object_add(p, "p50_us", none ? NULL : json_num(st->p50_us, 3));
+		json_object_object_add(p, "p99_us", none ? NULL : json_num(st->p99_us, 3));
+		json_object_object_add(p, "share", none ? NULL : json_num(st->share, 4));
+		json_object_object_add(o, fss_phase_name(ph), p);
+	}
+	return o;
+}
+
+static struct json_object *json_u64(__u64 v)
+{
+	return json_object_new_uint64(v);
+}
+
+struct json_object *fss_breakdown_flush_json(const struct fss_breakdown *b)
+{
+	const struct fss_flush_stats *fl;
+	struct json_object *o;
+
+	if (!b)
+		return NULL;
+	fl = &b->flush;
+	o = json_object_new_object();
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "flushes", json_u64(fl->flushes));
+	json_object_object_add(o, "syncs_per_flush", fl->flushes ?
+		json_num((double)fl->flush_sync_refs / (double)fl->flushes, 3) : NULL);
+	json_object_object_add(o, "flushes_per_sync", b->syncs ?
+		json_num((double)fl->flushes / (double)b->syncs, 3) : NULL);
+	json_object_object_add(o, "fua_writes", json_u64(fl->fua_writes));
+	json_object_object_add(o, "fua_emulated", json_u64(fl->fua_emulated));
+	json_object_object_add(o, "preflush", json_u64(fl->preflush));
+	json_object_object_add(o, "syncs_no_flush", json_u64(fl->syncs_no_flush));
+	/*
+	 * Whether the missing flushes were elided needs device facts
+	 * (write_cache, FUA); this module has none: null until the caller,
+	 * which has them, replaces it.
+	 */
+	json_object_object_add(o, "elided", NULL);
+	json_object_object_add(o, "nvme_flush_cmds", json_u64(fl->nvme_flush_cmds));
+	return o;
+}
+
+/*
+ * comm is raw bytes from the kernel (truncated at 15, maybe cut inside a
+ * multibyte character, maybe not UTF-8 at all): keep valid UTF-8, replace
+ * any other byte with U+FFFD.  json-c escapes quotes and control bytes.
+ */
+static void comm_utf8(char *out, size_t outlen, const char *comm, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)comm;
+	size_t i = 0, o = 0;
+
+	len = strnlen(comm, len);
+	while (i < len && o + 4 < outlen) {
+		unsigned char c = s[i];
+		size_t need, k;
+		unsigned int cp;
+
+		if (c < 0x80) {
+			out[o++] = (char)c;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			cp = c & 0x07;
+		} else {
+			need = 0;
+			cp = 0;
+		}
+		for (k = 1; need && k <= need; k++) {
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80) {
+				need = 0;
+				break;
+			}
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		/* no overlongs, surrogates or code points past U+10FFFF */
+		if (need && ((need == 2 && cp < 0x800) ||
+			     (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+			     (cp >= 0xd800 && cp <= 0xdfff)))
+			need = 0;
+		if (!need) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+			continue;
+		}
+		memcpy(out + o, s + i, need + 1);
+		o += need + 1;
+		i += need + 1;
+	}
+	out[o] = '\0';
+}
+
+int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_result *r)
+{
+	char comm[FSS_COMM_LEN * 3 + 4], dev[24], key[32];
+	struct json_object *o;
+	const char *s;
+	int ph, rc = 0;
+
+	if (!f || !r)
+		return -EINVAL;
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	comm_utf8(comm, sizeof(comm), r->comm, sizeof(r->comm));
+	snprintf(dev, sizeof(dev), "%u:%u", r->dev >> 20, r->dev & 0xfffff);
+
+	json_object_object_add(o, "test", test ? json_object_new_string(test) : NULL);
+	json_object_object_add(o, "tid", json_object_new_int64(r->tid));
+	json_object_object_add(o, "pid", json_object_new_int64(r->pid));
+	json_object_object_add(o, "comm", json_object_new_string(comm));
+	json_object_object_add(o, "kind", json_object_new_string(fss_sync_kind_name(r->kind)));
+	json_object_object_add(o, "dev", json_object_new_string(dev));
+	json_object_object_add(o, "ino", json_u64(r->ino));
+	json_object_object_add(o, "start_ns", json_u64(r->start));
+	json_object_object_add(o, "total_ns", json_u64(r->total));
+	for (ph = 0; ph < FSS_PH_MAX; ph++) {
+		snprintf(key, sizeof(key), "%s_ns", fss_phase_name(ph));
+		json_object_object_add(o, key, json_u64(r->phase_ns[ph]));
+	}
+	json_object_object_add(o, "nr_rq", json_object_new_int64(r->nr_rq));
+	json_object_object_add(o, "nr_write", json_object_new_int64(r->nr_write));
+	json_object_object_add(o, "nr_flush", json_object_new_int64(r->nr_flush));
+	json_object_object_add(o, "nr_preflush", json_object_new_int64(r->nr_preflush));
+	json_object_object_add(o, "nr_fua", json_object_new_int64(r->nr_fua));
+	json_object_object_add(o, "nr_fua_emulated", json_object_new_int64(r->nr_fua_emulated));
+	json_object_object_add(o, "nr_incomplete", json_object_new_int64(r->nr_incomplete));
+	json_object_object_add(o, "nr_journal", json_object_new_int64(r->nr_journal));
+	json_object_object_add(o, "ret", json_object_new_int64(r->ret));
+
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s)
+		rc = -ENOMEM;
+	else if (fputs(s, f) == EOF || fputc('\n', f) == EOF)
+		rc = -EIO;
+	json_object_put(o);
+	return rc;
+}
