@@ -28,7 +28,7 @@ endif
 # Debian 12 packages, one reason each (see README "Dependencies").
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libfuse3-dev fuse3 pkg-config make
-DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk \
+DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 fio bpftrace kmod procps psmisc time bc
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
