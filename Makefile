@@ -52,9 +52,10 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict
 FIXTURES   := $(OUTPUT)/tests/delayfs
+HELPERS    := $(OUTPUT)/tests/syncer
 
 .PHONY: all deps run test unit vmtest install clean bench
-all: fsyncscope $(UNIT_TESTS) $(FIXTURES)
+all: fsyncscope $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_ALL); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -106,6 +107,10 @@ $(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c | $(OUTPU
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags fuse3) $< $(shell $(PKG_CONFIG) --libs fuse3) -lpthread -o $@
+
+$(OUTPUT)/tests/syncer: tests/helpers/syncer.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 unit: $(UNIT_TESTS)
 	$(Q)for t in $(UNIT_TESTS); do $$t || exit 1; done

@@ -5,6 +5,7 @@
 /* Each subcommand parses its own options (argv[0] is the subcommand). */
 int cmd_run(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 extern const char *fss_version;
 

@@ -13,6 +13,7 @@ static const struct {
 } cmds[] = {
 	{ "run", cmd_run, "drive syncs (pg_test_fsync superset) and explain them" },
 	{ "devices", cmd_devices, "block device facts: write cache, FUA, NVMe VWC" },
+	{ "trace", cmd_trace, "attach to a running host: why are its syncs slow" },
 };
 
 static void usage(FILE *f)

@@ -267,6 +267,11 @@ static void classify(struct fss_tracer *t)
 			pi->layer = L_SYNC;
 			pi->set = HS_SYSCALL_TP;
 			pi->required = strstr(n, "fsync") != NULL; /* fsync, fdatasync */
+		} else if (!strncmp(n, "iou_", 4)) {
+			/* io_uring fsync requests (iouring.bpf.c): optional */
+			pi->layer = L_SYNC;
+			pi->set = HS_SYSCALL_TP;
+			pi->fs = NULL;
 		} else if (!strncmp(n, "tp_jbd2_", 8) || !strcmp(n, "tp_xfs_log_force")) {
 			pi->layer = L_JOURNAL;
 			pi->set = HS_JOURNAL_TP;
@@ -318,6 +323,10 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 
 		switch (pi->set) {
 		case HS_SYSCALL_TP:
+			/* io_uring programs only where the kernel has io_uring */
+			on = strncmp(n, "iou_", 4) ||
+			     kernel_btf_has("io_uring_op", BTF_KIND_ENUM, NULL);
+			break;
 		case HS_JOURNAL_TP:
 		case HS_FS_TP:
 			on = true;
@@ -451,6 +460,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 			(unsigned long long)ev.rq.id, ev.rq.flags, ev.rq.bytes, ev.comm);
 	if (!t->collecting || !t->attr)
 		return 0;
+	if (t->opts.on_event)
+		t->opts.on_event(&ev, t->opts.on_event_arg);
 	/* syncs that began before the window belong to no test */
 	if (ev.type == FSS_EV_SYNC && ev.ts < t->window_start)
 		return 0;

@@ -39,6 +39,9 @@ struct fss_trace_opts {
 	bool live;		/* collect continuously from open; no begin/end */
 	fss_sync_cb on_sync;	/* live: each attributed sync (consumer thread, lock held) */
 	void *on_sync_arg;
+	/* live: every record as it is read, before attribution (consumer thread, lock held) */
+	void (*on_event)(const struct fss_event *ev, void *arg);
+	void *on_event_arg;
 };
 
 struct fss_tracer;

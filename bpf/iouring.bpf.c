@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * iouring.bpf.c - io_uring fsync requests (IORING_OP_FSYNC).
+ *
+ * They do not go through the fsync system call: the submitting task queues
+ * the request (io_uring_submit_req), an io-wq worker thread of the same
+ * process runs vfs_fsync_range(), and the completion is posted later
+ * (io_uring_complete).  One sync is the interval [submit, complete]; the
+ * record carries the submitter's tid/pid/comm, and the file (device and
+ * inode) read from the request at completion, when it is assigned.
+ *
+ * What this cannot see: the worker's own filesystem work and its data
+ * writes are done by another thread, so neither the fs interval (fs_start)
+ * nor requests matched "by the syncing thread" are recorded for these
+ * syncs; journal commits and device flushes on the same device during the
+ * interval are still matched by user space.
+ *
+ * The opcode value comes from the kernel's BTF (enum io_uring_op), never a
+ * literal; every field is read with CO-RE and guarded, so a kernel without
+ * io_uring (or with other tracepoint layouts) still loads the object.
+ */
+#include "common.bpf.h"
+
+struct iou_state {
+	__u64 ts;
+	__u32 tid, pid;
+	__s32 fd;
+	char comm[FSS_COMM_LEN];
+};
+
+/* in-flight fsync requests, keyed by struct io_kiocb *; LRU: no leaks */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct iou_state);
+} iou_reqs SEC(".maps");
+
+SEC("tp/io_uring/io_uring_submit_req")
+int iou_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct iou_state st = {};
+	struct io_kiocb *req;
+	__u64 key;
+
+	if (!bpf_core_enum_value_exists(enum io_uring_op, IORING_OP_FSYNC) ||
+	    !bpf_core_field_exists(ctx->opcode) || !bpf_core_field_exists(ctx->req))
+		return 0;
+	if (ctx->opcode != bpf_core_enum_value(enum io_uring_op, IORING_OP_FSYNC))
+		return 0;
+	if (!want_task(id >> 32))
+		return 0;
+	req = ctx->req;
+	key = (__u64)req;
+	st.ts = bpf_ktime_get_ns();
+	st.tid = (__u32)id;
+	st.pid = id >> 32;
+	st.fd = -1;
+	/* the SQE's fd is copied into req->cqe.fd at init (a union with flags) */
+	if (bpf_core_field_exists(req->cqe))
+		st.fd = BPF_CORE_READ(req, cqe.fd);
+	bpf_get_current_comm(st.comm, sizeof(st.comm));
+	if (bpf_map_update_elem(&iou_reqs, &key, &st, BPF_ANY))
+		count_drop(1);
+	count_hit(FSS_HOOK_SYS_OTHER);
+	return 0;
+}
+
+SEC("tp/io_uring/io_uring_complete")
+int iou_complete(struct trace_event_raw_io_uring_complete *ctx)
+{
+	struct iou_state *st;
+	struct io_kiocb *req;
+	struct fss_event *e;
+	struct inode *ino = NULL;
+	struct file *f = NULL;
+	__u32 dev = 0;
+	__u64 key;
+
+	if (!bpf_core_field_exists(ctx->req) || !bpf_core_field_exists(ctx->res))
+		return 0;
+	req = ctx->req;
+	key = (__u64)req;
+	st = bpf_map_lookup_elem(&iou_reqs, &key);
+	if (!st)
+		return 0;
+	if (bpf_core_field_exists(req->file))
+		f = BPF_CORE_READ(req, file);
+	if (f) {
+		ino = BPF_CORE_READ(f, f_inode);
+		dev = sb_kdev(BPF_CORE_READ(ino, i_sb));
+	}
+	if (targ_fs_dev && dev != targ_fs_dev)
+		goto out;
+	e = event_reserve(FSS_EV_SYNC, dev);
+	if (e) {
+		/* the completing thread may be a worker: report the submitter */
+		e->ts_end = e->ts;
+		e->ts = st->ts;
+		e->tid = st->tid;
+		e->pid = st->pid;
+		__builtin_memcpy(e->comm, st->comm, sizeof(e->comm));
+		e->sync.kind = FSS_SYNC_IOURING_FSYNC;
+		e->sync.fs_hook = FSS_FS_NONE;
+		e->sync.ino = ino ? BPF_CORE_READ(ino, i_ino) : 0;
+		e->sync.ret = ctx->res;
+		e->sync.fd = st->fd;
+		event_submit(e);
+	}
+out:
+	bpf_map_delete_elem(&iou_reqs, &key);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
