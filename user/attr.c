@@ -278,12 +278,12 @@ static void tidx_destroy(struct tidx *t, tnode_free_fn fn, void *ctx)
 {
 	size_t i;
 
-	/* every item is in v, or in side with in_recent false */
-	for (i = 0; i < t->len; i++)
-		fn(t->v[t->head + i], ctx);
+	/* every item is in v, or only in side (in_recent false) */
 	for (i = 0; i < t->nside; i++)
 		if (!t->side[i]->in_recent)
 			fn(t->side[i], ctx);
+	for (i = 0; i < t->len; i++)
+		fn(t->v[t->head + i], ctx);
 	free(t->v);
 	free(t->side);
 	memset(t, 0, sizeof(*t));
@@ -796,7 +796,8 @@ static void paint_sweep(struct fss_attr *a, const struct paint *p,
 	__u64 cur = p->s;
 	size_t i = 0;
 
-	qsort(a->pts, a->npts, sizeof(*a->pts), pt_cmp);
+	if (a->npts > 1)
+		qsort(a->pts, a->npts, sizeof(*a->pts), pt_cmp);
 	for (;;) {
 		__u64 t = i < a->npts ? a->pts[i].t : p->e;
 		int ph;
@@ -1020,7 +1021,8 @@ int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
 	if (!a)
 		return -EINVAL;
 
-	qsort(a->pend, a->npend, sizeof(*a->pend), pend_cmp);
+	if (a->npend > 1)
+		qsort(a->pend, a->npend, sizeof(*a->pend), pend_cmp);
 	while (n < a->npend && a->pend[n].ev.ts_end <= horizon) {
 		err = paint_sync(a, &a->pend[n].ev, &res);
 		if (err)
@@ -1029,7 +1031,8 @@ int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
 			cb(&res, arg);
 		n++;
 	}
-	memmove(a->pend, a->pend + n, (a->npend - n) * sizeof(*a->pend));
+	if (n && n < a->npend)
+		memmove(a->pend, a->pend + n, (a->npend - n) * sizeof(*a->pend));
 	a->npend -= n;
 	if (err)
 		return err;

@@ -10,6 +10,7 @@
  *        test_attr NAME...    run only these cases
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -791,6 +792,343 @@ static void test_long_requests(void)
 	fss_attr_free(a);
 }
 
+/*
+ * Randomized cross-check: a stream of 3 s with thousands of requests (ids
+ * reused, long ones, lost completions, kernel threads, other disks) and
+ * syncs, fed in time order with small local disorder and drained as a
+ * tracer would, must paint every sync exactly as a naive reference does:
+ * per microsecond, straight from the generator's ground truth, with no
+ * index, hash, state machine or garbage collection.
+ */
+#define RX_SPAN		3000000	/* us */
+#define RX_NRQ		6000
+#define RX_NSYNC	1500
+#define RX_NJNL		200
+
+struct rx_rq {
+	__u32 tid, dev, asked, issued_flags, kind;
+	__u64 id;
+	long start, issue, complete, final;	/* us; -1 = none */
+	bool lost;
+};
+
+struct rx_ev {
+	long ts;
+	long seq;
+	struct fss_event ev;
+};
+
+static unsigned long long rx_state = 88172645463325252ULL;
+
+static long rx_rand(long n)
+{
+	rx_state ^= rx_state << 13;
+	rx_state ^= rx_state >> 7;
+	rx_state ^= rx_state << 17;
+	return (long)(rx_state % (unsigned long long)n);
+}
+
+static int rx_ev_cmp(const void *x, const void *y)
+{
+	const struct rx_ev *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int rx_rq_cmp(const void *x, const void *y)
+{
+	const struct rx_rq *a = x, *b = y;
+	long fa = a->start >= 0 ? a->start : a->issue;
+	long fb = b->start >= 0 ? b->start : b->issue;
+
+	return fa < fb ? -1 : fa > fb;
+}
+
+static long rx_first(const struct rx_rq *r)
+{
+	return r->start >= 0 ? r->start : r->issue;
+}
+
+/* Reference painting of one sync, straight from the model. */
+static void rx_reference(const struct rx_rq *rqs, int nrq,
+			 const struct fss_event *s, long *jn, int njn,
+			 __u64 out[FSS_PH_MAX], __u32 *nr_rq)
+{
+	long ss = (long)((s->ts - BASE_NS) / 1000);
+	long ee = (long)((s->ts_end - BASE_NS) / 1000);
+	long len = ee - ss;
+	signed char *cell = malloc(len ? len : 1);
+	long t;
+	int i;
+
+	memset(cell, -1, len ? len : 1);
+#define RX_PAINT(ph, from, to) do {					\
+	long _f = (from) < ss ? ss : (from), _t = (to) > ee ? ee : (to); \
+	for (long _x = _f; _x < _t; _x++)				\
+		if (cell[_x - ss] < (ph))				\
+			cell[_x - ss] = (ph);				\
+} while (0)
+	if (s->sync.fs_start)
+		RX_PAINT(FSS_PH_FS, (long)((s->sync.fs_start - BASE_NS) / 1000),
+			 (long)((s->sync.fs_end - BASE_NS) / 1000));
+	if (s->sync.log_start)
+		RX_PAINT(FSS_PH_JOURNAL,
+			 (long)((s->sync.log_start - BASE_NS) / 1000), ee);
+	for (i = 0; i < njn; i++)
+		RX_PAINT(FSS_PH_JOURNAL, jn[2 * i], jn[2 * i + 1]);
+	*nr_rq = 0;
+	for (i = 0; i < nrq; i++) {
+		const struct rx_rq *r = &rqs[i];
+		long first = rx_first(r), end = r->lost ? LONG_MAX : r->final;
+		bool flushy;
+
+		if (r->dev != DISK || !(first < ee && end > ss))
+			continue;
+		if (!(r->tid == s->tid || r->kind == 5 || r->tid == JBD2 ||
+		      ((r->asked & (PF | FUA)) && (r->asked & KT))))
+			continue;
+		(*nr_rq)++;
+		if (r->start >= 0)
+			RX_PAINT(FSS_PH_QUEUE, r->start,
+				 r->issue >= 0 ? r->issue :
+				 (r->lost ? ee : r->final));
+		flushy = r->kind == 5 || (r->issued_flags & FUA);
+		if (r->issue >= 0)
+			RX_PAINT(flushy ? FSS_PH_DEV_FLUSH : FSS_PH_DEV_WRITE,
+				 r->issue, r->lost ? ee : r->complete);
+	}
+	memset(out, 0, sizeof(__u64) * FSS_PH_MAX);
+	for (t = 0; t < len; t++)
+		out[cell[t] < 0 ? FSS_PH_OTHER : cell[t]] += 1000;
+	free(cell);
+#undef RX_PAINT
+}
+
+static void test_random_vs_reference(void)
+{
+	struct rx_rq *rqs = calloc(RX_NRQ, sizeof(*rqs));
+	struct fss_event *syncs = calloc(RX_NSYNC, sizeof(*syncs));
+	long *jn = calloc(2 * RX_NJNL, sizeof(*jn));
+	struct rx_ev *evs = calloc(RX_NRQ * 5 + RX_NSYNC + RX_NJNL + 64,
+				   sizeof(*evs));
+	struct fss_sync_result *got = calloc(RX_NSYNC, sizeof(*got));
+	bool *seen = calloc(RX_NSYNC, sizeof(*seen));
+	struct results res;
+	struct fss_attr *a = new_attr();
+	__u64 pool_free[32];
+	long nev = 0, seq = 0, next_id = 0x100000;
+	int i, k, mismatches = 0, reported = 0, njn = 0;
+
+	/* requests: ground truth */
+	for (i = 0; i < RX_NRQ; i++) {
+		struct rx_rq *r = &rqs[i];
+		long a0 = 1 + rx_rand(RX_SPAN), q = rx_rand(300);
+		long d = rx_rand(100) ? 1 + rx_rand(2000) : 1 + rx_rand(40000);
+
+		r->kind = rx_rand(8);
+		r->dev = rx_rand(20) ? DISK : OTHER_DISK;
+		r->lost = !rx_rand(100);
+		r->start = a0;
+		r->issue = a0 + q;
+		r->complete = r->final = a0 + q + d;
+		switch (r->kind) {
+		case 0:	/* the syncing thread's write */
+			r->tid = 1 + rx_rand(6);
+			r->asked = r->issued_flags = W | SY;
+			break;
+		case 1:	/* another process */
+			r->tid = 9999;
+			r->asked = r->issued_flags = W;
+			break;
+		case 2:	/* writeback kthread */
+			r->tid = 60;
+			r->asked = r->issued_flags = W | KT;
+			break;
+		case 3:	/* journal thread */
+			r->tid = JBD2;
+			r->asked = r->issued_flags = W | META | KT;
+			break;
+		case 4:	/* kthread log write, FUA emulated: 2 completions */
+			r->tid = 88;
+			r->asked = W | PF | FUA | KT;
+			r->issued_flags = W | KT;
+			r->final = r->complete + rx_rand(500);
+			break;
+		case 5:	/* pure flush: no START */
+			r->tid = KWORKER;
+			r->start = -1;
+			r->asked = r->issued_flags = FL | KT;
+			break;
+		case 6:	/* empty preflush: never issued */
+			r->tid = 1 + rx_rand(6);
+			r->issue = -1;
+			r->asked = PF | W | SY;
+			break;
+		default: /* native FUA write by a syncer */
+			r->tid = 1 + rx_rand(6);
+			r->asked = r->issued_flags = W | SY | FUA;
+			break;
+		}
+		if (r->lost)
+			r->complete = r->final = -1;
+	}
+	/* ids: a small pool, reused only after the previous owner finished */
+	qsort(rqs, RX_NRQ, sizeof(*rqs), rx_rq_cmp);
+	for (k = 0; k < 32; k++)
+		pool_free[k] = 0;
+	for (i = 0; i < RX_NRQ; i++) {
+		struct rx_rq *r = &rqs[i];
+
+		r->id = 0;
+		for (k = 0; k < 32 && !r->lost; k++) {
+			if ((long)pool_free[k] < rx_first(r) && pool_free[k] != ~0ULL) {
+				r->id = 0x1000 + k * 0x40;
+				pool_free[k] = r->final;
+				break;
+			}
+		}
+		if (!r->id)
+			r->id = next_id++;
+	}
+	/* journal commits of our fs (and one thread of another fs) */
+	for (i = 0; i < RX_NJNL; i++) {
+		long a0 = 1 + rx_rand(RX_SPAN), d = 1 + rx_rand(3000);
+		bool ours = i == 0 || rx_rand(4);
+		struct rx_ev *e = &evs[nev++];
+
+		if (i == 0)
+			a0 = 0;	/* the journal thread is known from the start */
+		e->ts = a0 + d;
+		e->seq = seq++;
+		e->ev = journal(ours ? JBD2 : JBD2 + 1,
+				ours ? FS_DEV : MKDEV(259, 2), T(a0), T(a0 + d));
+		if (ours) {
+			jn[2 * njn] = a0;
+			jn[2 * njn + 1] = a0 + d;
+			njn++;
+		}
+	}
+	for (i = 0; i < RX_NRQ; i++) {
+		struct rx_rq *r = &rqs[i];
+		struct fss_event e;
+
+#define RX_PUSH(ts_us, ev_) do {					\
+	evs[nev].ts = (ts_us);						\
+	evs[nev].seq = seq++;						\
+	evs[nev].ev = (ev_);						\
+	nev++;								\
+} while (0)
+		if (r->start >= 0) {
+			e = rq(FSS_EV_RQ_START, r->tid, r->dev, T(r->start), r->id,
+			       r->asked);
+			RX_PUSH(r->start, e);
+		}
+		if (r->issue >= 0) {
+			e = rq(FSS_EV_RQ_ISSUE, r->kind == 4 ? KWORKER : r->tid,
+			       r->dev, T(r->issue), r->id, r->issued_flags);
+			RX_PUSH(r->issue, e);
+		}
+		if (!r->lost) {
+			e = rq(FSS_EV_RQ_COMPLETE, 0, r->dev, T(r->complete),
+			       r->id, r->issued_flags & ~KT);
+			RX_PUSH(r->complete, e);
+			if (r->final != r->complete) {
+				e.ts = T(r->final);
+				RX_PUSH(r->final, e);
+			}
+		}
+	}
+	for (i = 0; i < RX_NSYNC; i++) {
+		long s0 = 1 + rx_rand(RX_SPAN), d = 1 + rx_rand(8000);
+		struct fss_event *s = &syncs[i];
+
+		*s = sync_ev(1 + rx_rand(6), FSS_SYNC_FDATASYNC, T(s0), T(s0 + d));
+		s->sync.ino = i;
+		if (rx_rand(3) == 0)
+			*s = with_fs(*s, T(s0 + rx_rand(d)), 0);
+		if (s->sync.fs_start) {
+			long fs0 = (long)((s->sync.fs_start - BASE_NS) / 1000);
+
+			s->sync.fs_end = T(fs0 + rx_rand(s0 + d - fs0 + 1));
+		}
+		if (rx_rand(10) == 0)
+			s->sync.log_start = T(s0 + rx_rand(d));
+		RX_PUSH(s0 + d, *s);
+	}
+#undef RX_PUSH
+	qsort(evs, nev, sizeof(*evs), rx_ev_cmp);
+	/* local disorder between different requests' events */
+	for (i = 0; i + 1 < nev; i++) {
+		struct rx_ev *x = &evs[i], *y = &evs[i + 1], tmp;
+
+		if (rx_rand(10) || y->ts - x->ts > 20 ||
+		    x->ev.type == FSS_EV_SYNC || y->ev.type == FSS_EV_SYNC ||
+		    x->ev.type == FSS_EV_JOURNAL || y->ev.type == FSS_EV_JOURNAL ||
+		    x->ev.rq.id == y->ev.rq.id)
+			continue;
+		tmp = *x;
+		*x = *y;
+		*y = tmp;
+		i++;
+	}
+
+	memset(&res, 0, sizeof(res));
+	for (i = 0; i < nev; i++) {
+		if (fss_attr_add(a, &evs[i].ev) != 0)
+			mismatches++;
+		if (i % 37 == 0 && evs[i].ts > 100) {
+			res.n = 0;
+			reported += fss_attr_drain(a, T(evs[i].ts - 100), collect, &res);
+			for (k = 0; k < res.n && k < MAX_RES; k++) {
+				got[res.r[k].ino] = res.r[k];
+				seen[res.r[k].ino] = true;
+			}
+			CHECK(res.n <= MAX_RES, "drain batch %d too big", res.n);
+		}
+	}
+	res.n = 0;
+	reported += fss_attr_drain(a, UINT64_MAX, collect, &res);
+	for (k = 0; k < res.n && k < MAX_RES; k++) {
+		got[res.r[k].ino] = res.r[k];
+		seen[res.r[k].ino] = true;
+	}
+	CHECK(res.n <= MAX_RES, "last drain batch %d too big", res.n);
+	CHECK_EQ(reported, RX_NSYNC);
+	CHECK_EQ(res.bad_sums, 0);
+
+	for (i = 0; i < RX_NSYNC; i++) {
+		__u64 want[FSS_PH_MAX];
+		__u32 want_rq;
+		int ph;
+
+		CHECK(seen[i], "sync %d never reported", i);
+		rx_reference(rqs, RX_NRQ, &syncs[i], jn, njn, want, &want_rq);
+		for (ph = 0; ph < FSS_PH_MAX; ph++)
+			if (got[i].phase_ns[ph] != want[ph])
+				break;
+		if (ph < FSS_PH_MAX || got[i].nr_rq != want_rq) {
+			if (mismatches++ < 5)
+				printf("#   sync %d: %s got %llu want %llu, nr_rq %u want %u\n",
+				       i, ph < FSS_PH_MAX ? fss_phase_name(ph) : "-",
+				       ph < FSS_PH_MAX ? (unsigned long long)got[i].phase_ns[ph] : 0ULL,
+				       ph < FSS_PH_MAX ? (unsigned long long)want[ph] : 0ULL,
+				       got[i].nr_rq, want_rq);
+		}
+	}
+	CHECK(mismatches == 0, "%d syncs differ from the reference", mismatches);
+	printf("# %d syncs, %d requests, %ld events cross-checked\n", RX_NSYNC,
+	       RX_NRQ, nev);
+	fss_attr_free(a);
+	free(rqs);
+	free(syncs);
+	free(jn);
+	free(evs);
+	free(got);
+	free(seen);
+}
+
 /* Only syncs that ended by the horizon are reported; GC keeps what matters. */
 static void test_drain_horizon(void)
 {
@@ -1379,6 +1717,7 @@ static const struct {
 	CASE(unknown_disk),
 	CASE(out_of_order_arrival),
 	CASE(long_requests),
+	CASE(random_vs_reference),
 	CASE(drain_horizon),
 	CASE(gc_bounded),
 	CASE(invalid_input),

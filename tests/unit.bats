@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# Unit tests of the attribution engine and the breakdown report
+# (tests/unit/test_attr.c over user/attr.c and user/report.c): one bats test
+# per C test case, so a failure names the case and shows its FAIL lines.
+# Pure C, no root, no BPF, no devices.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
+
+setup_file() {
+	# build (or refresh) just this binary; `make test` has built it already
+	make -s -C "$FSS_ROOT" build/tests/test_attr >&2
+}
+
+setup() {
+	[ -x "$TEST_ATTR" ] || {
+		echo "$TEST_ATTR is missing: run 'make build/tests/test_attr'" >&2
+		return 1
+	}
+}
+
+# Run one case; its output (TAP plus "# FAIL file:line" lines) is shown by
+# bats when it fails.
+attr_case() {
+	run "$TEST_ATTR" "$1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "1..1" ]
+	[ "${lines[-1]}" = "ok 1 - $1" ]
+}
+
+# The cases below, in the order of the binary's --list.
+CASES="simple_fdatasync overlapping_requests batched_flush concurrent_syncers
+missing_completion dsync_write_native_fua unrelated_write ext4_journal
+journal_other_fs xfs_log kthread_log_write rq_id_reuse nvme_flush
+write_through_no_flush unknown_disk out_of_order_arrival long_requests
+random_vs_reference drain_horizon gc_bounded invalid_input report_percentiles
+report_print report_json report_sync_json_escaping names"
+
+@test "unit: every C case has a bats test here" {
+	run "$TEST_ATTR" --list
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | tr '\n' ' ')" = "$(echo $CASES) " ]
+}
+
+@test "unit: an unknown case name is an error, on one stderr line" {
+	run --separate-stderr "$TEST_ATTR" no_such_case
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"no_such_case"* ]]
+}
+
+@test "attr: simple fdatasync (empty PREFLUSH, kworker flush)" { attr_case simple_fdatasync; }
+@test "attr: overlapping requests and queue overlap" { attr_case overlapping_requests; }
+@test "attr: one flush batched for three syncs" { attr_case batched_flush; }
+@test "attr: two concurrent syncers on one disk" { attr_case concurrent_syncers; }
+@test "attr: missing completion is clipped and counted" { attr_case missing_completion; }
+@test "attr: O_DSYNC write with native FUA" { attr_case dsync_write_native_fua; }
+@test "attr: another process's writes are not attributed" { attr_case unrelated_write; }
+@test "attr: ext4 jbd2 commit with emulated FUA" { attr_case ext4_journal; }
+@test "attr: another filesystem's journal does not count" { attr_case journal_other_fs; }
+@test "attr: xfs log force in the caller" { attr_case xfs_log; }
+@test "attr: kernel thread log write with FUA" { attr_case kthread_log_write; }
+@test "attr: request pointer reuse" { attr_case rq_id_reuse; }
+@test "attr: NVMe Flush command time" { attr_case nvme_flush; }
+@test "attr: write-through cache, no flush" { attr_case write_through_no_flush; }
+@test "attr: unknown disk accepts any disk" { attr_case unknown_disk; }
+@test "attr: records arriving out of order" { attr_case out_of_order_arrival; }
+@test "attr: requests that began long before the sync" { attr_case long_requests; }
+@test "attr: random streams match a naive reference" { attr_case random_vs_reference; }
+@test "attr: drain horizon and what GC keeps" { attr_case drain_horizon; }
+@test "attr: memory stays bounded over 200k syncs" { attr_case gc_bounded; }
+@test "attr: invalid input rejected" { attr_case invalid_input; }
+@test "report: nearest-rank percentiles and shares" { attr_case report_percentiles; }
+@test "report: plain text fits 80 columns, units, no-sync line" { attr_case report_print; }
+@test "report: breakdown JSON twins" { attr_case report_json; }
+@test "report: per-sync JSON line escapes comm" { attr_case report_sync_json_escaping; }
+@test "attr: phase and kind names" { attr_case names; }
+
+@test "unit: the whole binary passes as one TAP stream" {
+	run "$TEST_ATTR"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! grep -q '^not ok' <<<"$output"
+	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(echo $CASES | wc -w)" ]
+}
