@@ -1,5 +1,1435 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* PLACEHOLDER: being written (run command). */
+/*
+ * run.c - `fsyncscope run`: the pg_test_fsync suite, or one fio-style custom
+ * test (or a sweep over concurrency), each test optionally wrapped by the
+ * tracer so every sync is split into phases.  Plain (80 columns) and JSON
+ * output; SIGINT/SIGTERM stop after the current op and print what was
+ * measured.  docs/run.md is the user-facing contract.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <json-c/json.h>
 #include "commands.h"
-int cmd_run(int argc, char **argv) { fprintf(stderr, "fsyncscope run: not implemented yet\n"); return 1; }
+#include "devinfo.h"
+#include "report.h"
+#include "trace.h"
+#include "workload.h"
+
+#define SUITE_FILE_SIZE	(16ULL << 20)	/* pg_test_fsync's WAL segment size */
+#define MAX_SWEEP	64
+#define MAX_JOBS	1024
+
+/* ---- options ---------------------------------------------------------- */
+
+struct run_opts {
+	const char *dir;
+	double seconds;
+	bool seconds_set;
+	__u64 count;
+	bool json;
+	int verbose;
+	bool no_trace;
+	const char *strategy;
+	const char *events;
+	const char *file;
+	bool force;
+	/* custom test */
+	bool custom;
+	enum fss_method method;
+	__u64 bs;
+	bool direct;
+	unsigned int wps;
+	unsigned int jobs;
+	bool jobs_set;
+	bool shared;
+	enum fss_pattern pattern;
+	__u64 file_size;
+	bool file_size_set;
+	unsigned int sweep[MAX_SWEEP];
+	int nsweep;
+	bool help;
+};
+
+enum {
+	OPT_NO_TRACE = 256, OPT_STRATEGY, OPT_EVENTS, OPT_FILE, OPT_FORCE,
+	OPT_METHOD, OPT_BS, OPT_DIRECT, OPT_WPS, OPT_JOBS, OPT_SHARED,
+	OPT_PATTERN, OPT_FILE_SIZE, OPT_SWEEP, OPT_USAGE, OPT_JSON,
+};
+
+static const char doc[] =
+"Drive syncs and explain them.\n\n"
+"Without custom options: the pg_test_fsync suite (sync methods with one "
+"and two 8kB writes, open_sync write sizes, fsync on a second descriptor, "
+"non-synced writes) on a fresh 16 MiB temporary file in DIR (default: the "
+"current directory), each test for -s seconds.  Any of --method, --bs, "
+"--direct, --writes-per-sync, --jobs, --shared-file, --pattern, "
+"--file-size or --sweep runs one custom test instead.  Every op is timed "
+"(CLOCK_MONOTONIC): ops/sec, usecs/op and p50/p99/p99.9/max per op.  "
+"Unless --no-trace, each test is traced and every sync split into fs, "
+"journal, queue, device_write, device_flush and other time (needs root)."
+"\v"
+"EXAMPLES:\n"
+"  fsyncscope run /mnt/db               the suite, traced, 5 s per test\n"
+"  fsyncscope run --no-trace -s 1 .     the suite only, 1 s per test\n"
+"  fsyncscope run --json /mnt/db > out.json\n"
+"  fsyncscope run --method fdatasync --bs 16k --jobs 4 -s 10 /mnt/db\n"
+"  fsyncscope run --method fsync --pattern random --file-size 1g "
+"--direct /mnt/db\n"
+"  fsyncscope run --sweep jobs=1,2,4,8,16,32 --method fdatasync /mnt/db\n"
+"\n"
+"Exit status: 0 done (n/a rows included), 1 error, 2 usage error,\n"
+"130/143 stopped by SIGINT/SIGTERM (partial results printed).\n"
+"See docs/run.md for the JSON contract.";
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Test length:", 1 },
+	{ "seconds", 's', "SECS", 0, "Run each test SECS seconds (default 5)", 1 },
+	{ "runtime", 0, NULL, OPTION_ALIAS, NULL, 1 },
+	{ "count", 'c', "N", 0, "Run N ops per test (per job) instead", 1 },
+	{ NULL, 0, NULL, 0, "Custom test (fio-style; replaces the suite):", 2 },
+	{ "method", OPT_METHOD, "M", 0, "open_datasync, open_sync, fdatasync, fsync, "
+	  "none, sync_file_range, pwritev2_dsync, fsync_writethrough (default "
+	  "fdatasync)", 2 },
+	{ "bs", OPT_BS, "SIZE", 0, "Write size, 512 to 2m (default 8k)", 2 },
+	{ "direct", OPT_DIRECT, NULL, 0, "Open with O_DIRECT", 2 },
+	{ "writes-per-sync", OPT_WPS, "N", 0, "Writes per sync (default 1)", 2 },
+	{ "jobs", OPT_JOBS, "N", 0, "Concurrent syncing threads (default 1)", 2 },
+	{ "shared-file", OPT_SHARED, NULL, 0, "All jobs on one file (default: one each)", 2 },
+	{ "pattern", OPT_PATTERN, "P", 0, "overwrite (default), append, random", 2 },
+	{ "file-size", OPT_FILE_SIZE, "SIZE", 0, "File size to prefill (overwrite) or "
+	  "preallocate (random); default 16m", 2 },
+	{ "sweep", OPT_SWEEP, "jobs=LIST", 0, "Run the custom test once per job count "
+	  "in LIST (e.g. jobs=1,2,4,8) with a Little's-law check", 2 },
+	{ NULL, 0, NULL, 0, "Files:", 3 },
+	{ "file", OPT_FILE, "PATH", 0, "Use PATH instead of a temporary file (it must "
+	  "not exist unless --force)", 3 },
+	{ "force", OPT_FORCE, NULL, 0, "Allow --file to name an existing file or a "
+	  "block device (its data is overwritten)", 3 },
+	{ NULL, 0, NULL, 0, "Tracing and output:", 4 },
+	{ "no-trace", OPT_NO_TRACE, NULL, 0, "Run the workload only", 4 },
+	{ "strategy", OPT_STRATEGY, "S", 0, "Attach strategy: auto (default), fentry, "
+	  "kprobe, tracepoint", 4 },
+	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 4 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON document on stdout", 4 },
+	{ "verbose", 'v', NULL, 0, "Attach strategy and progress on stderr", 4 },
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ 0 },
+};
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_sweep(struct run_opts *o, const char *arg)
+{
+	char buf[512], *tok, *save = NULL;
+	unsigned long long v;
+
+	if (strncmp(arg, "jobs=", 5))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg + 5);
+	o->nsweep = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nsweep >= MAX_SWEEP || parse_uint(tok, MAX_JOBS, &v))
+			return -1;
+		o->sweep[o->nsweep++] = (unsigned int)v;
+	}
+	return o->nsweep ? 0 : -1;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct run_opts *o = state->input;
+	unsigned long long v;
+	char *end;
+
+	switch (key) {
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		o->help = true;
+		break;
+	case OPT_USAGE:
+		argp_state_help(state, stdout, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
+		o->help = true;
+		break;
+	case 's':
+		errno = 0;
+		o->seconds = strtod(arg, &end);
+		if (errno || *end || end == arg || !(o->seconds > 0) ||
+		    o->seconds > 86400) {
+			argp_error(state, "bad -s '%s': seconds between 0 and 86400", arg);
+			return EINVAL;
+		}
+		o->seconds_set = true;
+		break;
+	case 'c':
+		if (parse_uint(arg, 1ULL << 40, &v)) {
+			argp_error(state, "bad --count '%s': a positive integer", arg);
+			return EINVAL;
+		}
+		o->count = v;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	case OPT_NO_TRACE:
+		o->no_trace = true;
+		break;
+	case OPT_STRATEGY:
+		o->strategy = arg;
+		break;
+	case OPT_EVENTS:
+		o->events = arg;
+		break;
+	case OPT_FILE:
+		o->file = arg;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	case OPT_METHOD:
+		if (fss_method_parse(arg, &o->method)) {
+			argp_error(state, "unknown --method '%s'", arg);
+			return EINVAL;
+		}
+		o->custom = true;
+		break;
+	case OPT_BS:
+		if (fss_size_parse(arg, &o->bs) || o->bs < 512 || o->bs > (2 << 20)) {
+			argp_error(state, "bad --bs '%s': a size from 512 to 2m "
+				   "(suffixes k, m)", arg);
+			return EINVAL;
+		}
+		o->custom = true;
+		break;
+	case OPT_DIRECT:
+		o->direct = true;
+		o->custom = true;
+		break;
+	case OPT_WPS:
+		if (parse_uint(arg, 4096, &v)) {
+			argp_error(state, "bad --writes-per-sync '%s': 1 to 4096", arg);
+			return EINVAL;
+		}
+		o->wps = (unsigned int)v;
+		o->custom = true;
+		break;
+	case OPT_JOBS:
+		if (parse_uint(arg, MAX_JOBS, &v)) {
+			argp_error(state, "bad --jobs '%s': 1 to %d", arg, MAX_JOBS);
+			return EINVAL;
+		}
+		o->jobs = (unsigned int)v;
+		o->jobs_set = true;
+		o->custom = true;
+		break;
+	case OPT_SHARED:
+		o->shared = true;
+		o->custom = true;
+		break;
+	case OPT_PATTERN:
+		if (fss_pattern_parse(arg, &o->pattern)) {
+			argp_error(state, "unknown --pattern '%s' (overwrite, append, "
+				   "random)", arg);
+			return EINVAL;
+		}
+		o->custom = true;
+		break;
+	case OPT_FILE_SIZE:
+		if (fss_size_parse(arg, &o->file_size) || o->file_size < 512 ||
+		    o->file_size > (1ULL << 50)) {
+			argp_error(state, "bad --file-size '%s': a size such as 16m or 1g",
+				   arg);
+			return EINVAL;
+		}
+		o->file_size_set = true;
+		o->custom = true;
+		break;
+	case OPT_SWEEP:
+		if (parse_sweep(o, arg)) {
+			argp_error(state, "bad --sweep '%s': jobs=N[,N...] with N from 1 "
+				   "to %d", arg, MAX_JOBS);
+			return EINVAL;
+		}
+		o->custom = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->dir) {
+			argp_error(state, "too many arguments: '%s' (one DIR at most)", arg);
+			return EINVAL;
+		}
+		o->dir = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/*
+ * Parse with argp but keep bad input to one line: argp's messages go to a
+ * memory stream and only their first line is shown.  Returns 0, or 2.
+ */
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	static const struct argp argp = { options, parse_opt, "[DIR]", doc };
+	char name[] = "fsyncscope run";
+	char **av, *buf = NULL, *nl;
+	size_t len = 0;
+	FILE *saved = stderr, *mem;
+	error_t err;
+
+	av = calloc(argc + 1, sizeof(*av));
+	if (!av)
+		return 2;
+	for (int i = 0; i < argc; i++)
+		av[i] = argv[i];
+	av[0] = name;
+	mem = open_memstream(&buf, &len);
+	if (mem)
+		stderr = mem;
+	err = argp_parse(&argp, argc, av, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, o);
+	if (mem) {
+		stderr = saved;
+		fclose(mem);
+	}
+	free(av);
+	if (err || (buf && buf[0])) {
+		if (buf && buf[0]) {
+			nl = strchr(buf, '\n');
+			if (nl)
+				*nl = '\0';
+			fprintf(stderr, "%s (try 'fsyncscope run --help')\n", buf);
+		} else {
+			fprintf(stderr, "fsyncscope run: bad arguments (%s)\n",
+				strerror(err));
+		}
+		free(buf);
+		return 2;
+	}
+	free(buf);
+	return 0;
+}
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "fsyncscope run: %s (try 'fsyncscope run --help')\n", msg);
+	return 2;
+}
+
+/* ---- target facts ----------------------------------------------------- */
+
+/* Copy a string, truncating to the destination. */
+static void scopy(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+
+	memcpy(dst, src, l);
+	dst[l] = '\0';
+}
+
+struct target_info {
+	struct fss_target t;
+	bool looked_up;			/* fss_target_lookup worked */
+	char lookup_err[128];
+	struct fss_devinfo dev;
+	bool dev_ok;
+};
+
+static const char *fs_magic_name(long type)
+{
+	switch ((unsigned long)type) {
+	case 0xEF53: return "ext2/3/4";
+	case 0x58465342: return "xfs";
+	case 0x9123683E: return "btrfs";
+	case 0x01021994: return "tmpfs";
+	case 0x858458F6: return "ramfs";
+	case 0x794C7630: return "overlay";
+	case 0x6969: return "nfs";
+	case 0x65735546: return "fuse";
+	case 0xF2F52010: return "f2fs";
+	case 0x2FC12FC1: return "zfs";
+	default: return "";
+	}
+}
+
+/* mountinfo: the mount of st_dev whose mount point is the longest prefix */
+static void mountinfo_lookup(struct fss_target *t)
+{
+	char line[3 * PATH_MAX], mnt[PATH_MAX], fstype[64], src[PATH_MAX];
+	size_t best = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int ma, mi;
+		char *dash;
+		size_t l;
+
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3)
+			continue;
+		if (makedev(ma, mi) != t->st_dev)
+			continue;
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(dash + 3, "%63s %4095s", fstype, src) != 2)
+			continue;
+		l = strlen(mnt);
+		if (strncmp(t->path, mnt, l) ||
+		    (t->path[l] != '/' && t->path[l] && strcmp(mnt, "/")))
+			continue;
+		if (l < best)
+			continue;
+		best = l;
+		scopy(t->mountpoint, sizeof(t->mountpoint), mnt);
+		scopy(t->fstype, sizeof(t->fstype), fstype);
+		scopy(t->source, sizeof(t->source), src);
+	}
+	fclose(f);
+}
+
+static __u32 sysfs_kdev(const char *name)
+{
+	char p[PATH_MAX], buf[32];
+	unsigned int ma, mi;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/sys/class/block/%s/dev", name);
+	f = fopen(p, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%u:%u", &ma, &mi) != 2)
+		ma = mi = 0;
+	fclose(f);
+	return fss_kdev(ma, mi);
+}
+
+/* Fallback when fss_target_lookup fails: stat, statfs, mountinfo, sysfs. */
+static void target_fallback(const char *dir, struct fss_target *t)
+{
+	char p[PATH_MAX + 32], real[PATH_MAX], *slash;
+	struct statfs sfs;
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	if (!realpath(dir, t->path))
+		snprintf(t->path, sizeof(t->path), "%s", dir);
+	if (stat(t->path, &st))
+		return;
+	t->st_dev = st.st_dev;
+	t->fs_kdev = fss_kdev(major(st.st_dev), minor(st.st_dev));
+	mountinfo_lookup(t);
+	if (!t->fstype[0] && !statfs(t->path, &sfs))
+		snprintf(t->fstype, sizeof(t->fstype), "%s", fs_magic_name(sfs.f_type));
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(st.st_dev),
+		 minor(st.st_dev));
+	if (!realpath(p, real))
+		return;
+	t->has_disk = true;
+	slash = strrchr(real, '/');
+	scopy(t->fs_blkdev, sizeof(t->fs_blkdev), slash ? slash + 1 : real);
+	t->fs_blkdev_kdev = t->fs_kdev;
+	snprintf(p, sizeof(p), "%s/partition", real);
+	if (!access(p, F_OK) && slash) {
+		*slash = '\0';
+		slash = strrchr(real, '/');
+		scopy(t->disk, sizeof(t->disk), slash ? slash + 1 : real);
+		t->disk_kdev = sysfs_kdev(t->disk);
+	} else {
+		scopy(t->disk, sizeof(t->disk), t->fs_blkdev);
+		t->disk_kdev = t->fs_kdev;
+	}
+}
+
+static void target_get(const char *dir, struct target_info *ti)
+{
+	int rc;
+
+	memset(ti, 0, sizeof(*ti));
+	rc = fss_target_lookup(dir, &ti->t);
+	if (rc) {
+		snprintf(ti->lookup_err, sizeof(ti->lookup_err), "%s", strerror(-rc));
+		target_fallback(dir, &ti->t);
+	} else {
+		ti->looked_up = true;
+	}
+	if (ti->t.has_disk && ti->t.disk[0] &&
+	    !fss_devinfo_read(ti->t.disk, &ti->dev))
+		ti->dev_ok = true;
+}
+
+static const char *write_cache_str(const struct target_info *ti)
+{
+	if (!ti->t.has_disk)
+		return "n/a (no block device)";
+	if (!ti->dev_ok || ti->dev.write_cache < 0)
+		return "unknown";
+	return ti->dev.write_cache ? "write back" : "write through";
+}
+
+static struct json_object *target_json(const struct target_info *ti)
+{
+	struct json_object *o = NULL, *v;
+	const char *dev;
+
+	if (ti->looked_up)
+		o = fss_target_json(&ti->t);
+	if (!o) {
+		o = json_object_new_object();
+		json_object_object_add(o, "path", json_object_new_string(ti->t.path));
+		json_object_object_add(o, "mountpoint", ti->t.mountpoint[0] ?
+				       json_object_new_string(ti->t.mountpoint) : NULL);
+		json_object_object_add(o, "source", ti->t.source[0] ?
+				       json_object_new_string(ti->t.source) : NULL);
+		json_object_object_add(o, "disk", ti->t.disk[0] ?
+				       json_object_new_string(ti->t.disk) : NULL);
+		json_object_object_add(o, "lookup_error",
+				       json_object_new_string(ti->lookup_err));
+	}
+	/* the run contract's keys, whatever the lookup produced */
+	if (!json_object_object_get_ex(o, "fs", &v))
+		json_object_object_add(o, "fs", ti->t.fstype[0] ?
+				       json_object_new_string(ti->t.fstype) : NULL);
+	dev = ti->t.fs_blkdev[0] ? ti->t.fs_blkdev : ti->t.disk;
+	if (!json_object_object_get_ex(o, "device", &v))
+		json_object_object_add(o, "device", dev[0] ?
+				       json_object_new_string(dev) : NULL);
+	if (!json_object_object_get_ex(o, "write_cache", &v)) {
+		const char *wc = write_cache_str(ti);
+
+		json_object_object_add(o, "write_cache",
+				       strcmp(wc, "unknown") && ti->t.has_disk ?
+				       json_object_new_string(wc) : NULL);
+	}
+	if (!json_object_object_get_ex(o, "logical_block_size", &v))
+		json_object_object_add(o, "logical_block_size", ti->dev_ok &&
+				       ti->dev.logical_block_size > 0 ?
+				       json_object_new_int(ti->dev.logical_block_size) :
+				       NULL);
+	return o;
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+struct test_rec {
+	char name[64];
+	const char *section;		/* section title (JSON "section") */
+	char label[32];			/* plain row label */
+	struct fss_wl_spec spec;
+	struct fss_wl_result res;
+	bool traced;			/* breakdown b is valid */
+	struct fss_breakdown b;
+	bool ran;
+};
+
+struct ctx {
+	struct run_opts *o;
+	struct target_info ti;
+	struct fss_workload *w;
+	struct fss_tracer *tr;
+	struct test_rec *tests;
+	int ntests, cap;
+	struct test_rec *cur;		/* test being run (hooks) */
+	bool cur_begun;
+	/* footnotes of the current plain section */
+	char notes[16][256];
+	int nnotes;
+};
+
+static struct test_rec *rec_new(struct ctx *c)
+{
+	if (c->ntests == c->cap) {
+		int cap = c->cap ? c->cap * 2 : 32;
+		struct test_rec *n = realloc(c->tests, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->tests = n;
+		c->cap = cap;
+	}
+	memset(&c->tests[c->ntests], 0, sizeof(c->tests[0]));
+	return &c->tests[c->ntests++];
+}
+
+static void hook_before(void *arg)
+{
+	struct ctx *c = arg;
+	int rc;
+
+	c->cur_begun = false;
+	rc = fss_tracer_begin(c->tr, c->cur->name);
+	if (rc < 0)
+		fprintf(stderr, "fsyncscope: warning: tracer: cannot start test %s: %s\n",
+			c->cur->name, strerror(-rc));
+	else
+		c->cur_begun = true;
+}
+
+static void hook_after(void *arg)
+{
+	struct ctx *c = arg;
+	int rc;
+
+	if (!c->cur_begun)
+		return;
+	rc = fss_tracer_end(c->tr, &c->cur->b);
+	if (rc < 0)
+		fprintf(stderr, "fsyncscope: warning: tracer: no breakdown for %s: %s\n",
+			c->cur->name, strerror(-rc));
+	else
+		c->cur->traced = true;
+}
+
+/* ---- plain output ----------------------------------------------------- */
+
+#define ROW_FMT "  %-20s%12s%10s%8s%8s%8s%8s"
+
+/* microseconds in at most 7 characters */
+static const char *fmt_us(char *buf, size_t len, double us)
+{
+	if (us < 100)
+		snprintf(buf, len, "%.1f", us);
+	else if (us < 1e7)
+		snprintf(buf, len, "%.0f", us);
+	else
+		snprintf(buf, len, "%.1fs", us / 1e6);
+	return buf;
+}
+
+/* Print text wrapped at 80 columns, first line after `lead`. */
+static void print_wrapped(FILE *f, const char *lead, int indent, const char *text)
+{
+	int col = fprintf(f, "%s", lead), start = col;
+	const char *p = text;
+
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		int wl = sp ? (int)(sp - p) : (int)strlen(p);
+		int gap = col > start ? 1 : 0;
+
+		if (col + gap + wl > 80 && col > start) {
+			fprintf(f, "\n%*s", indent, "");
+			col = start = indent;
+			gap = 0;
+		}
+		col += fprintf(f, "%*s%.*s", gap, "", wl, p);
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	fprintf(f, "\n");
+}
+
+static void print_columns(void)
+{
+	printf(ROW_FMT "\n", "", "ops/sec", "usecs/op", "p50", "p99", "p99.9", "max");
+}
+
+static int add_footnote(struct ctx *c, const char *text)
+{
+	for (int i = 0; i < c->nnotes; i++)
+		if (!strcmp(c->notes[i], text))
+			return i + 1;
+	if (c->nnotes >= 16)
+		return 0;
+	snprintf(c->notes[c->nnotes], sizeof(c->notes[0]), "%s", text);
+	return ++c->nnotes;
+}
+
+static void print_footnotes(struct ctx *c)
+{
+	char lead[16];
+
+	for (int i = 0; i < c->nnotes; i++) {
+		snprintf(lead, sizeof(lead), "  [%d] ", i + 1);
+		print_wrapped(stdout, lead, 6, c->notes[i]);
+	}
+	c->nnotes = 0;
+}
+
+static void print_row(struct ctx *c, const struct test_rec *r)
+{
+	const struct fss_wl_result *res = &r->res;
+	char ops[32], upo[32], a[16], b[16], d[16], e[16], mark[16] = "";
+	int n;
+
+	if (res->status == FSS_WL_NA) {
+		if (strlen(res->reason) <= 42) {
+			printf("  %-20s%12s  %s\n", r->label, "n/a", res->reason);
+		} else {
+			n = add_footnote(c, res->reason);
+			printf("  %-20s%12s  see [%d]\n", r->label, "n/a", n);
+		}
+	} else {
+		snprintf(ops, sizeof(ops), "%.3f", res->ops_per_sec);
+		snprintf(upo, sizeof(upo), "%.0f", res->usecs_per_op);
+		if (res->note[0] && (n = add_footnote(c, res->note)))
+			snprintf(mark, sizeof(mark), " [%d]", n);
+		printf(ROW_FMT "%s\n", r->label, ops, upo,
+		       fmt_us(a, sizeof(a), res->lat.p50),
+		       fmt_us(b, sizeof(b), res->lat.p99),
+		       fmt_us(d, sizeof(d), res->lat.p99_9),
+		       fmt_us(e, sizeof(e), res->lat.max), mark);
+	}
+	if (res->partial)
+		printf("    (partial: interrupted after %.2f s, %llu ops)\n",
+		       res->elapsed_s, (unsigned long long)res->ops);
+	if (r->traced && res->status == FSS_WL_OK && fss_method_syncs(r->spec.method))
+		fss_breakdown_print(stdout, &r->b, 4);
+	fflush(stdout);
+}
+
+static void print_header(struct ctx *c)
+{
+	struct run_opts *o = c->o;
+	const struct fss_target *t = &c->ti.t;
+	char buf[3 * PATH_MAX];
+
+	printf("fsyncscope %s run\n", fss_version);
+	if (c->ti.looked_up) {
+		fss_target_print(stdout, t);
+	} else {
+		print_wrapped(stdout, "path        ", 12, t->path);
+		snprintf(buf, sizeof(buf), "%s on %s, mounted at %s",
+			 t->fstype[0] ? t->fstype : "?",
+			 t->source[0] ? t->source : "?",
+			 t->mountpoint[0] ? t->mountpoint : "?");
+		print_wrapped(stdout, "filesystem  ", 12, buf);
+		snprintf(buf, sizeof(buf), "%s", t->has_disk ? t->disk :
+			 "none (not on a block device)");
+		print_wrapped(stdout, "device      ", 12, buf);
+	}
+	snprintf(buf, sizeof(buf), "%s", write_cache_str(&c->ti));
+	if (c->ti.dev_ok && c->ti.dev.logical_block_size > 0)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 ", logical block %d bytes", c->ti.dev.logical_block_size);
+	print_wrapped(stdout, "write cache ", 12, buf);
+	if (o->count)
+		snprintf(buf, sizeof(buf), "%llu ops per test%s",
+			 (unsigned long long)o->count,
+			 o->custom ? " (per job)" : "");
+	else
+		snprintf(buf, sizeof(buf), "%g second%s per test", o->seconds,
+			 o->seconds == 1 ? "" : "s");
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+		 "; latency per op in usecs (CLOCK_MONOTONIC)");
+	print_wrapped(stdout, "tests       ", 12, buf);
+	print_wrapped(stdout, "tracing     ", 12, c->tr ? "on (breakdown under "
+		      "each row that syncs)" : "off (--no-trace)");
+	fflush(stdout);
+}
+
+/* ---- JSON output ------------------------------------------------------ */
+
+static struct json_object *jnum(double v, int decimals)
+{
+	char buf[64];
+
+	if (!isfinite(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
+static struct json_object *test_json(const struct test_rec *r)
+{
+	const struct fss_wl_result *res = &r->res;
+	struct json_object *o = json_object_new_object(), *lat = NULL;
+	bool ok = res->status == FSS_WL_OK;
+
+	json_object_object_add(o, "name", json_object_new_string(r->name));
+	json_object_object_add(o, "section", json_object_new_string(r->section));
+	json_object_object_add(o, "method",
+			       json_object_new_string(fss_method_name(r->spec.method)));
+	json_object_object_add(o, "bs", json_object_new_int64((int64_t)r->spec.bs));
+	json_object_object_add(o, "writes_per_sync",
+			       json_object_new_int(r->spec.writes_per_sync));
+	json_object_object_add(o, "jobs", json_object_new_int(r->spec.jobs));
+	json_object_object_add(o, "direct", json_object_new_boolean(res->direct_used));
+	json_object_object_add(o, "pattern",
+			       json_object_new_string(fss_pattern_name(r->spec.pattern)));
+	json_object_object_add(o, "shared_file",
+			       json_object_new_boolean(r->spec.shared_file));
+	json_object_object_add(o, "status", json_object_new_string(ok ? "ok" : "n/a"));
+	json_object_object_add(o, "reason", ok ? NULL :
+			       json_object_new_string(res->reason));
+	json_object_object_add(o, "note", res->note[0] ?
+			       json_object_new_string(res->note) : NULL);
+	json_object_object_add(o, "ops", ok ? json_object_new_int64((int64_t)res->ops) :
+			       NULL);
+	json_object_object_add(o, "writes", ok ?
+			       json_object_new_int64((int64_t)res->writes) : NULL);
+	json_object_object_add(o, "elapsed_s", ok ? jnum(res->elapsed_s, 6) : NULL);
+	json_object_object_add(o, "ops_per_sec", ok ? jnum(res->ops_per_sec, 3) : NULL);
+	json_object_object_add(o, "usecs_per_op", ok ? jnum(res->usecs_per_op, 3) : NULL);
+	if (ok) {
+		lat = json_object_new_object();
+		json_object_object_add(lat, "p50", jnum(res->lat.p50, 3));
+		json_object_object_add(lat, "p90", jnum(res->lat.p90, 3));
+		json_object_object_add(lat, "p99", jnum(res->lat.p99, 3));
+		json_object_object_add(lat, "p99_9", jnum(res->lat.p99_9, 3));
+		json_object_object_add(lat, "max", jnum(res->lat.max, 3));
+		json_object_object_add(lat, "mean", jnum(res->lat.mean, 3));
+	}
+	json_object_object_add(o, "latency_us", lat);
+	json_object_object_add(o, "partial", json_object_new_boolean(res->partial));
+	if (r->traced && ok) {
+		json_object_object_add(o, "breakdown", fss_breakdown_phases_json(&r->b));
+		json_object_object_add(o, "flush", fss_breakdown_flush_json(&r->b));
+		json_object_object_add(o, "syncs_traced",
+				       json_object_new_int64((int64_t)r->b.syncs));
+		json_object_object_add(o, "drops",
+				       json_object_new_int64((int64_t)r->b.drops));
+	}
+	return o;
+}
+
+static struct json_object *host_json(void)
+{
+	struct json_object *o = json_object_new_object();
+	struct utsname u;
+	char host[256] = "";
+
+	if (uname(&u)) {
+		memset(&u, 0, sizeof(u));
+	}
+	gethostname(host, sizeof(host) - 1);
+	json_object_object_add(o, "kernel", json_object_new_string(u.release));
+	json_object_object_add(o, "machine", json_object_new_string(u.machine));
+	json_object_object_add(o, "hostname", json_object_new_string(host));
+	json_object_object_add(o, "cpus",
+			       json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	return o;
+}
+
+static struct json_object *options_json(const struct run_opts *o)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "mode", json_object_new_string(
+		o->nsweep ? "sweep" : o->custom ? "custom" : "suite"));
+	json_object_object_add(j, "seconds", o->count ? NULL : jnum(o->seconds, 3));
+	json_object_object_add(j, "count", o->count ?
+			       json_object_new_int64((int64_t)o->count) : NULL);
+	json_object_object_add(j, "trace", json_object_new_boolean(!o->no_trace));
+	json_object_object_add(j, "file", o->file ? json_object_new_string(o->file) : NULL);
+	json_object_object_add(j, "force", json_object_new_boolean(o->force));
+	if (o->custom) {
+		struct json_object *sw = NULL;
+
+		json_object_object_add(j, "method",
+				       json_object_new_string(fss_method_name(o->method)));
+		json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->bs));
+		json_object_object_add(j, "direct", json_object_new_boolean(o->direct));
+		json_object_object_add(j, "writes_per_sync", json_object_new_int(o->wps));
+		json_object_object_add(j, "jobs", json_object_new_int(o->jobs));
+		json_object_object_add(j, "shared_file", json_object_new_boolean(o->shared));
+		json_object_object_add(j, "pattern",
+				       json_object_new_string(fss_pattern_name(o->pattern)));
+		json_object_object_add(j, "file_size", o->pattern == FSS_PAT_APPEND ? NULL :
+				       json_object_new_int64((int64_t)o->file_size));
+		if (o->nsweep) {
+			sw = json_object_new_array();
+			for (int i = 0; i < o->nsweep; i++)
+				json_object_array_add(sw, json_object_new_int(o->sweep[i]));
+		}
+		json_object_object_add(j, "sweep_jobs", sw);
+	}
+	return j;
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+/* Run one test; prints its row in plain mode.  0, -EINTR or -errno. */
+static int run_test(struct ctx *c, struct test_rec *r, struct fss_wl_file *file)
+{
+	struct fss_wl_hooks hooks = { hook_before, hook_after, c };
+	char err[512];
+	int rc;
+
+	c->cur = r;
+	if (c->o->verbose)
+		fprintf(stderr, "fsyncscope: running %s\n", r->name);
+	rc = fss_wl_run(c->w, &r->spec, file,
+			c->tr && fss_method_syncs(r->spec.method) ? &hooks : NULL,
+			&r->res, err, sizeof(err));
+	if (rc == -EINTR && fss_wl_stop) {
+		c->ntests--;		/* nothing was measured */
+		return rc;
+	}
+	if (rc) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		c->ntests--;
+		return rc;
+	}
+	r->ran = true;
+	if (!c->o->json)
+		print_row(c, r);
+	return 0;
+}
+
+struct suite_sec {
+	const char *key, *title, *sub;
+};
+
+static const struct suite_sec sections[] = {
+	{ "one_8k", "Compare file sync methods using one 8kB write:",
+	  "(wal_sync_method order; fdatasync is the Linux default)" },
+	{ "two_8k", "Compare file sync methods using two 8kB writes:",
+	  "(wal_sync_method order; fdatasync is the Linux default)" },
+	{ "open_sync_sizes", "Compare open_sync with different write sizes:",
+	  "(16kB per op, written as N writes of 16/N kB each)" },
+	{ "fd", "Test if fsync on non-write file descriptor is honored:",
+	  "(similar rates mean fsync() on a second descriptor also syncs the "
+	  "data written through the first)" },
+	{ "non_synced", "Non-synced 8kB writes:", NULL },
+};
+
+static struct fss_wl_spec base_spec(const struct run_opts *o)
+{
+	struct fss_wl_spec s = {
+		.method = FSS_M_FDATASYNC,
+		.shape = FSS_SHAPE_WRITE_SYNC,
+		.pattern = FSS_PAT_OVERWRITE,
+		.bs = 8192,
+		.writes_per_sync = 1,
+		.jobs = 1,
+		.file_size = SUITE_FILE_SIZE,
+		.seconds = o->seconds,
+		.count = o->count,
+	};
+	return s;
+}
+
+static void section_start(struct ctx *c, const struct suite_sec *sec)
+{
+	if (c->o->json)
+		return;
+	printf("\n%s\n", sec->title);
+	if (sec->sub)
+		print_wrapped(stdout, "", 1, sec->sub);
+	print_columns();
+	fflush(stdout);
+}
+
+static void section_end(struct ctx *c)
+{
+	if (!c->o->json)
+		print_footnotes(c);
+	fflush(stdout);
+}
+
+static int run_suite(struct ctx *c)
+{
+	static const enum fss_method methods[] = {
+		FSS_M_OPEN_DATASYNC, FSS_M_FDATASYNC, FSS_M_FSYNC,
+		FSS_M_FSYNC_WRITETHROUGH, FSS_M_OPEN_SYNC,
+	};
+	struct fss_wl_file *file;
+	struct test_rec *r;
+	char err[512];
+	int rc, s, i;
+
+	rc = fss_wl_file_prepare(c->w, SUITE_FILE_SIZE, &file, err, sizeof(err));
+	if (rc) {
+		if (rc != -EINTR || !fss_wl_stop)
+			fprintf(stderr, "fsyncscope: %s\n", err);
+		return rc;
+	}
+	/* 1, 2: sync methods with one and two 8kB writes */
+	for (s = 0; s < 2; s++) {
+		section_start(c, &sections[s]);
+		for (i = 0; i < 5; i++) {
+			if (!(r = rec_new(c)))
+				return -ENOMEM;
+			r->section = sections[s].title;
+			r->spec = base_spec(c->o);
+			r->spec.method = methods[i];
+			r->spec.writes_per_sync = s + 1;
+			r->spec.direct = methods[i] == FSS_M_OPEN_DATASYNC ||
+					 methods[i] == FSS_M_OPEN_SYNC;
+			snprintf(r->name, sizeof(r->name), "%s.%s", sections[s].key,
+				 fss_method_name(methods[i]));
+			snprintf(r->label, sizeof(r->label), "%s",
+				 fss_method_name(methods[i]));
+			r->spec.name = r->name;
+			if ((rc = run_test(c, r, file)))
+				return rc;
+			if (fss_wl_stop)
+				return -EINTR;
+		}
+		section_end(c);
+	}
+	/* 3: open_sync, 16kB per op in 1, 2, 4, 8, 16 writes */
+	section_start(c, &sections[2]);
+	for (i = 1; i <= 16; i *= 2) {
+		if (!(r = rec_new(c)))
+			return -ENOMEM;
+		r->section = sections[2].title;
+		r->spec = base_spec(c->o);
+		r->spec.method = FSS_M_OPEN_SYNC;
+		r->spec.direct = true;
+		r->spec.writes_per_sync = i;
+		r->spec.bs = 16384 / i;
+		snprintf(r->name, sizeof(r->name), "%s.%dx%dk", sections[2].key, i, 16 / i);
+		snprintf(r->label, sizeof(r->label), "%2d * %2dkB write%s", i, 16 / i,
+			 i > 1 ? "s" : "");
+		r->spec.name = r->name;
+		if ((rc = run_test(c, r, file)))
+			return rc;
+		if (fss_wl_stop)
+			return -EINTR;
+	}
+	section_end(c);
+	/* 4: fsync on the writing descriptor vs on a second one */
+	section_start(c, &sections[3]);
+	for (i = 0; i < 2; i++) {
+		if (!(r = rec_new(c)))
+			return -ENOMEM;
+		r->section = sections[3].title;
+		r->spec = base_spec(c->o);
+		r->spec.method = FSS_M_FSYNC;
+		r->spec.shape = i ? FSS_SHAPE_WRITE_CLOSE_FSYNC :
+				    FSS_SHAPE_WRITE_FSYNC_CLOSE;
+		snprintf(r->name, sizeof(r->name), "%s.%s", sections[3].key,
+			 i ? "write_close_fsync" : "write_fsync_close");
+		snprintf(r->label, sizeof(r->label), "%s",
+			 i ? "write, close, fsync" : "write, fsync, close");
+		r->spec.name = r->name;
+		if ((rc = run_test(c, r, file)))
+			return rc;
+		if (fss_wl_stop)
+			return -EINTR;
+	}
+	section_end(c);
+	/* 5: writes without sync */
+	section_start(c, &sections[4]);
+	if (!(r = rec_new(c)))
+		return -ENOMEM;
+	r->section = sections[4].title;
+	r->spec = base_spec(c->o);
+	r->spec.method = FSS_M_NONE;
+	snprintf(r->name, sizeof(r->name), "%s.write", sections[4].key);
+	snprintf(r->label, sizeof(r->label), "write");
+	r->spec.name = r->name;
+	if ((rc = run_test(c, r, file)))
+		return rc;
+	section_end(c);
+	return fss_wl_stop ? -EINTR : 0;
+}
+
+static void size_label(char *buf, size_t len, __u64 v)
+{
+	if (v >= (1 << 20) && !(v % (1 << 20)))
+		snprintf(buf, len, "%lluMB", (unsigned long long)(v >> 20));
+	else if (v >= 1024 && !(v % 1024))
+		snprintf(buf, len, "%llukB", (unsigned long long)(v >> 10));
+	else
+		snprintf(buf, len, "%lluB", (unsigned long long)v);
+}
+
+static struct fss_wl_spec custom_spec(const struct run_opts *o, unsigned int jobs)
+{
+	struct fss_wl_spec s = base_spec(o);
+
+	s.method = o->method;
+	s.bs = o->bs;
+	s.direct = o->direct;
+	s.writes_per_sync = o->wps;
+	s.jobs = jobs;
+	s.shared_file = o->shared || o->file;
+	s.pattern = o->pattern;
+	s.file_size = o->file_size;
+	return s;
+}
+
+static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
+				bool sweep)
+{
+	char bs[32];
+
+	size_label(bs, sizeof(bs), o->bs);
+	snprintf(buf, len, "%s: %s, %s x%u per %s, %s%s, %s I/O, %s:",
+		 sweep ? "Sweep over jobs" : "Custom test",
+		 fss_method_name(o->method), bs, o->wps,
+		 fss_method_syncs(o->method) ? "sync" : "op",
+		 fss_pattern_name(o->pattern),
+		 o->pattern == FSS_PAT_APPEND ? "" : " writes",
+		 o->direct ? "O_DIRECT" : "buffered",
+		 o->shared || o->file ? "one shared file" :
+		 (sweep || o->jobs > 1) ? "one file per job" : "one file");
+	return buf;
+}
+
+struct sweep_row {
+	unsigned int jobs;
+	const struct test_rec *r;
+};
+
+static void sweep_stats(const struct sweep_row *rows, int n, int i, double *naive,
+			double *speedup, double *vs_naive, double *conc)
+{
+	const struct fss_wl_result *b = NULL, *x = &rows[i].r->res;
+	int base = -1;
+
+	for (int k = 0; k < n; k++)
+		if (rows[k].r->res.status == FSS_WL_OK &&
+		    (base < 0 || rows[k].jobs < rows[base].jobs))
+			base = k;
+	*naive = *speedup = *vs_naive = *conc = NAN;
+	if (x->status != FSS_WL_OK)
+		return;
+	*conc = x->ops_per_sec * x->lat.mean / 1e6;
+	if (base < 0)
+		return;
+	b = &rows[base].r->res;
+	if (b->ops_per_sec > 0)
+		*speedup = x->ops_per_sec / b->ops_per_sec;
+	if (b->lat.mean > 0) {
+		*naive = 1e6 / b->lat.mean;
+		*vs_naive = x->ops_per_sec / *naive;
+	}
+}
+
+static int sweep_base_jobs(const struct sweep_row *rows, int n)
+{
+	int base = -1;
+
+	for (int k = 0; k < n; k++)
+		if (rows[k].r->res.status == FSS_WL_OK &&
+		    (base < 0 || rows[k].jobs < rows[base].jobs))
+			base = k;
+	return base < 0 ? 0 : (int)rows[base].jobs;
+}
+
+static void sweep_print(const struct sweep_row *rows, int n)
+{
+	char a[16], b[16], d[16];
+	double naive, speedup, vs_naive, conc;
+	int bj = sweep_base_jobs(rows, n);
+
+	printf("\nLittle's law check (L = IOPS x mean latency, expect L close to "
+	       "jobs):\n");
+	printf("%6s%12s%9s%9s%9s%8s%9s%13s\n", "jobs", "IOPS", "mean", "p50",
+	       "p99", "L", "speedup", "vs 1/lat");
+	for (int i = 0; i < n; i++) {
+		const struct fss_wl_result *x = &rows[i].r->res;
+
+		if (x->status != FSS_WL_OK) {
+			printf("%6u%12s  %s\n", rows[i].jobs, "n/a", "see above");
+			continue;
+		}
+		sweep_stats(rows, n, i, &naive, &speedup, &vs_naive, &conc);
+		printf("%6u%12.1f%9s%9s%9s%8.2f%9.2f%12.2fx\n", rows[i].jobs,
+		       x->ops_per_sec, fmt_us(a, sizeof(a), x->lat.mean),
+		       fmt_us(b, sizeof(b), x->lat.p50), fmt_us(d, sizeof(d), x->lat.p99),
+		       conc, speedup, vs_naive);
+	}
+	if (bj)
+		printf("(latencies in usecs; speedup = IOPS / IOPS at jobs=%d; "
+		       "vs 1/lat = IOPS / (1 / mean\n latency at jobs=%d), the "
+		       "naive capacity estimate from one syncer's latency)\n",
+		       bj, bj);
+}
+
+static struct json_object *sweep_json(const struct sweep_row *rows, int n)
+{
+	struct json_object *arr = json_object_new_array();
+	double naive, speedup, vs_naive, conc;
+	int bj = sweep_base_jobs(rows, n);
+
+	for (int i = 0; i < n; i++) {
+		const struct fss_wl_result *x = &rows[i].r->res;
+		struct json_object *o = json_object_new_object();
+		bool ok = x->status == FSS_WL_OK;
+
+		sweep_stats(rows, n, i, &naive, &speedup, &vs_naive, &conc);
+		json_object_object_add(o, "jobs", json_object_new_int(rows[i].jobs));
+		json_object_object_add(o, "name", json_object_new_string(rows[i].r->name));
+		json_object_object_add(o, "status", json_object_new_string(ok ? "ok" : "n/a"));
+		json_object_object_add(o, "ops_per_sec", ok ? jnum(x->ops_per_sec, 3) : NULL);
+		json_object_object_add(o, "mean_us", ok ? jnum(x->lat.mean, 3) : NULL);
+		json_object_object_add(o, "p50_us", ok ? jnum(x->lat.p50, 3) : NULL);
+		json_object_object_add(o, "p99_us", ok ? jnum(x->lat.p99, 3) : NULL);
+		json_object_object_add(o, "littles_law_concurrency", jnum(conc, 3));
+		json_object_object_add(o, "concurrency_per_job",
+				       jnum(conc / rows[i].jobs, 3));
+		json_object_object_add(o, "base_jobs", bj ? json_object_new_int(bj) : NULL);
+		json_object_object_add(o, "speedup", jnum(speedup, 3));
+		json_object_object_add(o, "naive_iops", jnum(naive, 3));
+		json_object_object_add(o, "vs_naive", jnum(vs_naive, 3));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
+{
+	struct run_opts *o = c->o;
+	unsigned int one[1] = { o->jobs };
+	const unsigned int *levels = o->nsweep ? o->sweep : one;
+	int n = o->nsweep ? o->nsweep : 1, rc = 0;
+	char title[256];
+
+	*nrows = 0;
+	if (!o->json) {
+		printf("\n");
+		print_wrapped(stdout, "", 0, custom_title(o, title, sizeof(title),
+							  o->nsweep > 0));
+		print_columns();
+	}
+	for (int i = 0; i < n; i++) {
+		struct test_rec *r = rec_new(c);
+
+		if (!r)
+			return -ENOMEM;
+		r->section = o->nsweep ? "sweep" : "custom";
+		r->spec = custom_spec(o, levels[i]);
+		if (o->nsweep) {
+			snprintf(r->name, sizeof(r->name), "sweep.jobs%u", levels[i]);
+			snprintf(r->label, sizeof(r->label), "jobs=%u", levels[i]);
+		} else {
+			snprintf(r->name, sizeof(r->name), "custom.%s",
+				 fss_method_name(o->method));
+			snprintf(r->label, sizeof(r->label), "%s",
+				 fss_method_name(o->method));
+		}
+		r->spec.name = r->name;
+		rc = run_test(c, r, NULL);
+		if (rc)
+			break;
+		rows[(*nrows)++] = (struct sweep_row){ levels[i], r };
+		if (fss_wl_stop) {
+			rc = -EINTR;
+			break;
+		}
+	}
+	if (!o->json)
+		print_footnotes(c);
+	/* rows point into c->tests: fix them up after any realloc */
+	for (int i = 0, k = 0; i < c->ntests && k < *nrows; i++)
+		if (c->tests[i].ran)
+			rows[k++].r = &c->tests[i];
+	if (o->nsweep && *nrows && !o->json)
+		sweep_print(rows, *nrows);
+	return rc;
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+static void on_signal(int sig)
+{
+	if (!fss_wl_stop)
+		fss_wl_stop = sig;
+}
+
+static int check_combinations(struct run_opts *o)
+{
+	__u64 need;
+
+	if (o->count && o->seconds_set)
+		return usage_error("use either -s/--runtime or --count, not both");
+	if (o->no_trace && (o->strategy || o->events))
+		return usage_error("--strategy and --events need tracing "
+				   "(drop --no-trace)");
+	if (o->nsweep && o->jobs_set)
+		return usage_error("--sweep jobs=... and --jobs cannot be combined");
+	if (o->force && !o->file)
+		return usage_error("--force only applies to --file PATH");
+	if (o->pattern == FSS_PAT_APPEND && o->file_size_set)
+		return usage_error("--file-size does not apply to --pattern append "
+				   "(the file starts empty and grows)");
+	need = o->bs * o->wps;
+	if (o->pattern == FSS_PAT_OVERWRITE && (o->shared || o->file))
+		need *= o->nsweep ? 1 : o->jobs;
+	if (o->custom && o->pattern == FSS_PAT_OVERWRITE && o->file_size_set &&
+	    o->file_size < need)
+		return usage_error("--file-size is smaller than --bs x "
+				   "--writes-per-sync (x --jobs on a shared file)");
+	if (o->custom && o->pattern == FSS_PAT_RANDOM && o->file_size < o->bs)
+		return usage_error("--file-size is smaller than --bs");
+	if (o->strategy) {
+		enum fss_strategy st;
+
+		if (fss_strategy_parse(o->strategy, &st))
+			return usage_error("unknown --strategy (auto, fentry, kprobe, "
+					   "tracepoint)");
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = {
+		.seconds = 5,
+		.method = FSS_M_FDATASYNC,
+		.bs = 8192,
+		.wps = 1,
+		.jobs = 1,
+		.pattern = FSS_PAT_OVERWRITE,
+		.file_size = SUITE_FILE_SIZE,
+	};
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct sigaction old_int, old_term;
+	struct sweep_row rows[MAX_SWEEP];
+	struct ctx c = { .o = &o };
+	struct json_object *doc = NULL, *tests;
+	FILE *events = NULL;
+	bool events_created = false;
+	char err[512];
+	int rc, nrows = 0, ret = 0;
+	__u64 drops = 0;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc || o.help)
+		return rc;
+	rc = check_combinations(&o);
+	if (rc)
+		return rc;
+	if (!o.dir)
+		o.dir = ".";
+
+	fss_wl_stop = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	c.w = fss_wl_new(o.dir, o.file, o.force, err, sizeof(err));
+	if (!c.w) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		ret = 1;
+		goto out;
+	}
+	target_get(o.dir, &c.ti);
+
+	if (!o.no_trace) {
+		struct fss_trace_opts to = {
+			.strategy = FSS_STRAT_AUTO,
+			.calib_dir = c.ti.t.path,
+			.tgid = getpid(),
+			.fs_dev = c.ti.t.fs_kdev,
+			.disk_dev = c.ti.t.disk_kdev,
+			.verbose = o.verbose,
+		};
+
+		if (o.strategy)
+			fss_strategy_parse(o.strategy, &to.strategy);
+		if (o.events) {
+			events_created = access(o.events, F_OK) != 0;
+			events = fopen(o.events, "w");
+			if (!events) {
+				fprintf(stderr, "fsyncscope: cannot write %s: %s\n",
+					o.events, strerror(errno));
+				events_created = false;
+				ret = 1;
+				goto out;
+			}
+			to.events_out = events;
+		}
+		c.tr = fss_tracer_open(&to, err, sizeof(err));
+		if (!c.tr) {
+			fprintf(stderr, "fsyncscope: %s\n", err);
+			ret = 1;
+			goto out;
+		}
+		if (o.verbose)
+			fss_tracer_print_strategy(c.tr, stderr);
+	}
+
+	if (!o.json)
+		print_header(&c);
+	if (fss_wl_stop)
+		rc = -EINTR;
+	else if (o.custom)
+		rc = run_custom(&c, rows, &nrows);
+	else
+		rc = run_suite(&c);
+
+	if (rc && rc != -EINTR) {
+		ret = 1;
+		goto out;
+	}
+	if (rc == -EINTR && !fss_wl_stop) {
+		ret = 1;
+		goto out;
+	}
+	if (c.tr)
+		drops = fss_tracer_drops(c.tr);
+	if (o.json) {
+		doc = json_object_new_object();
+		json_object_object_add(doc, "version", json_object_new_string(fss_version));
+		json_object_object_add(doc, "host", host_json());
+		json_object_object_add(doc, "target", target_json(&c.ti));
+		json_object_object_add(doc, "options", options_json(&o));
+		json_object_object_add(doc, "strategy", c.tr ?
+				       fss_tracer_strategy_json(c.tr) : NULL);
+		json_object_object_add(doc, "drops", c.tr ?
+				       json_object_new_int64((int64_t)drops) : NULL);
+		tests = json_object_new_array();
+		for (int i = 0; i < c.ntests; i++)
+			if (c.tests[i].ran)
+				json_object_array_add(tests, test_json(&c.tests[i]));
+		json_object_object_add(doc, "tests", tests);
+		if (o.nsweep)
+			json_object_object_add(doc, "sweep", sweep_json(rows, nrows));
+		json_object_object_add(doc, "interrupted", fss_wl_stop ?
+				       json_object_new_string(fss_wl_stop == SIGINT ?
+							      "SIGINT" : "SIGTERM") :
+				       NULL);
+		printf("%s\n", json_object_to_json_string_ext(doc,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	}
+	fflush(stdout);
+	if (drops)
+		fprintf(stderr, "fsyncscope: warning: %llu events lost; breakdowns "
+			"are incomplete\n", (unsigned long long)drops);
+	if (fss_wl_stop) {
+		fprintf(stderr, "fsyncscope: stopped by %s; results above are partial\n",
+			fss_wl_stop == SIGINT ? "SIGINT" : "SIGTERM");
+		ret = 128 + fss_wl_stop;
+	}
+out:
+	if (c.tr)
+		fss_tracer_close(c.tr);
+	if (events) {
+		fclose(events);
+		if (ret == 1 && events_created)
+			unlink(o.events);
+	}
+	fss_wl_free(c.w);
+	free(c.tests);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return ret;
+}
