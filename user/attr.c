@@ -858,7 +858,8 @@ static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
 	bool pure_flush = r->all_flags & FSS_RQ_FLUSH;
 	bool fua_native = issued && (r->issue_flags & FSS_RQ_FUA);
 	bool fua_emu = issued && (asked & FSS_RQ_FUA) && !fua_native;
-	bool preflush = asked & FSS_RQ_PREFLUSH;
+	/* the kernel's own flush requests carry PREFLUSH too: not a preflush */
+	bool preflush = (asked & FSS_RQ_PREFLUSH) && !pure_flush;
 	bool nvme = (r->has & RQ_HAS_NVME_SETUP) &&
 		    (r->has & RQ_HAS_NVME_COMPLETE);
 	bool nvme_flush = nvme && r->nvme_opcode == 0;

@@ -255,8 +255,8 @@ static void test_simple_fdatasync(void)
 		ISSUE(100, T(2000), 0xa0, W | SY),
 		COMPLETE(T(4000), 0xa0, W | SY),
 		START(100, T(4500), 0xb0, PF | W | SY),
-		ISSUE(KWORKER, T(5000), 0xc0, FL | KT),
-		COMPLETE(T(8000), 0xc0, FL),
+		ISSUE(KWORKER, T(5000), 0xc0, FL | PF | KT),
+		COMPLETE(T(8000), 0xc0, FL | PF),
 		COMPLETE(T(8200), 0xb0, W | SY),
 		with_fs(sync_ev(100, FSS_SYNC_FDATASYNC, T(1000), T(10000)),
 			T(1100), T(9900)),
@@ -520,8 +520,8 @@ static void test_ext4_journal(void)
 		ISSUE(JBD2, T(13200), 0xb0, W | SY | META | KT),
 		COMPLETE(T(15000), 0xb0, W | SY | META),
 		START(JBD2, T(15500), 0xb1, W | SY | META | PF | FUA | KT),
-		ISSUE(KWORKER, T(16000), 0xc0, FL | KT),
-		COMPLETE(T(19000), 0xc0, FL),
+		ISSUE(KWORKER, T(16000), 0xc0, FL | PF | KT),
+		COMPLETE(T(19000), 0xc0, FL | PF),
 		ISSUE(KWORKER, T(19200), 0xb1, W | SY | META | KT),
 		COMPLETE(T(21000), 0xb1, W | SY | META),
 		ISSUE(KWORKER, T(21200), 0xc0, FL | KT),	/* id reused */
@@ -587,8 +587,8 @@ static void test_xfs_log(void)
 		ISSUE(700, T(10300), 0xa0, W | SY),
 		COMPLETE(T(11500), 0xa0, W | SY),
 		START(700, T(12500), 0xb0, W | SY | META | PF | FUA),
-		ISSUE(KWORKER, T(13000), 0xc0, FL | KT),
-		COMPLETE(T(15000), 0xc0, FL),
+		ISSUE(KWORKER, T(13000), 0xc0, FL | PF | KT),
+		COMPLETE(T(15000), 0xc0, FL | PF),
 		ISSUE(KWORKER, T(15100), 0xb0, W | SY | META | KT),
 		COMPLETE(T(16500), 0xb0, W | SY | META),
 		ISSUE(KWORKER, T(16600), 0xc1, FL | KT),
@@ -959,7 +959,7 @@ static void test_random_vs_reference(void)
 		case 5:	/* pure flush: no START */
 			r->tid = KWORKER;
 			r->start = -1;
-			r->asked = r->issued_flags = FL | KT;
+			r->asked = r->issued_flags = FL | PF | KT;
 			break;
 		case 6:	/* empty preflush: never issued */
 			r->tid = 1 + rx_rand(6);
