@@ -18,7 +18,6 @@
 struct fss_collector {
 	struct fss_sync_result *v;
 	size_t n, cap;
-	bool oom;		/* a result could not be stored */
 };
 
 struct fss_collector *fss_collector_new(void)
@@ -39,7 +38,6 @@ void fss_collector_reset(struct fss_collector *c)
 	if (!c)
 		return;
 	c->n = 0;
-	c->oom = false;
 }
 
 void fss_collector_add(const struct fss_sync_result *res, void *arg)
@@ -52,10 +50,8 @@ void fss_collector_add(const struct fss_sync_result *res, void *arg)
 		size_t nc = c->cap ? c->cap * 2 : 1024;
 		struct fss_sync_result *p = realloc(c->v, nc * sizeof(*p));
 
-		if (!p) {
-			c->oom = true;
-			return;
-		}
+		if (!p)
+			return;	/* out of memory: this sync is not counted */
 		c->v = p;
 		c->cap = nc;
 	}
