@@ -1154,11 +1154,15 @@ static void sweep_print(const struct sweep_row *rows, int n)
 		       fmt_us(b, sizeof(b), x->lat.p50), fmt_us(d, sizeof(d), x->lat.p99),
 		       conc, speedup, vs_naive);
 	}
-	if (bj)
-		printf("(latencies in usecs; speedup = IOPS / IOPS at jobs=%d; "
-		       "vs 1/lat = IOPS / (1 / mean\n latency at jobs=%d), the "
-		       "naive capacity estimate from one syncer's latency)\n",
-		       bj, bj);
+	if (bj) {
+		char note[320];
+
+		snprintf(note, sizeof(note), "(latencies in usecs per op; speedup = "
+			 "IOPS / IOPS at jobs=%d; vs 1/lat = IOPS / (1 / mean latency "
+			 "at jobs=%d), i.e. against the naive capacity estimate from "
+			 "one syncer's latency)", bj, bj);
+		print_wrapped(stdout, "", 1, note);
+	}
 }
 
 static struct json_object *sweep_json(const struct sweep_row *rows, int n)
@@ -1246,6 +1250,17 @@ static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 
 /* ---- the command ------------------------------------------------------ */
 
+static const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	case SIGPIPE: return "SIGPIPE";
+	default: return "a signal";
+	}
+}
+
 static void on_signal(int sig)
 {
 	if (!fss_wl_stop)
@@ -1299,7 +1314,8 @@ int cmd_run(int argc, char **argv)
 		.file_size = SUITE_FILE_SIZE,
 	};
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	struct sigaction old_int, old_term;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction old_sa[4];
 	struct sweep_row rows[MAX_SWEEP];
 	struct ctx c = { .o = &o };
 	struct json_object *doc = NULL, *tests;
@@ -1320,8 +1336,8 @@ int cmd_run(int argc, char **argv)
 
 	fss_wl_stop = 0;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &sa, &old_sa[i]);
 
 	c.w = fss_wl_new(o.dir, o.file, o.force, err, sizeof(err));
 	if (!c.w) {
@@ -1402,8 +1418,7 @@ int cmd_run(int argc, char **argv)
 		if (o.nsweep)
 			json_object_object_add(doc, "sweep", sweep_json(rows, nrows));
 		json_object_object_add(doc, "interrupted", fss_wl_stop ?
-				       json_object_new_string(fss_wl_stop == SIGINT ?
-							      "SIGINT" : "SIGTERM") :
+				       json_object_new_string(sig_name(fss_wl_stop)) :
 				       NULL);
 		printf("%s\n", json_object_to_json_string_ext(doc,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
@@ -1416,7 +1431,7 @@ int cmd_run(int argc, char **argv)
 			"are incomplete\n", (unsigned long long)drops);
 	if (fss_wl_stop) {
 		fprintf(stderr, "fsyncscope: stopped by %s; results above are partial\n",
-			fss_wl_stop == SIGINT ? "SIGINT" : "SIGTERM");
+			sig_name(fss_wl_stop));
 		ret = 128 + fss_wl_stop;
 	}
 out:
@@ -1429,7 +1444,7 @@ out:
 	}
 	fss_wl_free(c.w);
 	free(c.tests);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old_sa[i], NULL);
 	return ret;
 }

@@ -1,0 +1,396 @@
+#!/usr/bin/env bats
+# `fsyncscope run` (issue 2): the pg_test_fsync suite, custom runs, sweeps,
+# n/a rows, bad input and signals.  Everything runs on loop images, tmpfs or
+# ramfs under /tmp, with --no-trace (the tracer has its own suites) except
+# the one test that checks the traced path's contract.  Runs are short and
+# counted (--count), so the checks are exact, never timing thresholds.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+setup() {
+	fss_need_root
+	[ -x "$FSS_BIN" ] || skip "build ./fsyncscope first (make)"
+}
+
+teardown() {
+	fss_cleanup
+}
+
+# Files in DIR other than lost+found (the run's own must all be gone).
+leftovers() {
+	find "$1" -mindepth 1 -maxdepth 1 ! -name lost+found -printf '%f\n'
+}
+
+assert_no_leftovers() {
+	local l
+	l="$(leftovers "$1")"
+	[ -z "$l" ] || { echo "left behind in $1: $l" >&2; return 1; }
+}
+
+assert_80cols() {
+	local long
+	long="$(awk 'length($0) > 80' "$1")"
+	[ -z "$long" ] || { echo "lines over 80 columns: $long" >&2; return 1; }
+}
+
+# Register a mount made here so fss_cleanup undoes it.
+track_mount() {
+	echo "$1" >> "$FSS_SCRATCH/.mounts"
+}
+
+# The JSON contract (docs/run.md) for every test object, exact for ok rows
+# of a counted run: ops == COUNT x jobs, writes == ops x writes_per_sync.
+check_contract() {
+	local f="$1" count="$2"
+	fss_jq "$f" '(.version | type == "string") and
+		(.host.kernel | type == "string") and (.host.cpus | type == "number") and
+		(.host.hostname | type == "string") and
+		(.target.path | type == "string") and has("strategy") and
+		(.target | has("fs") and has("device")) and
+		(.options | type == "object") and (.tests | type == "array")'
+	fss_jq "$f" '[.tests[] | (.name | type == "string") and
+		(.method | type == "string") and (.bs | type == "number") and
+		(.writes_per_sync | type == "number") and (.jobs | type == "number") and
+		(.direct | type == "boolean") and (.partial == false) and
+		(.status == "ok" or .status == "n/a")] | all'
+	fss_jq "$f" '[.tests[] | select(.status == "n/a") |
+		(.reason | type == "string" and length > 0) and .ops == null and
+		.ops_per_sec == null and .latency_us == null] | all'
+	fss_jq "$f" "[.tests[] | select(.status == \"ok\") |
+		.reason == null and .ops == $count * .jobs and
+		.writes == .ops * .writes_per_sync and
+		.ops_per_sec > 0 and .usecs_per_op > 0 and
+		((.ops_per_sec * .usecs_per_op / 1e6) - 1 | fabs) < 0.01 and
+		(.latency_us | (.p50 | type == \"number\") and .p50 <= .p90 and
+			.p90 <= .p99 and .p99 <= .p99_9 and .p99_9 <= .max and
+			.mean <= .max and .p50 > 0)] | all"
+	# names are unique
+	fss_jq "$f" '(.tests | map(.name) | unique | length) == (.tests | length)'
+}
+
+SUITE_NAMES='["one_8k.open_datasync","one_8k.fdatasync","one_8k.fsync",
+"one_8k.fsync_writethrough","one_8k.open_sync","two_8k.open_datasync",
+"two_8k.fdatasync","two_8k.fsync","two_8k.fsync_writethrough",
+"two_8k.open_sync","open_sync_sizes.1x16k","open_sync_sizes.2x8k",
+"open_sync_sizes.4x4k","open_sync_sizes.8x2k","open_sync_sizes.16x1k",
+"fd.write_fsync_close","fd.write_close_fsync","non_synced.write"]'
+
+# Plain suite output: every section and row, ops/sec > 0 on ok rows.
+check_plain_suite() {
+	local f="$1" label
+	grep -q '^Compare file sync methods using one 8kB write:$' "$f"
+	grep -q '^Compare file sync methods using two 8kB writes:$' "$f"
+	grep -q '^Compare open_sync with different write sizes:$' "$f"
+	grep -q '^Test if fsync on non-write file descriptor is honored:$' "$f"
+	grep -q '^Non-synced 8kB writes:$' "$f"
+	for label in open_datasync fdatasync fsync open_sync; do
+		[ "$(grep -cE "^  $label +[0-9]+\.[0-9]{3} " "$f")" -eq 2 ]
+	done
+	[ "$(grep -cE '^  fsync_writethrough +n/a ' "$f")" -eq 2 ]
+	for label in ' 1 \* 16kB write' ' 2 \*  8kB writes' ' 4 \*  4kB writes' \
+		     ' 8 \*  2kB writes' '16 \*  1kB writes' 'write, fsync, close' \
+		     'write, close, fsync' 'write'; do
+		grep -qE "^  $label +([0-9]+\.[0-9]{3} |n/a)" "$f" ||
+			{ echo "row missing: $label" >&2; return 1; }
+	done
+	# no ok row with a zero rate
+	if grep -qE '^  .{20} +0\.000 ' "$f"; then
+		echo "a row with a zero rate" >&2
+		return 1
+	fi
+	assert_80cols "$f"
+}
+
+@test "suite on ext4: every row present with a positive rate, 80 columns, no files left" {
+	fss_mkfs ext4
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 20 "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	echo "$output" > "$FSS_SCRATCH/plain.txt"
+	check_plain_suite "$FSS_SCRATCH/plain.txt"
+	grep -q '^filesystem  ext4 on ' "$FSS_SCRATCH/plain.txt"
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "suite on ext4: JSON follows the contract, exact op counts, suite order" {
+	fss_mkfs ext4
+	"$FSS_BIN" run --no-trace --count 25 --json "$FSS_MNT" > "$FSS_SCRATCH/out.json"
+	check_contract "$FSS_SCRATCH/out.json" 25
+	fss_jq "$FSS_SCRATCH/out.json" "[.tests[].name] == $SUITE_NAMES"
+	fss_jq "$FSS_SCRATCH/out.json" '.target.fs == "ext4" and .strategy == null and
+		.options.mode == "suite" and .options.count == 25 and .interrupted == null'
+	# only fsync_writethrough is n/a on ext4 with 512-byte sectors
+	fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.status == "n/a") | .method] ==
+		["fsync_writethrough", "fsync_writethrough"]'
+	# O_DIRECT on the open_* methods, as pg_test_fsync does; not elsewhere
+	fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.status == "ok") |
+		.direct == (.method == "open_datasync" or .method == "open_sync")] | all'
+	# the op shapes: 2 writes per sync in section 2, 16kB per op in section 3
+	fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.name | startswith("two_8k.")) |
+		.writes_per_sync == 2 and .bs == 8192] | all'
+	fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.name | startswith("open_sync_sizes.")) |
+		.bs * .writes_per_sync == 16384 and .method == "open_sync"] | all'
+	fss_jq "$FSS_SCRATCH/out.json" '.tests[-1] | .method == "none" and .bs == 8192'
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "suite on xfs: rows present, JSON contract holds" {
+	fss_mkfs xfs
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 20 "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/plain.txt"
+	check_plain_suite "$FSS_SCRATCH/plain.txt"
+	"$FSS_BIN" run --no-trace --count 20 --json "$FSS_MNT" > "$FSS_SCRATCH/out.json"
+	check_contract "$FSS_SCRATCH/out.json" 20
+	fss_jq "$FSS_SCRATCH/out.json" "[.tests[].name] == $SUITE_NAMES"
+	fss_jq "$FSS_SCRATCH/out.json" '.target.fs == "xfs"'
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "tmpfs: O_DIRECT rows are measured direct or fall back with a note, as the kernel allows; exit 0" {
+	fss_mktmpfs
+	local direct=true
+	# does this kernel's tmpfs accept O_DIRECT?  (6.6+ does)
+	dd if=/dev/zero of="$FSS_MNT/probe" bs=8192 count=1 oflag=direct 2>/dev/null || direct=false
+	rm -f "$FSS_MNT/probe"
+	"$FSS_BIN" run --no-trace --count 10 --json "$FSS_MNT" > "$FSS_SCRATCH/out.json"
+	check_contract "$FSS_SCRATCH/out.json" 10
+	fss_jq "$FSS_SCRATCH/out.json" '.target.fs == "tmpfs" and .target.device == null'
+	if $direct; then
+		fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.method == "open_sync" or
+			.method == "open_datasync") | .direct == true and .note == null] | all'
+	else
+		fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.method == "open_sync" or
+			.method == "open_datasync") | .status == "n/a" or
+			(.direct == false and (.note | test("O_DIRECT refused")))] | all'
+	fi
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "ramfs refuses O_DIRECT: rows measured buffered with a footnote; fallocate refusal noted" {
+	fss_scratch
+	local m="$FSS_SCRATCH/ramfs"
+	mkdir -p "$m"
+	mount -t ramfs ramfs "$m"
+	track_mount "$m"
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 10 "$m"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/plain.txt"
+	check_plain_suite "$FSS_SCRATCH/plain.txt"
+	grep -qE '^  open_datasync .* \[[0-9]\]$' "$FSS_SCRATCH/plain.txt"
+	grep -qE '^  \[[0-9]\] O_DIRECT refused by the filesystem' "$FSS_SCRATCH/plain.txt"
+
+	"$FSS_BIN" run --no-trace --count 10 --json "$m" > "$FSS_SCRATCH/out.json"
+	check_contract "$FSS_SCRATCH/out.json" 10
+	# all 9 O_DIRECT rows (2 + 2 + 5) fell back, and say so
+	fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.note != null and
+		(.note | test("O_DIRECT refused"))) | select(.direct == false)] | length == 9'
+
+	"$FSS_BIN" run --no-trace --count 10 --pattern random --file-size 1m --json "$m" \
+		> "$FSS_SCRATCH/rnd.json"
+	fss_jq "$FSS_SCRATCH/rnd.json" '.tests[0] | .status == "ok" and .ops == 10 and
+		(.note | test("fallocate refused"))'
+	assert_no_leftovers "$m"
+}
+
+@test "4 KiB logical sectors: 1k and 2k O_DIRECT writes are n/a with the reason, the run goes on" {
+	fss_scratch
+	local img="$FSS_SCRATCH/img4k" m="$FSS_SCRATCH/mnt4k" dev
+	truncate -s 256M "$img"
+	mkfs.ext4 -q -F -b 4096 "$img"
+	dev="$(losetup -f --show --sector-size 4096 "$img")"
+	echo "$dev" >> "$FSS_SCRATCH/.loops"
+	[ "$(cat "/sys/class/block/$(basename "$dev")/queue/logical_block_size")" -eq 4096 ]
+	mkdir -p "$m"
+	mount "$dev" "$m"
+	track_mount "$m"
+
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 10 --json "$m"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/out.json"
+	check_contract "$FSS_SCRATCH/out.json" 10
+	fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.name == "open_sync_sizes.16x1k" or
+		.name == "open_sync_sizes.8x2k") | .status == "n/a" and
+		(.reason | test("O_DIRECT write of [12] KiB refused")) and
+		(.reason | test("4096"))] | length == 2 and all'
+	fss_jq "$FSS_SCRATCH/out.json" '[.tests[] | select(.name == "open_sync_sizes.4x4k" or
+		.name == "open_sync_sizes.1x16k") | .status == "ok" and .direct] | length == 2 and all'
+	# the tests after the n/a rows still ran
+	fss_jq "$FSS_SCRATCH/out.json" '.tests[-1].name == "non_synced.write" and .tests[-1].ops == 10'
+
+	# a custom 1 KiB O_DIRECT write: an n/a row, exit 0
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 10 --direct --bs 1k "$m"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"fdatasync"*"n/a"* ]]
+	[[ "$output" == *"O_DIRECT write of 1 KiB refused (EINVAL)"* ]]
+	assert_no_leftovers "$m"
+}
+
+@test "bad input: one stderr line, usage exit 2 or error exit 1, nothing left in DIR" {
+	fss_mkfs ext4
+	local args
+	for args in "--bogus" "--bs 3x" "--bs 4m" "--sweep jobs=0" "--method nope" \
+		    "--pattern sideways" "--count 0" "-s 1 --count 5" "extra1 extra2"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$FSS_BIN" run --no-trace $args "$FSS_MNT"
+		echo "args: $args -> $status: $stderr"
+		[ "$status" -eq 2 ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ -z "$output" ]
+	done
+	assert_no_leftovers "$FSS_MNT"
+
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 "$FSS_SCRATCH/does-not-exist"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"does-not-exist: No such file or directory"* ]]
+	[ ! -e "$FSS_SCRATCH/does-not-exist" ]
+
+	mount -o remount,ro "$FSS_MNT"
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 "$FSS_MNT"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"Read-only file system"* ]]
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "no space for the 16 MiB file: one stderr line, exit 1, nothing left" {
+	fss_scratch
+	local m="$FSS_SCRATCH/small"
+	mkdir -p "$m"
+	mount -t tmpfs -o size=4m tmpfs "$m"
+	track_mount "$m"
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --json "$m"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"no space left"* ]]
+	[ -z "$output" ]
+	assert_no_leftovers "$m"
+}
+
+@test "--file: an existing file needs --force, is then used and kept; append grows it exactly" {
+	fss_mkfs ext4
+	local f="$FSS_MNT/mine"
+	: > "$f"
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fsync --file "$f" "$FSS_MNT"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"refusing"*"--force"* ]]
+	[ "$(stat -c %s "$f")" -eq 0 ]
+
+	"$FSS_BIN" run --no-trace --count 7 --method fdatasync --pattern append --bs 4k \
+		--writes-per-sync 3 --file "$f" --force --json "$FSS_MNT" > "$FSS_SCRATCH/a.json"
+	fss_jq "$FSS_SCRATCH/a.json" '.tests[0] | .ops == 7 and .writes == 21 and .pattern == "append"'
+	# the user's file stays, grown by 7 ops x 3 writes x 4 KiB
+	[ "$(stat -c %s "$f")" -eq $((7 * 3 * 4096)) ]
+	[ "$(leftovers "$FSS_MNT")" = "mine" ]
+
+	# a named file that does not exist is created, used and removed
+	"$FSS_BIN" run --no-trace --count 5 --method fsync --file "$FSS_MNT/new" --json "$FSS_MNT" \
+		> "$FSS_SCRATCH/n.json"
+	fss_jq "$FSS_SCRATCH/n.json" '.tests[0].ops == 5'
+	[ ! -e "$FSS_MNT/new" ]
+}
+
+@test "custom run: --jobs 2 --pattern random --file-size 8m counts every op of both jobs" {
+	fss_mkfs ext4
+	"$FSS_BIN" run --no-trace --count 30 --jobs 2 --pattern random --file-size 8m \
+		--json "$FSS_MNT" > "$FSS_SCRATCH/out.json"
+	check_contract "$FSS_SCRATCH/out.json" 30
+	fss_jq "$FSS_SCRATCH/out.json" '.options.mode == "custom" and (.tests | length) == 1 and
+		(.tests[0] | .jobs == 2 and .ops == 60 and .pattern == "random" and
+		 .method == "fdatasync" and .bs == 8192 and .shared_file == false)'
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 30 --jobs 2 --shared-file \
+		--pattern random --file-size 8m "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	grep -q 'one shared' <<< "$output"
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "custom run: every method with exact op and write counts" {
+	fss_mkfs ext4
+	local m
+	for m in open_datasync open_sync fdatasync fsync none sync_file_range pwritev2_dsync; do
+		"$FSS_BIN" run --no-trace --count 12 --method "$m" --writes-per-sync 2 --bs 4k \
+			--json "$FSS_MNT" > "$FSS_SCRATCH/$m.json"
+		fss_jq "$FSS_SCRATCH/$m.json" ".tests[0] | .method == \"$m\" and .status == \"ok\" and
+			.ops == 12 and .writes == 24 and .bs == 4096"
+	done
+	"$FSS_BIN" run --no-trace --count 12 --method fsync_writethrough --json "$FSS_MNT" \
+		> "$FSS_SCRATCH/wt.json"
+	fss_jq "$FSS_SCRATCH/wt.json" '.tests[0] | .status == "n/a" and (.reason | test("Linux"))'
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "--sweep jobs=1,2 prints two levels and the Little's-law check" {
+	fss_mkfs ext4
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 20 --sweep jobs=1,2 "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/plain.txt"
+	grep -qE '^  jobs=1 +[0-9]+\.[0-9]{3} ' "$FSS_SCRATCH/plain.txt"
+	grep -qE '^  jobs=2 +[0-9]+\.[0-9]{3} ' "$FSS_SCRATCH/plain.txt"
+	grep -q "^Little's law check" "$FSS_SCRATCH/plain.txt"
+	[ "$(grep -cE '^ +[12] +[0-9]+\.[0-9] ' "$FSS_SCRATCH/plain.txt")" -eq 2 ]
+	assert_80cols "$FSS_SCRATCH/plain.txt"
+
+	"$FSS_BIN" run --no-trace --count 20 --sweep jobs=1,2 --json "$FSS_MNT" > "$FSS_SCRATCH/s.json"
+	check_contract "$FSS_SCRATCH/s.json" 20
+	fss_jq "$FSS_SCRATCH/s.json" '[.sweep[].jobs] == [1, 2] and [.tests[].jobs] == [1, 2]'
+	# speedup is relative to jobs=1; L = IOPS x mean latency
+	fss_jq "$FSS_SCRATCH/s.json" '.sweep[0].speedup == 1 and .sweep[0].base_jobs == 1 and
+		([.sweep[] | .littles_law_concurrency > 0 and .naive_iops > 0] | all)'
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "SIGINT: partial results printed, exit 130, no temp files; SIGTERM in JSON: partial, 143" {
+	fss_mkfs ext4
+	local pid i rc
+	"$FSS_BIN" run --no-trace -s 3 "$FSS_MNT" > "$FSS_SCRATCH/plain.txt" 2> "$FSS_SCRATCH/err.txt" &
+	pid=$!
+	# wait until the suite's temp file exists and the first test is running
+	for i in $(seq 100); do
+		grep -q 'open_datasync\|ops/sec' "$FSS_SCRATCH/plain.txt" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	grep -q '(partial: interrupted after' "$FSS_SCRATCH/plain.txt"
+	grep -q 'stopped by SIGINT' "$FSS_SCRATCH/err.txt"
+	assert_no_leftovers "$FSS_MNT"
+
+	"$FSS_BIN" run --no-trace -s 3 --json "$FSS_MNT" > "$FSS_SCRATCH/out.json" 2>/dev/null &
+	pid=$!
+	for i in $(seq 100); do
+		[ -n "$(leftovers "$FSS_MNT")" ] && break
+		sleep 0.1
+	done
+	sleep 1
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	fss_jq "$FSS_SCRATCH/out.json" '.interrupted == "SIGTERM" and
+		(.tests | length) >= 1 and .tests[-1].partial == true and
+		([.tests[:-1][] | .partial == false] | all)'
+	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "traced run: either succeeds with a strategy key or fails with exactly one stderr line" {
+	fss_mkfs ext4
+	run --separate-stderr "$FSS_BIN" run --count 10 --method fdatasync --json "$FSS_MNT"
+	if [ "$status" -eq 0 ]; then
+		echo "$output" > "$FSS_SCRATCH/out.json"
+		fss_jq "$FSS_SCRATCH/out.json" '.strategy != null and (.drops | type == "number") and
+			.tests[0].ops == 10'
+	else
+		[ "$status" -eq 1 ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "$stderr" == "fsyncscope: "* ]]
+		[ -z "$output" ]
+	fi
+	assert_no_leftovers "$FSS_MNT"
+}
