@@ -4,6 +4,7 @@
 # sums, and phases that must be non-zero; no timing thresholds.
 
 load lib
+bats_require_minimum_version 1.5.0
 
 setup() {
 	fss_need_root
