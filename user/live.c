@@ -846,9 +846,10 @@ static void on_sync(const struct fss_sync_result *r, void *arg)
 
 static void on_event(const struct fss_event *ev, void *arg)
 {
-	if (ev->type == FSS_EV_SYNC && ev->sync.ino) {
-		/* name the file now, while the syncing process has it open */
+	if (ev->type == FSS_EV_SYNC) {
+		/* name the process and file now, while they are still there */
 		pthread_mutex_lock(&L.lock);
+		proc_lookup(ev->pid, ev->comm);
 		resolve_file(ev->pid, ev->dev, ev->sync.ino, false);
 		pthread_mutex_unlock(&L.lock);
 	} else if (ev->type == FSS_EV_JOURNAL && ev->ts_end >= ev->ts) {
@@ -1633,17 +1634,31 @@ static void live_flush(struct fss_tracer *t)
 	pthread_mutex_unlock(&L.lock);
 }
 
-/* Files still unnamed: ask the processes that synced them once more. */
+/*
+ * Before a report: look at the open files of the processes that synced
+ * once more (each process once), so that files renamed since (recycled
+ * WAL segments) show their current name and unnamed ones get one.
+ */
 static void resolve_late(int w)
 {
 	struct table *ft = &L.win[w].tbl[G_FILE];
+	__u32 done[256];
+	int ndone = 0;
 
 	for (int i = 0; i < ft->n; i++) {
 		struct group *g = ft->all[i];
-		struct file_name *f = file_lookup(g->k1, g->k2, false);
+		bool seen = false;
 
-		if (g->k2 && (!f || !f->path))
-			resolve_file(g->last_pid, g->k1, g->k2, true);
+		if (!g->k2 || !g->last_pid)
+			continue;
+		for (int j = 0; j < ndone && !seen; j++)
+			seen = done[j] == g->last_pid;
+		if (seen)
+			continue;
+		if (ndone == (int)(sizeof(done) / sizeof(done[0])))
+			break;
+		done[ndone++] = g->last_pid;
+		resolve_file(g->last_pid, g->k1, g->k2, true);
 	}
 }
 

@@ -1,0 +1,381 @@
+#!/usr/bin/env bats
+# Live mode (issue 6): `fsyncscope trace` watching processes we start.
+# A helper (build/tests/syncer) does an exact number of syncs of each kind
+# on a loop-mounted filesystem once the tracer is ready; counts per kind must
+# match exactly, other processes' syncs must not leak in, and every phase
+# breakdown must add up exactly to its total.  PostgreSQL 15 runs on a loop
+# ext4 and xfs image with pgbench against it.  Nothing here asserts timing.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+SYNCER="$FSS_BUILD/tests/syncer"
+PGBIN=/usr/lib/postgresql/15/bin
+
+setup() {
+	fss_need_root
+	[ -x "$SYNCER" ] || skip "build/tests/syncer missing (run make)"
+	fss_scratch
+	links_before=$(bpftool link list 2>/dev/null | grep -c '^[0-9]' || true)
+	bg_pids=()
+	cg_dir=""
+	pg_data=""
+}
+
+teardown() {
+	local p
+	for p in "${bg_pids[@]}"; do
+		kill -INT "$p" 2>/dev/null || true
+	done
+	for p in "${bg_pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	if [ -n "$pg_data" ] && [ -f "$pg_data/postmaster.pid" ]; then
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$pg_data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	if [ -n "$cg_dir" ] && [ -d "$cg_dir" ]; then
+		for p in $(cat "$cg_dir/cgroup.procs" 2>/dev/null); do
+			echo "$p" > "$(dirname "$cg_dir")/cgroup.procs" 2>/dev/null || true
+		done
+		rmdir "$cg_dir" 2>/dev/null || true
+	fi
+	fss_cleanup
+}
+
+# wait_for FILE REGEX [TENTHS]: until a line of FILE matches (default 60 s)
+wait_for() {
+	local i n="${3:-600}"
+	for ((i = 0; i < n; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for '$2' in $1:" >&2
+	cat "$1" >&2 2>/dev/null || true
+	return 1
+}
+
+# start_syncer NAME DIR ARGS...: a syncer waiting on $FSS_SCRATCH/NAME.go;
+# sets syncer_pid
+start_syncer() {
+	local name="$1" dir="$2"
+	shift 2
+	mkfifo "$FSS_SCRATCH/$name.go"
+	"$SYNCER" --go "$FSS_SCRATCH/$name.go" "$@" "$dir" \
+		> "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
+	syncer_pid=$!
+	bg_pids+=("$syncer_pid")
+	wait_for "$FSS_SCRATCH/$name.out" '^ready '
+}
+
+# go NAME...: let the syncers run, wait until each is done
+go() {
+	local n
+	for n in "$@"; do echo go > "$FSS_SCRATCH/$n.go"; done
+	for n in "$@"; do wait_for "$FSS_SCRATCH/$n.out" '^done '; done
+}
+
+# start_trace ARGS...: the tracer in the background, ready; sets trace_pid,
+# its output in $tout (stdout) and $terr (stderr)
+start_trace() {
+	tout="$FSS_SCRATCH/trace.out"
+	terr="$FSS_SCRATCH/trace.err"
+	"$FSS_BIN" trace "$@" > "$tout" 2> "$terr" 3>&- &
+	trace_pid=$!
+	bg_pids+=("$trace_pid")
+	wait_for "$terr" '^fsyncscope: tracing .*\(Ctrl-C to stop\)$'
+}
+
+# stop_trace: Ctrl-C, and the tracer must exit 0
+stop_trace() {
+	local rc=0
+	kill -INT "$trace_pid"
+	wait "$trace_pid" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "tracer exited $rc:" >&2; cat "$terr" >&2; return 1; }
+}
+
+summary() { jq -c 'select(.type == "summary")' "$tout" > "$FSS_SCRATCH/summary.json"; echo "$FSS_SCRATCH/summary.json"; }
+
+# every group's phases add up exactly to its total (integers, ns)
+assert_exact_sums() {
+	local bad
+	bad=$(jq -c '[.all, .kinds[], .processes[], .files[]] | .[] | select(([.phases[].ns] | add) != .total_ns) | {syncs, total_ns}' "$1" | head -3)
+	[ -z "$bad" ] || { echo "phases do not sum to total: $bad" >&2; return 1; }
+}
+
+# assert_kinds FILE JSON: by_kind of the summary equals JSON exactly
+assert_kinds() {
+	local got
+	got=$(jq -cS '.by_kind' "$1")
+	[ "$got" = "$(echo "$2" | jq -cS .)" ] || { echo "by_kind: got $got, want $2" >&2; return 1; }
+}
+
+links_now() { bpftool link list 2>/dev/null | grep -c '^[0-9]' || true; }
+
+ALL_A='--fsync 7 --fdatasync 5 --dsync 4 --sfr 3 --msync 2 --syncfs 2 --uring 3'
+WANT_A='{"fsync":7,"fdatasync":5,"dsync_write":4,"sync_file_range":3,"msync":2,"syncfs":2,"io_uring_fsync":3}'
+
+@test "trace -p: exact counts per kind, another process does not leak in" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" $ALL_A
+	local a=$syncer_pid
+	start_syncer b "$FSS_MNT" --fsync 9 --fdatasync 9 --dsync 9
+	start_trace -p "$a" --json
+	go a b
+	stop_trace
+	s=$(summary)
+	assert_kinds "$s" "$WANT_A"
+	fss_jq "$s" '.all.syncs == 26 and .all.errors == 0 and .events_lost == 0'
+	fss_jq "$s" "[.processes[].pid] == [$a]"
+	fss_jq "$s" '.processes[0].comm == "syncer"'
+	assert_exact_sums "$s"
+	# the files, resolved from /proc/PID/fd
+	fss_jq "$s" "[.files[] | select(.path == \"$FSS_MNT/syncer.$a.data\")][0].syncs == 20"
+	fss_jq "$s" "[.files[] | select(.path == \"$FSS_MNT/syncer.$a.dsync\")][0].by_kind == {\"dsync_write\": 4}"
+	# a loop device caches writes: the device table says so, fsyncs flushed
+	fss_jq "$s" '.devices | length == 1 and .[0].write_cache == "write back" and .[0].syncs_with_flush > 0'
+	fss_jq "$s" '.flush.flushes > 0'
+	# per kind: what must be there on ext4
+	fss_jq "$s" '[.kinds[] | select(.kind == "fdatasync")][0].phases.device_flush.ns > 0'
+	# jbd2 commits shown on their own
+	fss_jq "$s" '.journal | length == 1 and .[0].commits > 0'
+}
+
+@test "trace -c: only tasks with that comm" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" --comm fss-live-a $ALL_A
+	start_syncer b "$FSS_MNT" --comm fss-live-b --fsync 9 --fdatasync 9 --msync 3
+	start_trace -c fss-live-a --json
+	go a b
+	stop_trace
+	s=$(summary)
+	assert_kinds "$s" "$WANT_A"
+	fss_jq "$s" '[.processes[].comm] == ["fss-live-a"]'
+	assert_exact_sums "$s"
+}
+
+@test "trace --cgroup: only tasks in that cgroup v2" {
+	local cg2
+	cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$cg2" ] || skip "no cgroup v2 hierarchy mounted"
+	fss_mkfs ext4
+	cg_dir="$cg2/fss-live-test.$$"
+	mkdir "$cg_dir"
+	start_syncer a "$FSS_MNT" $ALL_A
+	local a=$syncer_pid
+	echo "$a" > "$cg_dir/cgroup.procs"
+	start_syncer b "$FSS_MNT" --fsync 9 --fdatasync 9
+	start_trace --cgroup "fss-live-test.$$" --json
+	go a b
+	stop_trace
+	s=$(summary)
+	assert_kinds "$s" "$WANT_A"
+	fss_jq "$s" "[.processes[].pid] == [$a]"
+	fss_jq "$tout" "[., inputs] | map(select(.type == \"start\")) | .[0].filters.cgroup_id == $(stat -c %i "$cg_dir")"
+}
+
+@test "trace --mount: only syncs on that filesystem" {
+	fss_mkfs ext4
+	local m1="$FSS_MNT"
+	fss_mkfs xfs
+	local m2="$FSS_MNT"
+	# msync records carry no file (hence no device): left out with --mount
+	start_syncer a "$m1" --fsync 6 --fdatasync 5 --dsync 4 --sfr 3 --syncfs 2 --uring 3
+	start_syncer b "$m2" --fsync 9 --fdatasync 9 --dsync 9 --uring 2
+	start_trace --mount "$m1" --json
+	go a b
+	stop_trace
+	s=$(summary)
+	assert_kinds "$s" '{"fsync":6,"fdatasync":5,"dsync_write":4,"sync_file_range":3,"syncfs":2,"io_uring_fsync":3}'
+	fss_jq "$s" '.devices | length == 1'
+	fss_jq "$s" "[.files[].path | select(. != null) | startswith(\"$m1/\")] | all"
+	assert_exact_sums "$s"
+}
+
+@test "trace --dev: the same filter by block device" {
+	fss_mkfs ext4
+	local m1="$FSS_MNT" l1="$FSS_LOOP"
+	fss_mkfs ext4
+	local m2="$FSS_MNT"
+	start_syncer a "$m1" --fsync 4 --fdatasync 3
+	start_syncer b "$m2" --fsync 5
+	start_trace --dev "$l1" --json
+	go a b
+	stop_trace
+	s=$(summary)
+	assert_kinds "$s" '{"fsync":4,"fdatasync":3}'
+}
+
+@test "INTERVAL COUNT: COUNT interval reports, then a summary that adds them up" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" --fsync 10 --fdatasync 10
+	start_trace -p "$syncer_pid" --json 1 3
+	go a
+	wait "$trace_pid"
+	[ "$(jq -r .type "$tout" | tr '\n' ' ')" = "start interval interval interval summary " ]
+	fss_jq "$tout" '[., inputs] | map(select(.type == "interval") | .seconds > 0) | all'
+	[ "$(jq -s '[.[] | select(.type == "interval") | .all.syncs] | add' "$tout")" -eq \
+	  "$(jq -s '[.[] | select(.type == "summary") | .all.syncs] | add' "$tout")" ]
+	s=$(summary)
+	assert_kinds "$s" '{"fsync":10,"fdatasync":10}'
+}
+
+@test "-d: one summary after the duration, exit 0" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" --fdatasync 10
+	start_trace -p "$syncer_pid" --json -d 3
+	go a
+	wait "$trace_pid"
+	[ "$(jq -r .type "$tout" | tr '\n' ' ')" = "start summary " ]
+	assert_kinds "$(summary)" '{"fdatasync":10}'
+}
+
+@test "--slower 0: every sync printed as it happens, with an exact breakdown" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" --fsync 5 --fdatasync 6 --dsync 2
+	start_trace -p "$syncer_pid" --json --slower 0
+	go a
+	stop_trace
+	[ "$(jq -c 'select(.type == "sync")' "$tout" | wc -l)" -eq 13 ]
+	[ -z "$(jq -c 'select(.type == "sync") | select(.fs_ns + .journal_ns + .queue_ns + .device_write_ns + .device_flush_ns + .other_ns != .total_ns)' "$tout")" ]
+	[ "$(jq -r 'select(.type == "sync") | .kind' "$tout" | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')" = "dsync_write=2 fdatasync=6 fsync=5 " ]
+}
+
+@test "plain output: every section, fits 80 columns" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" $ALL_A
+	start_trace -p "$syncer_pid" --slower 0 --top 2
+	go a
+	stop_trace
+	for w in KIND PROCESSES FILES DEVICES JOURNAL summary fsync fdatasync io_uring_fsync syncer; do
+		grep -q "$w" "$tout" || { echo "no '$w' in output" >&2; cat "$tout" >&2; return 1; }
+	done
+	[ "$(awk '{ if (length($0) > 80) n++ } END { print n+0 }' "$tout")" -eq 0 ]
+	# --top 2: at most two files listed out of three
+	grep -q 'FILES (top 2 of 3' "$tout"
+}
+
+@test "Ctrl-C detaches cleanly: no BPF links left behind" {
+	fss_mkfs ext4
+	start_trace --mount "$FSS_MNT"
+	[ "$(links_now)" -gt "$links_before" ]
+	stop_trace
+	grep -q '=== summary' "$tout"
+	[ "$(links_now)" -eq "$links_before" ]
+}
+
+@test "bad input: one line on stderr, non-zero exit, nothing loaded" {
+	fss_mkfs ext4
+	local args
+	while IFS= read -r args; do
+		run --separate-stderr "$FSS_BIN" trace $args
+		[ "$status" -ne 0 ] || { echo "exit 0 for: $args" >&2; return 1; }
+		[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ] || { echo "stderr for '$args': $stderr" >&2; return 1; }
+		[ -z "$output" ] || { echo "stdout for '$args': $output" >&2; return 1; }
+	done <<-EOF
+		-p 0
+		-p notapid
+		-p 2147483646
+		-c
+		-c waytoolongcommname
+		--cgroup no-such-cgroup.$$
+		--mount /nonexistent/dir
+		--mount /etc/hostname
+		--dev /dev/null
+		--dev no-such-disk
+		--mount $FSS_MNT --dev $FSS_LOOP
+		-d 0
+		-d x
+		--top 0
+		--slower -1
+		--strategy bogus
+		--bogus
+		abc
+		1 0
+		1 2 3
+	EOF
+	[ "$(links_now)" -eq "$links_before" ]
+	[ -z "$(ls -A "$FSS_MNT" | grep -v lost+found)" ]
+}
+
+# ---- PostgreSQL 15: WAL syncs by process ----
+
+# pg_setup FS: a cluster on a loop FS image, started on a unix socket here
+pg_setup() {
+	[ -x "$PGBIN/initdb" ] || skip "postgresql-15 not installed"
+	id postgres >/dev/null 2>&1 || skip "no postgres user"
+	fss_mkfs "$1"
+	chmod 755 "$FSS_SCRATCH"
+	pg_data="$FSS_MNT/pgdata"
+	pg_sock="$FSS_SCRATCH/pg"
+	pg_port=$((55000 + $$ % 1000))
+	mkdir -p "$pg_data" "$pg_sock"
+	chown postgres: "$pg_data" "$pg_sock"
+	runuser -u postgres -- "$PGBIN/initdb" -D "$pg_data" -A trust --no-sync >/dev/null
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$pg_data" -l "$pg_sock/log" -w \
+		-o "-k $pg_sock -p $pg_port -c listen_addresses=''" start >/dev/null 3>&-
+	runuser -u postgres -- "$PGBIN/pgbench" -h "$pg_sock" -p "$pg_port" -i -s 2 -q postgres \
+		>/dev/null 2>&1
+}
+
+pg_sql() {
+	runuser -u postgres -- "$PGBIN/psql" -h "$pg_sock" -p "$pg_port" -At -c "$1" postgres
+}
+
+# pg_check FS: -c postgres and -p walwriter, while pgbench runs (synchronous
+# commit for one client, asynchronous for the other: the WAL writer then
+# flushes it) and a CHECKPOINT is forced.
+pg_check() {
+	pg_setup "$1"
+	local walwriter out_c out_w err_w pid_w
+	walwriter=$(pg_sql "select pid from pg_stat_activity where backend_type = 'walwriter'")
+	[ -n "$walwriter" ]
+	out_w="$FSS_SCRATCH/walwriter.json"
+	err_w="$FSS_SCRATCH/walwriter.err"
+	"$FSS_BIN" trace -p "$walwriter" --json -d 9 > "$out_w" 2> "$err_w" 3>&- &
+	pid_w=$!
+	bg_pids+=("$pid_w")
+	start_trace -c postgres --json -d 9
+	wait_for "$err_w" '^fsyncscope: tracing'
+	runuser -u postgres -- "$PGBIN/pgbench" -h "$pg_sock" -p "$pg_port" -T 5 -c 1 postgres \
+		>/dev/null 2>&1 3>&- &
+	local b1=$!
+	PGOPTIONS='-c synchronous_commit=off' runuser -u postgres -- "$PGBIN/pgbench" \
+		-h "$pg_sock" -p "$pg_port" -T 5 -c 1 postgres >/dev/null 2>&1 3>&- &
+	local b2=$!
+	wait "$b1"
+	wait "$b2"
+	pg_sql "checkpoint" >/dev/null
+	wait "$trace_pid"
+	wait "$pid_w"
+
+	s=$(summary)
+	assert_exact_sums "$s"
+	fss_jq "$s" '.events_lost == 0'
+	# WAL segment syncs, by path
+	fss_jq "$s" '[.files[] | select(.path != null and (.path | test("/pg_wal/[0-9A-F]{24}$")))] | length > 0'
+	fss_jq "$s" '[.files[] | select(.path != null and (.path | test("/pg_wal/")))] | map(.syncs) | add > 10'
+	# broken down by process: backends, the WAL writer, the checkpointer
+	fss_jq "$s" '[.processes[] | select(.comm == "postgres")] | length >= 3'
+	fss_jq "$s" "[.processes[] | select(.pid == $walwriter and (.cmdline | test(\"walwriter\")))] | length == 1"
+	fss_jq "$s" '[.processes[] | select(.cmdline != null and (.cmdline | test("checkpointer")))][0].syncs > 0'
+	fss_jq "$s" '[.processes[] | select(.cmdline != null and (.cmdline | test("postgres postgres")))] | length >= 1'
+	fss_jq "$s" '.devices | length >= 1'
+
+	# -p of the WAL writer: its syncs only, all on WAL files
+	local sw="$FSS_SCRATCH/walwriter.summary.json"
+	jq -c 'select(.type == "summary")' "$out_w" > "$sw"
+	fss_jq "$sw" ".all.syncs > 0 and ([.processes[].pid] | unique) == [$walwriter]"
+	fss_jq "$sw" '[.files[] | .path // "" | test("/pg_wal/")] | all'
+	assert_exact_sums "$sw"
+}
+
+@test "PostgreSQL on ext4: WAL syncs by process (-c postgres, -p walwriter)" {
+	pg_check ext4
+	fss_jq "$s" '.journal | length >= 1'
+}
+
+@test "PostgreSQL on xfs: WAL syncs by process (-c postgres, -p walwriter)" {
+	pg_check xfs
+	fss_jq "$s" '[.kinds[].phases.journal.ns] | add > 0'
+}
