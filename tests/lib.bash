@@ -58,6 +58,10 @@ fss_mktmpfs() {
 fss_cleanup() {
 	[ -n "${FSS_SCRATCH:-}" ] && [ -d "$FSS_SCRATCH" ] || return 0
 	local m l
+	# the delay fixture (tests/fixtures/delay.bash) has its own teardown
+	if declare -F delay_teardown >/dev/null; then
+		delay_teardown || true
+	fi
 	if [ -f "$FSS_SCRATCH/.mounts" ]; then
 		tac "$FSS_SCRATCH/.mounts" | while read -r m; do
 			mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
