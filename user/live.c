@@ -590,7 +590,8 @@ struct file_name {
 	__u32 dev;
 	__u64 ino;
 	char *path;		/* NULL: not resolved (yet) */
-	__u64 tried_ns;		/* last failed resolution */
+	__u64 tried_ns;		/* last failed resolution ... */
+	__u32 tried_pid;	/* ... in this process's open files */
 	struct file_name *next;
 };
 
@@ -747,7 +748,7 @@ static bool scan_fds(__u32 pid, __u32 want_dev, __u64 want_ino)
 	return found;
 }
 
-/* Try to name (dev, ino) from pid's open files; at most once a second. */
+/* Try to name (dev, ino) from pid's open files; a failure is retried after a second. */
 static void resolve_file(__u32 pid, __u32 dev, __u64 ino, bool force)
 {
 	struct file_name *f;
@@ -759,10 +760,12 @@ static void resolve_file(__u32 pid, __u32 dev, __u64 ino, bool force)
 	if (!f || (f->path && !force))
 		return;
 	now = mono_ns();
-	if (!force && f->tried_ns && now - f->tried_ns < NSEC)
+	if (!force && f->tried_ns && f->tried_pid == pid && now - f->tried_ns < NSEC)
 		return;
-	if (!scan_fds(pid, dev, ino) && !f->path)
+	if (!scan_fds(pid, dev, ino) && !f->path) {
 		f->tried_ns = now;
+		f->tried_pid = pid;
+	}
 }
 
 static struct dev_facts *dev_lookup(__u32 dev)
@@ -1378,16 +1381,18 @@ static void print_slow(const struct fss_sync_result *r)
 		fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	} else {
-		size_t n = strlen(label), room;
+		size_t n = strlen(label);
 		int w;
 
-		w = fprintf(f, "%s %7u %-15.15s %-15s %9.3f ms ", tbuf, r->pid, r->comm,
+		/* the file on the same line when it fits, else on its own */
+		w = fprintf(f, "%s %u %s %s %.3f ms", tbuf, r->pid, r->comm,
 			    fss_sync_kind_name(r->kind), r->total / 1e6);
-		room = w < 79 ? 79 - w : 0;
-		if (n > room && room > 3)
-			fprintf(f, "...%s\n", label + n - (room - 3));
+		if (w + 2 + n <= 79)
+			fprintf(f, "  %s\n", label);
+		else if (n <= 77)
+			fprintf(f, "\n  %s\n", label);
 		else
-			fprintf(f, "%s\n", label);
+			fprintf(f, "\n  ...%s\n", label + n - 74);
 		fprintf(f, "        ");
 		for (int p = 0; p < FSS_PH_MAX; p++)
 			fprintf(f, " %s %.3f", ph_abbr[p], r->phase_ns[p] / 1e6);
@@ -1826,8 +1831,8 @@ int cmd_trace(int argc, char **argv)
 		fprintf(L.out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	} else if (L.slower) {
-		printf("%-8s %7s %-15s %-15s %12s FILE\n", "TIME", "PID", "COMM", "KIND", "TOTAL");
-		printf("%8s (ms per phase: fs journal queue device_write device_flush other)\n", "");
+		printf("TIME PID COMM KIND TOTAL FILE (on its own line when long)\n");
+		printf("%8s ms per phase: fs, journal, queue, device_write, device_flush, other\n", "");
 	}
 	fflush(L.out);
 	fprintf(stderr, "fsyncscope: tracing %s (Ctrl-C to stop)\n", what);
