@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# VM lane, guest environment: the stock kernel, the emulated NVMe disk, BTF,
+# and that fentry and kprobes really attach AND fire here (bpftrace, from
+# the host's root filesystem, is the independent witness).  Also the fact
+# that makes calibration necessary on 6.1: fentry on vfs_fsync_range
+# attaches but does not see fdatasync(2).
+
+load vmlib
+
+# bpftrace PROGRAM: run it while doing 2 fdatasync + 1 fsync of 4 KiB on
+# $VM_MNT/f, print its maps.  No -c: bpftrace 0.17 refuses a -c command on
+# the guest's 9p root, so it is stopped with SIGINT once the syncs are done.
+bt_syncs() {
+	local log="$BATS_FILE_TMPDIR/bt.log" pid i
+	timeout 180 bpftrace -e "$1" > "$log" 2>&1 &
+	pid=$!
+	for i in $(seq 600); do
+		grep -q '^Attaching' "$log" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 1
+	xfs_io -f -c "pwrite -q 0 4k" -c fdatasync -c "pwrite -q 0 4k" \
+		-c fdatasync -c "pwrite -q 0 4k" -c fsync "$VM_MNT/f"
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	cat "$log"
+}
+
+# count NAME: a scalar map from the bpftrace output in $BT (0 if absent)
+count() {
+	local v
+	v=$(sed -n "s/^@$1: \([0-9]*\)$/\1/p" <<< "$BT")
+	echo "${v:-0}"
+}
+
+setup_file() {
+	vm_in_guest || return 0
+	vm_mkfs ext4
+	BT=$(bt_syncs '
+		kfunc:ext4_sync_file { @fentry_ext4 = count(); }
+		kfunc:__x64_sys_fdatasync { @fentry_sys_fdatasync = count(); }
+		kfunc:vfs_fsync_range { @fentry_vfs_fsync_range = count(); }
+		kprobe:ext4_sync_file { @kprobe_ext4 = count(); }
+		tracepoint:nvme:nvme_setup_cmd /args->opcode == 0/ { @nvme_flush = count(); }')
+	export BT
+	vm_cleanup
+}
+
+teardown_file() {
+	vm_cleanup
+}
+
+setup() {
+	vm_require_guest
+}
+
+@test "guest runs Debian's stock 6.1 kernel" {
+	run uname -r
+	[[ "$output" =~ ^6\.1\.[0-9]+-[0-9]+-amd64$ ]]
+	# the module tree comes from the host's linux-image package
+	[ -d "/lib/modules/$output/kernel/drivers/nvme" ]
+}
+
+@test "emulated NVMe namespace: QEMU controller, write-back cache, FUA" {
+	[ -b /dev/nvme0n1 ]
+	[ "$(cat /sys/block/nvme0n1/queue/write_cache)" = "write back" ]
+	[ "$(cat /sys/block/nvme0n1/queue/fua)" = 1 ]
+	# size given by scripts/vmtest (VMTEST_NVME_SIZE, default 2G)
+	[ "$(blockdev --getsize64 /dev/nvme0n1)" -ge $((1024 * 1024 * 1024)) ]
+}
+
+@test "kernel and module BTF (vmlinux, nvme_core, ext4, jbd2, xfs)" {
+	local m
+	for m in vmlinux nvme_core ext4 jbd2 xfs; do
+		[ -r "/sys/kernel/btf/$m" ] || { echo "no BTF for $m" >&2; return 1; }
+	done
+}
+
+@test "kprobes exist and a kprobe on ext4_sync_file fires once per sync" {
+	[ -d /sys/bus/event_source/devices/kprobe ]
+	echo "$BT"
+	[ "$(count kprobe_ext4)" -eq 3 ]
+}
+
+@test "fentry loads and fires: ext4_sync_file once per sync, fdatasync syscall twice" {
+	echo "$BT"
+	[ "$(count fentry_ext4)" -eq 3 ]
+	[ "$(count fentry_sys_fdatasync)" -eq 2 ]
+}
+
+@test "6.1 fact: fentry on vfs_fsync_range attaches but misses fdatasync(2)" {
+	# 3 syncs, only the fsync(2) reaches vfs_fsync_range's entry: this is
+	# why fsyncscope calibrates its hooks instead of trusting an attach.
+	echo "$BT"
+	grep -q '^Attaching 5 probes' <<< "$BT"
+	[ "$(count fentry_vfs_fsync_range)" -eq 1 ]
+}
+
+@test "nvme_setup_cmd sees one Flush command (opcode 0) per sync on ext4" {
+	echo "$BT"
+	[ "$(count nvme_flush)" -eq 3 ]
+}
+
+@test "fsyncscope devices: the NVMe namespace has a volatile write cache" {
+	run --separate-stderr "$FSS_BIN" devices --json /dev/nvme0n1
+	[ "$status" -eq 0 ]
+	echo "$output" > "$BATS_TEST_TMPDIR/dev.json"
+	vm_artifact devices-nvme0n1.json "$BATS_TEST_TMPDIR/dev.json"
+	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].name == "nvme0n1"'
+	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].write_cache == "write back"'
+	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].fua == true'
+	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].nvme.vwc_present == true'
+	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].nvme.vwc_enabled == true'
+}

@@ -1,0 +1,65 @@
+# Helpers for the suites that run INSIDE the VM-lane guest (scripts/vmtest,
+# tests/vm/guest-init.sh).  They format the guest's emulated NVMe disk, so
+# they refuse to run anywhere else: FSS_VM_GUEST=1 is set by guest-init.sh,
+# and the controller must be QEMU's with the serial scripts/vmtest gives it.
+#
+#   load vmlib
+#   vm_require_guest            skip unless inside the VM-lane guest
+#   vm_mkfs FSTYPE [OPTS...]    mkfs FSTYPE on the NVMe namespace, mount it
+#                               under /tmp; sets VM_MNT, VM_DEV
+#   vm_cleanup                  unmount (teardown / teardown_file)
+#   vm_artifact NAME FILE       copy FILE to the host (build/vm/out/artifacts)
+#   vm_sum_errors EVENTS        events (JSON lines) whose phases do not add
+#                               up to their total; prints nothing when exact
+
+load ../lib
+
+VM_NVME_SERIAL="test0"
+VM_NVME_MODEL="QEMU NVMe Ctrl"
+
+vm_in_guest() {
+	[ "${FSS_VM_GUEST:-}" = 1 ] && [ -b "${FSS_VM_NVME:-}" ] || return 1
+	local ctrl serial model
+	ctrl=/sys/block/$(basename "$FSS_VM_NVME")/device
+	serial=$(tr -d ' \n' < "$ctrl/serial" 2>/dev/null)
+	model=$(sed 's/ *$//' < "$ctrl/model" 2>/dev/null)
+	[ "$serial" = "$VM_NVME_SERIAL" ] && [ "$model" = "$VM_NVME_MODEL" ]
+}
+
+vm_require_guest() {
+	vm_in_guest || skip "runs only inside the VM-lane guest (scripts/vmtest)"
+}
+
+vm_mkfs() {
+	local fs="$1"
+	shift
+	vm_in_guest || { echo "vm_mkfs: not in the VM-lane guest, refusing to format" >&2; return 1; }
+	VM_DEV="$FSS_VM_NVME"
+	mountpoint -q /tmp/fss-vm/mnt 2>/dev/null && umount /tmp/fss-vm/mnt
+	mkdir -p /tmp/fss-vm/mnt
+	case "$fs" in
+	ext4) mkfs.ext4 -q -F "$@" "$VM_DEV" ;;
+	xfs)  mkfs.xfs -q -f "$@" "$VM_DEV" ;;
+	*) echo "vm_mkfs: unknown fs $fs" >&2; return 1 ;;
+	esac || return 1
+	mount "$VM_DEV" /tmp/fss-vm/mnt || return 1
+	VM_MNT=/tmp/fss-vm/mnt
+	export VM_MNT VM_DEV
+}
+
+vm_cleanup() {
+	if mountpoint -q /tmp/fss-vm/mnt 2>/dev/null; then
+		umount /tmp/fss-vm/mnt 2>/dev/null || umount -l /tmp/fss-vm/mnt
+	fi
+	return 0
+}
+
+vm_artifact() {
+	[ -n "${FSS_VM_OUT:-}" ] && [ -d "$FSS_VM_OUT/artifacts" ] || return 0
+	cp "$2" "$FSS_VM_OUT/artifacts/$1" 2>/dev/null || true
+}
+
+vm_sum_errors() {
+	jq -c 'select((.fs_ns + .journal_ns + .queue_ns + .device_write_ns
+		+ .device_flush_ns + .other_ns) != .total_ns)' "$1" | head -n 3
+}
