@@ -1,0 +1,325 @@
+#!/usr/bin/env bats
+# Ground truth (issue 4): delays injected below the filesystem must come out
+# in the phase where they were injected.
+#
+# The fixture (tests/fixtures/delay.bash, docs/accuracy.md "Method") puts
+# ext4 or xfs on a loop device whose backing file lives on delayfs, a FUSE
+# filesystem that holds every fsync of that file for fsync_us and every
+# write for write_us.  The loop driver turns a flush request into an fsync
+# of the backing file and a write request into a write of it, so fsync_us
+# becomes the loop device's flush time (device_flush) and write_us its
+# write time (device_write).
+#
+# Each test runs `fsyncscope run` on the fixture's filesystem, first with no
+# delay (the baseline of that same workload, measured in the same test on
+# the same mount), then with the delays, and compares per-phase MEDIANS over
+# N syncs (tests/helpers/phase-stats), never single samples.
+#
+# Tolerances (every assertion names the one it uses):
+#
+# DELAY_TOL = 10 % of the injected delay (issue 4).  The measured phase
+#   minus its baseline median must be within it.  What it has to absorb is
+#   the fixture's own overhead above the injected delay: delayfs' wake-up
+#   latency, the FUSE round trip and the loop worker, 40-180 us per delayed
+#   request on this 2-core VM (docs/accuracy.md), i.e. up to 9 % of 2 ms and
+#   2 % of 8 ms.  Smaller delays would drown in it; larger ones make it
+#   smaller still.
+#
+# OTHER_TOL = 1 ms absolute, for the phases where nothing was injected: the
+#   median must stay within +-1 ms of its baseline median.  Baseline medians
+#   of each phase are below 0.4 ms here, and with delays the phases that were
+#   not delayed moved by at most 0.3 ms (a sync that sleeps for milliseconds
+#   wakes on a cold CPU; a journal commit that now always happens adds a few
+#   requests).  1 ms is about three times that, and still half of the
+#   smallest injected delay: a delay put in the wrong phase fails this check
+#   as well as the DELAY_TOL one.
+#
+# CLOCK_TOL = 2 % (issue 4): the traced sync's total against the workload's
+#   own clock, both CLOCK_MONOTONIC medians (see the last test).
+#
+# Counts (flushes and write requests per sync, commits, delayfs requests)
+# are exact where the kernel's behaviour is exact.  No upper bound on a
+# total or a phase depends on the machine's load except through these
+# tolerances around medians.
+#
+# ACC_LOG=FILE appends one line per run (case, delays, per-phase medians in
+# us) to FILE; docs/accuracy.md's table was made that way.
+
+load lib
+load fixtures/delay
+bats_require_minimum_version 1.5.0
+
+N=41			# syncs per run: odd, so a median is a value a sync had
+DELAY_TOL_PCT=10	# DELAY_TOL, percent of the injected delay
+OTHER_TOL=1000000	# OTHER_TOL, ns
+CLOCK_TOL_PCT=2		# CLOCK_TOL, percent
+PHASES="fs journal queue device_write device_flush other"
+PHASE_STATS="$FSS_ROOT/tests/helpers/phase-stats"
+
+setup() {
+	fss_need_root
+	[ -x "$FSS_BIN" ] || skip "fsyncscope not built (make)"
+	[ -x "$DELAYFS_BIN" ] || skip "delayfs not built (make build/tests/delayfs)"
+}
+
+teardown() {
+	fss_cleanup	# tears the delay fixture down first
+}
+
+# measure NAME FSYNC_US WRITE_US RUN_ARGS...: set the delays, reset delayfs'
+# counters, trace N syncs of 8 KiB with `fsyncscope run` on the fixture's
+# filesystem and keep the medians in $FSS_SCRATCH/NAME.stats (phase-stats
+# JSON).  Checks what must hold for every run: every op traced as one sync,
+# no lost events, every sync's phases adding up exactly to its total.
+measure() {
+	local name="$1" fus="$2" wus="$3"
+	shift 3
+	local out="$FSS_SCRATCH/$name.json" ev="$FSS_SCRATCH/$name.events"
+	local st="$FSS_SCRATCH/$name.stats" line p
+
+	delay_set fsync_us="$fus" write_us="$wus" reset
+	"$FSS_BIN" run --json --events "$ev" --bs 8k --count "$N" "$@" \
+		"$DELAY_MNT" >"$out"
+	delay_counters >"$FSS_SCRATCH/$name.ctl"
+	"$PHASE_STATS" "$ev" "$out" >"$st"
+	fss_jq "$out" '.tests[0].status == "ok" and .drops == 0'
+	fss_jq "$out" ".tests[0].ops == $N and .tests[0].syncs_traced == $N"
+	fss_jq "$st" ".n == $N and .exact"
+
+	line="$(printf '%-26s %-3s f=%-5s w=%-5s' "$name" "$DELAY_FS" "$fus" "$wus")"
+	for p in total $PHASES; do
+		line+=" $p=$(jq ".$p / 1000 | floor" "$st")"
+	done
+	line+=" flushes=$(jq .flushes "$st") writes=$(jq .writes "$st")"
+	line+=" op_p50=$(jq '.op_p50 / 1000 | floor' "$st")"
+	echo "$line"
+	if [ -n "${ACC_LOG:-}" ]; then
+		echo "$line" >>"$ACC_LOG"
+	fi
+}
+
+# val NAME KEY: one value of a run's stats
+val() {
+	jq -e ".$2" "$FSS_SCRATCH/$1.stats"
+}
+
+# ctl NAME KEY: a delayfs counter read right after the run NAME
+ctl() {
+	sed -n "s/^$2=//p" "$FSS_SCRATCH/$1.ctl"
+}
+
+# delay_in NAME BASE PHASE EXPECTED_NS: median of PHASE in NAME minus its
+# median in BASE is EXPECTED_NS +- DELAY_TOL.
+delay_in() {
+	local v b d tol
+	v="$(val "$1" "$3")" && b="$(val "$2" "$3")" || return 1
+	d=$((v - b))
+	tol=$(($4 * DELAY_TOL_PCT / 100))
+	if [ "$d" -lt $(($4 - tol)) ] || [ "$d" -gt $(($4 + tol)) ]; then
+		echo "$1: median $3 $v - baseline $b = $d ns, expected $4 +- $tol" >&2
+		return 1
+	fi
+}
+
+# stays NAME BASE PHASE...: median of each PHASE in NAME is within
+# OTHER_TOL of its median in BASE.
+stays() {
+	local name="$1" base="$2" p v b
+	shift 2
+	for p in "$@"; do
+		v="$(val "$name" "$p")" && b="$(val "$base" "$p")" || return 1
+		if [ "$v" -gt $((b + OTHER_TOL)) ] || [ "$v" -lt $((b - OTHER_TOL)) ]; then
+			echo "$name: median $p $v ns, baseline $b ns: off by more than $OTHER_TOL ns" >&2
+			return 1
+		fi
+	done
+}
+
+# all phases but the ones named
+phases_but() {
+	local p skip=" $* "
+	for p in $PHASES; do
+		[[ "$skip" == *" $p "* ]] || echo "$p"
+	done
+}
+
+# Flush delays of 2 ms and 8 ms with fdatasync of a buffered overwrite: each
+# sync sends one data write and one flush to the loop device, the flush
+# carries the delay.
+check_flush_delay() {
+	local d
+	delay_setup "$1"
+	measure base 0 0 --method fdatasync --pattern overwrite --file-size 1m
+	for d in 2000 8000; do
+		measure "flush$d" "$d" 0 --method fdatasync --pattern overwrite \
+			--file-size 1m
+		# the delay: DELAY_TOL
+		delay_in "flush$d" base device_flush $((d * 1000))
+		# everything else: OTHER_TOL
+		# shellcheck disable=SC2046
+		stays "flush$d" base $(phases_but device_flush)
+		# exact: one flush and one write request per fdatasync, and
+		# every one of them reached delayfs (calibration and prefill
+		# add a few fsyncs of their own, hence >=)
+		[ "$(val "flush$d" flushes)" -eq 1 ]
+		[ "$(val "flush$d" writes)" -eq 1 ]
+		[ "$(ctl "flush$d" fsyncs)" -ge "$N" ]
+	done
+}
+
+# A write delay with O_DIRECT.
+#  - O_DIRECT write, then fdatasync: the write has completed before the
+#    fdatasync starts, so its delay is in the workload's op (lower bound:
+#    a write held D cannot take less than D) and NOT in the sync at all:
+#    the fdatasync's total and every phase stay at baseline (OTHER_TOL).
+#  - O_DIRECT|O_DSYNC write (--method open_datasync --direct): the write is
+#    the sync; its delay is device_write (DELAY_TOL); the flush that
+#    follows the write (FUA emulated on this loop device) stays at baseline.
+check_direct_write_delay() {
+	local d=8000
+	delay_setup "$1"
+	measure odirect_base 0 0 --method fdatasync --direct --pattern overwrite \
+		--file-size 1m
+	measure odirect_w$d 0 "$d" --method fdatasync --direct --pattern overwrite \
+		--file-size 1m
+	[ "$(val odirect_w$d op_p50)" -ge $((d * 1000)) ]
+	# shellcheck disable=SC2046
+	stays odirect_w$d odirect_base total $PHASES
+	[ "$(ctl odirect_w$d writes)" -ge "$N" ]
+
+	measure dsync_base 0 0 --method open_datasync --direct --pattern overwrite \
+		--file-size 1m
+	measure dsync_w$d 0 "$d" --method open_datasync --direct --pattern overwrite \
+		--file-size 1m
+	fss_jq "$FSS_SCRATCH/dsync_w$d.stats" '.kinds == ["dsync_write"]'
+	delay_in dsync_w$d dsync_base device_write $((d * 1000))
+	# shellcheck disable=SC2046
+	stays dsync_w$d dsync_base $(phases_but device_write)
+	[ "$(val dsync_w$d writes)" -eq 1 ]
+	[ "$(ctl dsync_w$d writes)" -ge "$N" ]
+}
+
+# A write delay with buffered writes + fsync of an overwrite: fsync writes
+# the data, then the journal commits, and every write request carries the
+# delay, one after the other: K writes per sync, K = 3 on ext4 (data, the
+# journal's logged blocks, the commit record), 2 on xfs (data, the log
+# write).  With an 8 ms delay every fsync spans a timer tick, so mtime
+# changes and the journal commits every time (without delay most fsyncs
+# find nothing to commit, hence the per-phase OTHER_TOL baseline rather
+# than the baseline's counts).  device_write = K x D (DELAY_TOL of K x D);
+# device_flush stays at baseline (OTHER_TOL): the flushes are not delayed.
+check_buffered_write_delay() {
+	local d=8000 k="$2"
+	delay_setup "$1"
+	measure fsync_base 0 0 --method fsync --pattern overwrite --file-size 1m
+	measure fsync_w$d 0 "$d" --method fsync --pattern overwrite --file-size 1m
+	[ "$(val fsync_w$d writes)" -eq "$k" ]
+	delay_in fsync_w$d fsync_base device_write $((k * d * 1000))
+	# shellcheck disable=SC2046
+	stays fsync_w$d fsync_base $(phases_but device_write)
+	[ "$(ctl fsync_w$d writes)" -ge $((k * N)) ]
+}
+
+@test "baseline: ext4 fdatasync overwrite without delay, medians recorded" {
+	delay_setup ext4
+	measure baseline 0 0 --method fdatasync --pattern overwrite --file-size 1m
+	# recorded: the per-phase medians of this run
+	[ -s "$FSS_SCRATCH/baseline.stats" ]
+	local p
+	for p in total $PHASES; do
+		val baseline "$p" >/dev/null
+	done
+	fss_jq "$FSS_SCRATCH/baseline.stats" '.kinds == ["fdatasync"]'
+	# the loop device has a write-back cache: one data write and one flush
+	# per fdatasync, each served by delayfs
+	[ "$(val baseline flushes)" -eq 1 ]
+	[ "$(val baseline writes)" -eq 1 ]
+	[ "$(ctl baseline fsyncs)" -ge "$N" ]
+	[ "$(ctl baseline writes)" -ge "$N" ]
+	# nothing injected: the delayfs handlers did not sleep
+	[ "$(ctl baseline fsync_us)" -eq 0 ]
+	[ "$(ctl baseline write_us)" -eq 0 ]
+	# with no journal commit in an fdatasync of an overwrite, the journal
+	# phase is exactly 0
+	[ "$(val baseline journal)" -eq 0 ]
+}
+
+@test "ext4: 2 ms and 8 ms flush delays land in device_flush" {
+	check_flush_delay ext4
+}
+
+@test "ext4: a write delay with O_DIRECT lands in the write, not in device_flush" {
+	check_direct_write_delay ext4
+}
+
+@test "ext4: a write delay with buffered writes + fsync lands in device_write (3 writes)" {
+	check_buffered_write_delay ext4 3
+}
+
+@test "xfs: 2 ms and 8 ms flush delays land in device_flush" {
+	check_flush_delay xfs
+}
+
+@test "xfs: a write delay with O_DIRECT lands in the write, not in device_flush" {
+	check_direct_write_delay xfs
+}
+
+@test "xfs: a write delay with buffered writes + fsync lands in device_write (2 writes)" {
+	check_buffered_write_delay xfs 2
+}
+
+# ext4 append + fsync: the size changes, so every fsync waits for a jbd2
+# commit, whose commit record asks for PREFLUSH|FUA.  The loop device has
+# no FUA, so the block layer runs it as flush, write, flush: two delayed
+# flushes per sync, reaching the sync only through the commit.  Asserted:
+#  - exact: 2 pure flushes per sync (median), and the sync overlapped
+#    1 jbd2 commit of its filesystem (median);
+#  - device_flush - baseline = 2 x D, DELAY_TOL of 2 x D;
+#  - journal > 0 (median): the commit is seen, and it is painted as
+#    journal wherever no request of it is on the device;
+#  - every other phase, journal included, within OTHER_TOL of baseline:
+#    the delay is device time, not journal time.
+@test "ext4 journal: append + fsync with a flush delay gets 2 x D of device_flush via the jbd2 commit" {
+	local d=8000
+	delay_setup ext4
+	local q="/sys/block/${DELAY_LOOP#/dev/}/queue"
+	[ "$(cat "$q/write_cache")" = "write back" ]
+	[ "$(cat "$q/fua")" -eq 0 ]
+	measure append_base 0 0 --method fsync --pattern append
+	measure append_f$d "$d" 0 --method fsync --pattern append
+	[ "$(val append_f$d flushes)" -eq 2 ]
+	[ "$(val append_f$d journal_commits)" -eq 1 ]
+	[ "$(val append_f$d journal)" -gt 0 ]
+	delay_in append_f$d append_base device_flush $((2 * d * 1000))
+	# shellcheck disable=SC2046
+	stays append_f$d append_base $(phases_but device_flush)
+	[ "$(ctl append_f$d fsyncs)" -ge $((2 * N)) ]
+}
+
+# The sync's traced total (syscall entry to exit, from the tracer) against
+# the workload's own clock (write + sync, timed by fsyncscope run), both
+# CLOCK_MONOTONIC: |p50(op) - median(total)| < CLOCK_TOL of p50(op).
+# The op includes what is outside the sync (the buffered pwrite before an
+# fdatasync, tens of us), so the delays make the syncs long enough (8 ms,
+# 16 ms) for that part to be well below 2 %; with O_DSYNC the write is the
+# sync and the two should agree to within the clock reads.
+@test "traced sync total agrees with the workload's own clock (< 2 % at the median)" {
+	local d=8000 name op tot diff
+	delay_setup ext4
+	measure clock_fdatasync "$d" 0 --method fdatasync --pattern overwrite \
+		--file-size 1m
+	measure clock_dsync 0 "$d" --method open_datasync --direct \
+		--pattern overwrite --file-size 1m
+	measure clock_append "$d" 0 --method fsync --pattern append
+	for name in clock_fdatasync clock_dsync clock_append; do
+		op="$(val "$name" op_p50)"
+		tot="$(val "$name" total)"
+		diff=$((op > tot ? op - tot : tot - op))
+		echo "$name: op p50 $op ns, traced total median $tot ns, diff $diff ns"
+		[ $((diff * 100)) -lt $((op * CLOCK_TOL_PCT)) ]
+		# the sync is part of the op, so its median cannot exceed the
+		# op's by more than the tolerance either way; and the traced
+		# total did see the delay (lower bound)
+		[ "$tot" -ge $((d * 1000)) ]
+	done
+}
