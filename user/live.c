@@ -1768,6 +1768,10 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, PROG ": give -d or COUNT, not both\n");
 		return 1;
 	}
+	if (geteuid() != 0) {
+		fprintf(stderr, PROG ": needs root (CAP_BPF and CAP_PERFMON to load the tracer)\n");
+		return 1;
+	}
 
 	L.out = stdout;
 	L.slower = env.slower_ms >= 0;
