@@ -269,25 +269,31 @@ check_plain_suite() {
 	assert_no_leftovers "$m"
 }
 
-@test "--file: an existing file needs --force, is then used and kept; append grows it exactly" {
+@test "--file: an existing file needs --force, is then used and kept; append starts at its end" {
 	fss_mkfs ext4
 	local f="$FSS_MNT/mine"
-	: > "$f"
-	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fsync --file "$f" "$FSS_MNT"
+	head -c 100 /dev/zero > "$f"
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fsync --file "$f"
 	[ "$status" -eq 1 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ "$stderr" == *"refusing"*"--force"* ]]
-	[ "$(stat -c %s "$f")" -eq 0 ]
+	[ "$(stat -c %s "$f")" -eq 100 ]
+
+	# DIR and --file together are ambiguous
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --file "$f" --force "$FSS_MNT"
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
 
 	"$FSS_BIN" run --no-trace --count 7 --method fdatasync --pattern append --bs 4k \
-		--writes-per-sync 3 --file "$f" --force --json "$FSS_MNT" > "$FSS_SCRATCH/a.json"
+		--writes-per-sync 3 --file "$f" --force --json > "$FSS_SCRATCH/a.json"
 	fss_jq "$FSS_SCRATCH/a.json" '.tests[0] | .ops == 7 and .writes == 21 and .pattern == "append"'
-	# the user's file stays, grown by 7 ops x 3 writes x 4 KiB
-	[ "$(stat -c %s "$f")" -eq $((7 * 3 * 4096)) ]
+	fss_jq "$FSS_SCRATCH/a.json" ".target.path == \"$FSS_MNT\" and .target.fs == \"ext4\""
+	# the user's file stays, grown from its end by 7 ops x 3 writes x 4 KiB
+	[ "$(stat -c %s "$f")" -eq $((100 + 7 * 3 * 4096)) ]
 	[ "$(leftovers "$FSS_MNT")" = "mine" ]
 
 	# a named file that does not exist is created, used and removed
-	"$FSS_BIN" run --no-trace --count 5 --method fsync --file "$FSS_MNT/new" --json "$FSS_MNT" \
+	"$FSS_BIN" run --no-trace --count 5 --method fsync --file "$FSS_MNT/new" --json \
 		> "$FSS_SCRATCH/n.json"
 	fss_jq "$FSS_SCRATCH/n.json" '.tests[0].ops == 5'
 	[ ! -e "$FSS_MNT/new" ]

@@ -1321,7 +1321,8 @@ int cmd_run(int argc, char **argv)
 	struct json_object *doc = NULL, *tests;
 	FILE *events = NULL;
 	bool events_created = false;
-	char err[512];
+	char err[512], fdir[PATH_MAX];
+	struct stat fst;
 	int rc, nrows = 0, ret = 0;
 	__u64 drops = 0;
 
@@ -1331,6 +1332,20 @@ int cmd_run(int argc, char **argv)
 	rc = check_combinations(&o);
 	if (rc)
 		return rc;
+	if (o.file && o.dir)
+		return usage_error("give either DIR or --file PATH, not both");
+	if (o.file) {
+		/* the target is where the named file lives */
+		const char *slash = strrchr(o.file, '/');
+
+		if (!slash)
+			snprintf(fdir, sizeof(fdir), ".");
+		else if (slash == o.file)
+			snprintf(fdir, sizeof(fdir), "/");
+		else
+			snprintf(fdir, sizeof(fdir), "%.*s", (int)(slash - o.file), o.file);
+		o.dir = fdir;
+	}
 	if (!o.dir)
 		o.dir = ".";
 
@@ -1359,6 +1374,13 @@ int cmd_run(int argc, char **argv)
 
 		if (o.strategy)
 			fss_strategy_parse(o.strategy, &to.strategy);
+		if (o.file && !stat(o.file, &fst) && S_ISBLK(fst.st_mode)) {
+			/* syncs on the device node itself: filter by disk only */
+			__u32 k = fss_kdev(major(fst.st_rdev), minor(fst.st_rdev));
+
+			to.fs_dev = 0;
+			to.disk_dev = fss_disk_of(k) ? fss_disk_of(k) : k;
+		}
 		if (o.events) {
 			events_created = access(o.events, F_OK) != 0;
 			events = fopen(o.events, "w");

@@ -386,6 +386,8 @@ static int file_make(struct fss_workload *w, __u64 size, int how,
 	f->next = w->files;
 	w->files = f;
 	probe_dio(w, f->path);
+	if (!f->blockdev && !fstat(fd, &st))
+		f->size = (__u64)st.st_size;	/* append starts at the end */
 
 	if (f->blockdev) {
 		if (how == PREP_DATA && size) {
@@ -424,7 +426,7 @@ static int file_make(struct fss_workload *w, __u64 size, int how,
 			snprintf(err, errlen, "fsync %s: %s", f->path, strerror(-rc));
 		}
 	}
-	if (!rc)
+	if (!rc && how != PREP_EMPTY)
 		f->size = size;
 out:
 	close(fd);
@@ -913,7 +915,7 @@ int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
 				goto out;
 			add_note(res, i == 0 ? files[i]->note : "");
 			if (s.pattern == FSS_PAT_APPEND)
-				atomic_store(&files[i]->append_off, 0);
+				atomic_store(&files[i]->append_off, files[i]->size);
 		}
 	}
 	if (s.pattern == FSS_PAT_APPEND && files[0]->blockdev) {
