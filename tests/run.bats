@@ -102,6 +102,17 @@ check_plain_suite() {
 	assert_80cols "$f"
 }
 
+@test "workload helpers: nearest-rank percentiles (both sort paths), sizes, names" {
+	fss_scratch
+	cc -O2 -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+		-I"$FSS_ROOT/user" "$FSS_ROOT/tests/unit/test_workload.c" \
+		"$FSS_ROOT/user/workload.c" -lpthread -lm -o "$FSS_SCRATCH/test_workload"
+	run "$FSS_SCRATCH/test_workload"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", 0 failures" ]]
+}
+
 @test "suite on ext4: every row present with a positive rate, 80 columns, no files left" {
 	fss_mkfs ext4
 	run --separate-stderr "$FSS_BIN" run --no-trace --count 20 "$FSS_MNT"

@@ -27,6 +27,7 @@ volatile sig_atomic_t fss_wl_stop;
 
 #define FILL_LEN	(1u << 20)	/* prefill buffer */
 #define LAT_CHUNK	(1u << 16)	/* latencies per chunk */
+#define MAX_CHUNKS	4096		/* per test: 256 Mi ops, 2 GiB of latencies */
 #define BUF_ALIGN	4096
 
 static const char *const method_names[FSS_M_MAX] = {
@@ -586,6 +587,7 @@ struct job {
 	bool short_write;
 	bool write_failed;	/* the failed call was a write */
 	bool stopped;		/* by a signal */
+	bool capped;		/* latency memory limit reached */
 	pthread_t tid;
 	bool started;
 };
@@ -594,6 +596,7 @@ struct run {
 	const struct fss_wl_spec *spec;
 	__u64 dur_ns;
 	atomic_int abort;
+	atomic_uint chunks;	/* latency chunks allocated by all jobs */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool go;
@@ -764,6 +767,10 @@ static void job_loop(struct job *j)
 		if (atomic_load_explicit(&r->abort, memory_order_relaxed))
 			break;
 		if (slot == end) {
+			if (atomic_fetch_add(&r->chunks, 1) >= MAX_CHUNKS) {
+				j->capped = true;
+				break;
+			}
 			slot = lat_grow(&j->lat);
 			if (!slot) {
 				fail(j, ENOMEM, "allocating latency memory");
@@ -1051,6 +1058,9 @@ int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
 		res->writes += j->writes;
 		if (j->stopped)
 			res->partial = true;
+		if (j->capped && !strstr(res->note, "memory limit"))
+			add_note(res, "stopped early: latency memory limit "
+				 "(256 Mi ops per test) reached");
 		if (!j->t_start)
 			continue;
 		if (j->t_start < t0)
