@@ -129,6 +129,9 @@ WANT_A='{"fsync":7,"fdatasync":5,"dsync_write":4,"sync_file_range":3,"msync":2,"
 	fss_jq "$s" "[.processes[].pid] == [$a]"
 	fss_jq "$s" '.processes[0].comm == "syncer"'
 	assert_exact_sums "$s"
+	# percentiles: ordered, never above the slowest sync, exact for one sync
+	fss_jq "$s" '[.all, .kinds[], .processes[], .files[]] | all(.p50_us <= .p99_us and .p99_us <= .max_us)'
+	fss_jq "$s" '[.kinds[] | select(.syncs == 1)] | all(.p50_us == .max_us)'
 	# the files, resolved from /proc/PID/fd
 	fss_jq "$s" "[.files[] | select(.path == \"$FSS_MNT/syncer.$a.data\")][0].syncs == 20"
 	fss_jq "$s" "[.files[] | select(.path == \"$FSS_MNT/syncer.$a.dsync\")][0].by_kind == {\"dsync_write\": 4}"
