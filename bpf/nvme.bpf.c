@@ -4,6 +4,14 @@
  * requests on the struct request pointer, never on the command id.  A Flush
  * is opcode 0 (nvme_cmd_flush).  Loaded only when the nvme_core module's
  * BTF has the tracepoints.
+ *
+ * The driver sets a command up BEFORE it starts the request (nvme_prep_rq:
+ * nvme_setup_cmd, then blk_mq_start_request -> block_rq_issue).  Without
+ * block_io_start (before 6.5) and with no scheduler insert (direct issue,
+ * scheduler "none", the NVMe default), the setup would be the first record
+ * of a request and user space could not join it.  So the setup time and
+ * opcode wait in a map and both NVMe records are sent at completion, after
+ * the request's issue record.
  */
 #include "common.bpf.h"
 
@@ -20,41 +28,77 @@ struct nvme_command___fss {
 	struct nvme_common_command___fss common;
 } __attribute__((preserve_access_index));
 
-static __always_inline int nvme_event(struct request *rq, __u32 type, int opcode)
+struct nvme_pending {
+	__u64 ts;		/* nvme_setup_cmd time */
+	__u32 opcode;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);			/* struct request * */
+	__type(value, struct nvme_pending);
+} nvme_pending SEC(".maps");
+
+static __always_inline __u32 nvme_rq_dev(struct request *rq)
 {
 	struct gendisk *disk = fss_rq_disk(rq);
-	__u32 dev = 0;
-	struct fss_event *e;
 
-	if (disk)
-		dev = ((__u32)BPF_CORE_READ(disk, major) << 20) |
-		      (__u32)BPF_CORE_READ(disk, first_minor);
-	if (targ_disk_dev && dev != targ_disk_dev)
+	if (!disk)
 		return 0;
-	count_hit(FSS_HOOK_NVME);
-	e = event_reserve(type, dev);
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
+	       (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
+static __always_inline void nvme_event(struct request *rq, __u32 type, __u32 dev,
+				       __u64 ts, int opcode)
+{
+	struct fss_event *e = event_reserve(type, dev);
+
 	if (!e)
-		return 0;
+		return;
+	if (ts)
+		e->ts = ts;
 	e->rq.id = (__u64)rq;
 	e->rq.sector = BPF_CORE_READ(rq, __sector);
 	e->rq.bytes = BPF_CORE_READ(rq, __data_len);
 	e->rq.nvme_opcode = opcode;
 	event_submit(e);
-	return 0;
 }
 
 SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 {
 	struct nvme_command___fss *cmd = cmdp;
+	struct nvme_pending p = {};
+	__u64 key = (__u64)rq;
 
-	return nvme_event(rq, FSS_EV_NVME_SETUP, BPF_CORE_READ(cmd, common.opcode));
+	if (targ_disk_dev && nvme_rq_dev(rq) != targ_disk_dev)
+		return 0;
+	count_hit(FSS_HOOK_NVME);
+	p.ts = bpf_ktime_get_ns();
+	p.opcode = BPF_CORE_READ(cmd, common.opcode);
+	/* a requeued request is set up again: the latest setup counts */
+	bpf_map_update_elem(&nvme_pending, &key, &p, BPF_ANY);
+	return 0;
 }
 
 SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 {
-	return nvme_event(rq, FSS_EV_NVME_COMPLETE, -1);
+	__u64 key = (__u64)rq;
+	struct nvme_pending *p;
+	__u32 dev;
+
+	p = bpf_map_lookup_elem(&nvme_pending, &key);
+	if (!p)
+		return 0;	/* set up before we attached, or another disk */
+	dev = nvme_rq_dev(rq);
+	count_hit(FSS_HOOK_NVME);
+	nvme_event(rq, FSS_EV_NVME_SETUP, dev, p->ts, p->opcode);
+	nvme_event(rq, FSS_EV_NVME_COMPLETE, dev, 0, -1);
+	bpf_map_delete_elem(&nvme_pending, &key);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
