@@ -617,7 +617,6 @@ static struct {
 	__u64 mono_to_wall_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	__u64 slower_ns;
 	bool slower;
-	__u64 slow_printed;
 	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
 	FILE *out;
 } L = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -804,6 +803,32 @@ static struct dev_facts *dev_lookup(__u32 dev)
 	d->next = L.devs;
 	L.devs = d;
 	return d;
+}
+
+static void names_free(void)
+{
+	for (int i = 0; i < NAME_BUCKETS; i++) {
+		while (L.procs[i]) {
+			struct proc_name *p = L.procs[i];
+
+			L.procs[i] = p->next;
+			free(p);
+		}
+		while (L.files[i]) {
+			struct file_name *f = L.files[i];
+
+			L.files[i] = f->next;
+			free(f->path);
+			free(f);
+		}
+	}
+	while (L.devs) {
+		struct dev_facts *d = L.devs;
+
+		L.devs = d->next;
+		free(d);
+	}
+	L.nfiles = 0;
 }
 
 /* ---- tracer callbacks (consumer thread, tracer lock held) ---- */
@@ -1401,7 +1426,6 @@ static void print_slow(const struct fss_sync_result *r)
 		fprintf(f, "\n");
 	}
 	fflush(f);
-	L.slow_printed++;
 }
 
 /* ---- targets ---- */
@@ -1910,6 +1934,7 @@ out:
 	pthread_mutex_lock(&L.lock);
 	window_reset(&L.win[0], 0, 0);
 	window_reset(&L.win[1], 0, 0);
+	names_free();
 	pthread_mutex_unlock(&L.lock);
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
 	return rc;
