@@ -46,7 +46,7 @@ struct commit_state {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
+	__uint(max_entries, 2 << 20);
 } events SEC(".maps") __weak;
 
 struct {

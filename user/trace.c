@@ -141,7 +141,7 @@ static struct btf *load_vmlinux_btf(void)
 }
 
 /* Is `name` of `kind` in vmlinux BTF or any loaded module's BTF? */
-static bool kernel_btf_has(const char *name, int kind, const char *module)
+static bool kernel_btf_lookup(const char *name, int kind)
 {
 	struct btf *base = load_vmlinux_btf();
 	bool found = false;
@@ -161,8 +161,6 @@ static bool kernel_btf_has(const char *name, int kind, const char *module)
 
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
 			continue;
-		if (module && strcmp(de->d_name, module))
-			continue;
 		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", de->d_name);
 		m = btf__parse_split(path, base);
 		if (libbpf_get_error(m))
@@ -172,6 +170,40 @@ static bool kernel_btf_has(const char *name, int kind, const char *module)
 	}
 	closedir(d);
 	return found;
+}
+
+/*
+ * Answers are remembered, so that all questions can be asked before the
+ * main object is loaded and the parsed vmlinux BTF (several MiB) freed:
+ * libbpf parses its own copy during load, and both at once doubled the
+ * peak RSS.
+ */
+static struct { char name[64]; int kind; bool found; } btf_memo[24];
+static int btf_nmemo;
+
+static bool kernel_btf_has(const char *name, int kind, const char *module)
+{
+	bool found;
+
+	(void)module;
+	for (int i = 0; i < btf_nmemo; i++)
+		if (btf_memo[i].kind == kind && !strcmp(btf_memo[i].name, name))
+			return btf_memo[i].found;
+	found = kernel_btf_lookup(name, kind);
+	if (btf_nmemo < (int)(sizeof(btf_memo) / sizeof(btf_memo[0]))) {
+		snprintf(btf_memo[btf_nmemo].name, sizeof(btf_memo[0].name), "%s", name);
+		btf_memo[btf_nmemo].kind = kind;
+		btf_memo[btf_nmemo].found = found;
+		btf_nmemo++;
+	}
+	return found;
+}
+
+static void free_vmlinux_btf(void)
+{
+	if (vmlinux_btf && !libbpf_get_error(vmlinux_btf))
+		btf__free(vmlinux_btf);
+	vmlinux_btf = NULL;
 }
 
 /*
@@ -733,6 +765,16 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 		break;
 	}
 	nvme = has_tracepoint_btf("nvme_setup_cmd") && has_tracepoint_btf("nvme_complete_rq");
+	/* every BTF question set_autoload() and the report ask, then free it */
+	has_tracepoint_btf("block_io_start");
+	kernel_btf_has("io_uring_op", BTF_KIND_ENUM, NULL);
+	for (int i = 0; i < nfs; i++)
+		if (fs_try[i] == HS_FS_FENTRY) {
+			kernel_btf_has("ext4_sync_file", BTF_KIND_FUNC, NULL);
+			kernel_btf_has("xfs_file_fsync", BTF_KIND_FUNC, NULL);
+			kernel_btf_has("btrfs_sync_file", BTF_KIND_FUNC, NULL);
+		}
+	free_vmlinux_btf();
 
 	for (int i = 0; i < nfs; i++) {
 		rc = try_load(t, fs_try[i], blk_set, nvme);
