@@ -272,7 +272,7 @@ WANT_A='{"fsync":7,"fdatasync":5,"dsync_write":4,"sync_file_range":3,"msync":2,"
 	done
 }
 
-@test "bad input: one line on stderr, non-zero exit, nothing loaded" {
+@test "bad input: one line on stderr, non-zero exit, nothing left behind" {
 	fss_mkfs ext4
 	local args
 	while IFS= read -r args; do
