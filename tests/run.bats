@@ -398,11 +398,14 @@ check_plain_suite() {
 
 @test "traced run: either succeeds with a strategy key or fails with exactly one stderr line" {
 	fss_mkfs ext4
-	run --separate-stderr "$FSS_BIN" run --count 10 --method fdatasync --json "$FSS_MNT"
+	run --separate-stderr "$FSS_BIN" run --count 10 --jobs 2 --method fdatasync --json "$FSS_MNT"
 	if [ "$status" -eq 0 ]; then
 		echo "$output" > "$FSS_SCRATCH/out.json"
 		fss_jq "$FSS_SCRATCH/out.json" '.strategy != null and (.drops | type == "number") and
-			.tests[0].ops == 10'
+			.tests[0].ops == 20 and (.tests[0].breakdown | type == "object")'
+		# tracing begins right before the timed loop and ends right after
+		# it: exactly the loop's syncs are attributed (unless events were lost)
+		fss_jq "$FSS_SCRATCH/out.json" '.tests[0] | .drops > 0 or .syncs_traced == 20'
 	else
 		[ "$status" -eq 1 ]
 		[ "${#stderr_lines[@]}" -eq 1 ]
