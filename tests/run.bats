@@ -366,8 +366,8 @@ check_plain_suite() {
 	"$FSS_BIN" run --no-trace -s 3 "$FSS_MNT" > "$FSS_SCRATCH/plain.txt" 2> "$FSS_SCRATCH/err.txt" &
 	pid=$!
 	# wait until the suite's temp file exists and the first test is running
-	for i in $(seq 100); do
-		grep -q 'open_datasync\|ops/sec' "$FSS_SCRATCH/plain.txt" && break
+	for i in $(seq 300); do
+		grep -q 'ops/sec' "$FSS_SCRATCH/plain.txt" && break
 		sleep 0.1
 	done
 	sleep 0.5
@@ -379,13 +379,15 @@ check_plain_suite() {
 	grep -q 'stopped by SIGINT' "$FSS_SCRATCH/err.txt"
 	assert_no_leftovers "$FSS_MNT"
 
-	"$FSS_BIN" run --no-trace -s 3 --json "$FSS_MNT" > "$FSS_SCRATCH/out.json" 2>/dev/null &
+	"$FSS_BIN" run --no-trace -v -s 3 --json "$FSS_MNT" > "$FSS_SCRATCH/out.json" \
+		2> "$FSS_SCRATCH/err2.txt" &
 	pid=$!
-	for i in $(seq 100); do
-		[ -n "$(leftovers "$FSS_MNT")" ] && break
+	# -v says when each test starts
+	for i in $(seq 300); do
+		grep -q 'running one_8k.open_datasync' "$FSS_SCRATCH/err2.txt" && break
 		sleep 0.1
 	done
-	sleep 1
+	sleep 0.5
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?
