@@ -5,6 +5,7 @@
 # that makes calibration necessary on 6.1: fentry on vfs_fsync_range
 # attaches but does not see fdatasync(2).
 
+bats_require_minimum_version 1.5.0
 load vmlib
 
 # bpftrace PROGRAM: run it while doing 2 fdatasync + 1 fsync of 4 KiB on

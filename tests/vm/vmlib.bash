@@ -6,11 +6,16 @@
 #   load vmlib
 #   vm_require_guest            skip unless inside the VM-lane guest
 #   vm_mkfs FSTYPE [OPTS...]    mkfs FSTYPE on the NVMe namespace, mount it
-#                               under /tmp; sets VM_MNT, VM_DEV
+#                               under /tmp (mount -o $VM_MOUNT_OPTS if set);
+#                               sets VM_MNT, VM_DEV
 #   vm_cleanup                  unmount (teardown / teardown_file)
 #   vm_artifact NAME FILE       copy FILE to the host (build/vm/out/artifacts)
 #   vm_sum_errors EVENTS        events (JSON lines) whose phases do not add
 #                               up to their total; prints nothing when exact
+#   vm_traced_run NAME ARGS...  fsyncscope run --json --events -v ARGS; leaves
+#                               $VM_DIR/NAME.json, .ev (events), .err (-v log)
+#                               and copies them to the host as artifacts
+#                               (named ${VM_TAG}NAME.*)
 
 load ../lib
 
@@ -42,7 +47,7 @@ vm_mkfs() {
 	xfs)  mkfs.xfs -q -f "$@" "$VM_DEV" ;;
 	*) echo "vm_mkfs: unknown fs $fs" >&2; return 1 ;;
 	esac || return 1
-	mount "$VM_DEV" /tmp/fss-vm/mnt || return 1
+	mount ${VM_MOUNT_OPTS:+-o "$VM_MOUNT_OPTS"} "$VM_DEV" /tmp/fss-vm/mnt || return 1
 	VM_MNT=/tmp/fss-vm/mnt
 	export VM_MNT VM_DEV
 }
@@ -62,4 +67,21 @@ vm_artifact() {
 vm_sum_errors() {
 	jq -c 'select((.fs_ns + .journal_ns + .queue_ns + .device_write_ns
 		+ .device_flush_ns + .other_ns) != .total_ns)' "$1" | head -n 3
+}
+
+vm_traced_run() {
+	local name="$1" rc
+	shift
+	VM_DIR="${VM_DIR:-$BATS_FILE_TMPDIR}"
+	"$FSS_BIN" run -v --json --events "$VM_DIR/$name.ev" "$@" \
+		> "$VM_DIR/$name.json" 2> "$VM_DIR/$name.err"
+	rc=$?
+	vm_artifact "${VM_TAG:-}$name.json" "$VM_DIR/$name.json"
+	vm_artifact "${VM_TAG:-}$name.ev" "$VM_DIR/$name.ev"
+	vm_artifact "${VM_TAG:-}$name.err" "$VM_DIR/$name.err"
+	if [ "$rc" -ne 0 ]; then
+		echo "fsyncscope run $* exited $rc:" >&2
+		tail -n 20 "$VM_DIR/$name.err" >&2
+		return 1
+	fi
 }
