@@ -26,13 +26,18 @@
 #   smaller still.
 #
 # OTHER_TOL = 1 ms absolute, for the phases where nothing was injected: the
-#   median must stay within +-1 ms of its baseline median.  Baseline medians
-#   of each phase are below 0.4 ms here, and with delays the phases that were
-#   not delayed moved by at most 0.3 ms (a sync that sleeps for milliseconds
-#   wakes on a cold CPU; a journal commit that now always happens adds a few
-#   requests).  1 ms is about three times that, and still half of the
-#   smallest injected delay: a delay put in the wrong phase fails this check
-#   as well as the DELAY_TOL one.
+#   median must not exceed its baseline median by more than 1 ms.  Baseline
+#   medians of each phase are below 0.4 ms here, and with delays the phases
+#   that were not delayed grew by at most 0.3 ms (a sync that sleeps for
+#   milliseconds wakes on a cold CPU; a journal commit that now always
+#   happens adds a few requests).  1 ms is about three times that, and
+#   still half of the smallest injected delay: a delay put in the wrong
+#   phase fails this check as well as the DELAY_TOL one.  The check is
+#   one-sided because the question is whether the injected delay leaked
+#   into the phase, which can only make it longer; a phase shorter than its
+#   baseline means the baseline run was disturbed (other test runs on both
+#   CPUs delay the jbd2 thread and the syncing thread: a baseline journal
+#   median of 3.4 ms was seen, against 0.1 ms in the delayed run after it).
 #
 # CLOCK_TOL = 2 % (issue 4): the traced sync's total against the workload's
 #   own clock, both CLOCK_MONOTONIC medians (see the last test).
@@ -66,6 +71,37 @@ teardown() {
 	fss_cleanup	# tears the delay fixture down first
 }
 
+# setup_fixture FS: the delay fixture with delayfs at a real-time priority.
+# The daemon stands in for a device, which does not wait for a CPU; at the
+# default priority it does, and on this 2-core VM shared with other test
+# runs (a QEMU guest at 90 % of a CPU, pg_test_fsync) its sleeps overshot
+# by milliseconds: with 4 busy loops running, delayfs' own clock gave a
+# mean fsync handler time of 2.9-7.6 ms for a 2 ms delay and 9.5-16.5 ms
+# for 8 ms, and the loop device's flush medians were up to 10.9 ms for
+# 8 ms.  With SCHED_FIFO the same runs gave 2016-2020 us and 8017-8041 us
+# handler means, and flush medians within 2050-2091 us and 8072-8133 us.
+# Threads libfuse starts later inherit the policy (glibc's default
+# PTHREAD_INHERIT_SCHED).  The daemon sleeps almost all the time, so it
+# takes next to no CPU from anyone.
+setup_fixture() {
+	delay_setup "$1"
+	chrt --all-tasks --fifo --pid 10 "$DELAY_PID" >/dev/null
+	rt_check
+}
+
+# rt_check: every thread of delayfs is SCHED_FIFO (also the ones started
+# since setup_fixture)
+rt_check() {
+	local t pol
+	for t in /proc/"$DELAY_PID"/task/*; do
+		pol="$(chrt --pid "${t##*/}" | sed -n 's/.*policy: //p')"
+		if [ "$pol" != SCHED_FIFO ]; then
+			echo "delayfs thread ${t##*/} is $pol, not SCHED_FIFO" >&2
+			return 1
+		fi
+	done
+}
+
 # measure NAME FSYNC_US WRITE_US RUN_ARGS...: set the delays, reset delayfs'
 # counters, trace N syncs of 8 KiB with `fsyncscope run` on the fixture's
 # filesystem and keep the medians in $FSS_SCRATCH/NAME.stats (phase-stats
@@ -81,6 +117,7 @@ measure() {
 	"$FSS_BIN" run --json --events "$ev" --bs 8k --count "$N" "$@" \
 		"$DELAY_MNT" >"$out"
 	delay_counters >"$FSS_SCRATCH/$name.ctl"
+	rt_check
 	"$PHASE_STATS" "$ev" "$out" >"$st"
 	fss_jq "$out" '.tests[0].status == "ok" and .drops == 0'
 	fss_jq "$out" ".tests[0].ops == $N and .tests[0].syncs_traced == $N"
@@ -121,15 +158,15 @@ delay_in() {
 	fi
 }
 
-# stays NAME BASE PHASE...: median of each PHASE in NAME is within
-# OTHER_TOL of its median in BASE.
+# stays NAME BASE PHASE...: median of each PHASE in NAME is at most
+# OTHER_TOL above its median in BASE (one-sided: see the top of the file).
 stays() {
 	local name="$1" base="$2" p v b
 	shift 2
 	for p in "$@"; do
 		v="$(val "$name" "$p")" && b="$(val "$base" "$p")" || return 1
-		if [ "$v" -gt $((b + OTHER_TOL)) ] || [ "$v" -lt $((b - OTHER_TOL)) ]; then
-			echo "$name: median $p $v ns, baseline $b ns: off by more than $OTHER_TOL ns" >&2
+		if [ "$v" -gt $((b + OTHER_TOL)) ]; then
+			echo "$name: median $p $v ns, baseline $b ns: more than $OTHER_TOL ns above" >&2
 			return 1
 		fi
 	done
@@ -148,7 +185,7 @@ phases_but() {
 # carries the delay.
 check_flush_delay() {
 	local d
-	delay_setup "$1"
+	setup_fixture "$1"
 	measure base 0 0 --method fdatasync --pattern overwrite --file-size 1m
 	for d in 2000 8000; do
 		measure "flush$d" "$d" 0 --method fdatasync --pattern overwrite \
@@ -177,13 +214,13 @@ check_flush_delay() {
 #    follows the write (FUA emulated on this loop device) stays at baseline.
 check_direct_write_delay() {
 	local d=8000
-	delay_setup "$1"
+	setup_fixture "$1"
 	measure odirect_base 0 0 --method fdatasync --direct --pattern overwrite \
 		--file-size 1m
 	measure odirect_w$d 0 "$d" --method fdatasync --direct --pattern overwrite \
 		--file-size 1m
 	[ "$(val odirect_w$d op_p50)" -ge $((d * 1000)) ]
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2086
 	stays odirect_w$d odirect_base total $PHASES
 	[ "$(ctl odirect_w$d writes)" -ge "$N" ]
 
@@ -210,7 +247,7 @@ check_direct_write_delay() {
 # device_flush stays at baseline (OTHER_TOL): the flushes are not delayed.
 check_buffered_write_delay() {
 	local d=8000 k="$2"
-	delay_setup "$1"
+	setup_fixture "$1"
 	measure fsync_base 0 0 --method fsync --pattern overwrite --file-size 1m
 	measure fsync_w$d 0 "$d" --method fsync --pattern overwrite --file-size 1m
 	[ "$(val fsync_w$d writes)" -eq "$k" ]
@@ -221,7 +258,7 @@ check_buffered_write_delay() {
 }
 
 @test "baseline: ext4 fdatasync overwrite without delay, medians recorded" {
-	delay_setup ext4
+	setup_fixture ext4
 	measure baseline 0 0 --method fdatasync --pattern overwrite --file-size 1m
 	# recorded: the per-phase medians of this run
 	[ -s "$FSS_SCRATCH/baseline.stats" ]
@@ -281,7 +318,7 @@ check_buffered_write_delay() {
 #    the delay is device time, not journal time.
 @test "ext4 journal: append + fsync with a flush delay gets 2 x D of device_flush via the jbd2 commit" {
 	local d=8000
-	delay_setup ext4
+	setup_fixture ext4
 	local q="/sys/block/${DELAY_LOOP#/dev/}/queue"
 	[ "$(cat "$q/write_cache")" = "write back" ]
 	[ "$(cat "$q/fua")" -eq 0 ]
@@ -305,7 +342,7 @@ check_buffered_write_delay() {
 # sync and the two should agree to within the clock reads.
 @test "traced sync total agrees with the workload's own clock (< 2 % at the median)" {
 	local d=8000 name op tot diff
-	delay_setup ext4
+	setup_fixture ext4
 	measure clock_fdatasync "$d" 0 --method fdatasync --pattern overwrite \
 		--file-size 1m
 	measure clock_dsync 0 "$d" --method open_datasync --direct \
