@@ -24,7 +24,9 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "report.h"
+#include "run.h"
 #include "trace.h"
+#include "verdict.h"
 #include "workload.h"
 
 #define SUITE_FILE_SIZE	(16ULL << 20)	/* pg_test_fsync's WAL segment size */
@@ -538,15 +540,11 @@ static struct json_object *target_json(const struct target_info *ti)
 
 /* ---- results ---------------------------------------------------------- */
 
-struct test_rec {
-	char name[64];
-	const char *section;		/* section title (JSON "section") */
-	char label[32];			/* plain row label */
-	struct fss_wl_spec spec;
-	struct fss_wl_result res;
-	bool traced;			/* breakdown b is valid */
-	struct fss_breakdown b;
-	bool ran;
+/* What the tracer hooks around a test's timed loop need. */
+struct hook_ctx {
+	struct fss_tracer *tr;
+	struct fss_run_test *cur;	/* test being run */
+	bool begun;
 };
 
 struct ctx {
@@ -554,20 +552,19 @@ struct ctx {
 	struct target_info ti;
 	struct fss_workload *w;
 	struct fss_tracer *tr;
-	struct test_rec *tests;
+	struct fss_run_test *tests;
 	int ntests, cap;
-	struct test_rec *cur;		/* test being run (hooks) */
-	bool cur_begun;
+	struct hook_ctx hk;
 	/* footnotes of the current plain section */
 	char notes[16][256];
 	int nnotes;
 };
 
-static struct test_rec *rec_new(struct ctx *c)
+static struct fss_run_test *rec_new(struct ctx *c)
 {
 	if (c->ntests == c->cap) {
 		int cap = c->cap ? c->cap * 2 : 32;
-		struct test_rec *n = realloc(c->tests, cap * sizeof(*n));
+		struct fss_run_test *n = realloc(c->tests, cap * sizeof(*n));
 
 		if (!n)
 			return NULL;
@@ -580,31 +577,31 @@ static struct test_rec *rec_new(struct ctx *c)
 
 static void hook_before(void *arg)
 {
-	struct ctx *c = arg;
+	struct hook_ctx *h = arg;
 	int rc;
 
-	c->cur_begun = false;
-	rc = fss_tracer_begin(c->tr, c->cur->name);
+	h->begun = false;
+	rc = fss_tracer_begin(h->tr, h->cur->name);
 	if (rc < 0)
 		fprintf(stderr, "fsyncscope: warning: tracer: cannot start test %s: %s\n",
-			c->cur->name, strerror(-rc));
+			h->cur->name, strerror(-rc));
 	else
-		c->cur_begun = true;
+		h->begun = true;
 }
 
 static void hook_after(void *arg)
 {
-	struct ctx *c = arg;
+	struct hook_ctx *h = arg;
 	int rc;
 
-	if (!c->cur_begun)
+	if (!h->begun)
 		return;
-	rc = fss_tracer_end(c->tr, &c->cur->b);
+	rc = fss_tracer_end(h->tr, &h->cur->b);
 	if (rc < 0)
 		fprintf(stderr, "fsyncscope: warning: tracer: no breakdown for %s: %s\n",
-			c->cur->name, strerror(-rc));
+			h->cur->name, strerror(-rc));
 	else
-		c->cur->traced = true;
+		h->cur->traced = true;
 }
 
 /* ---- plain output ----------------------------------------------------- */
@@ -612,7 +609,7 @@ static void hook_after(void *arg)
 #define ROW_FMT "  %-20s%12s%10s%8s%8s%8s%8s"
 
 /* microseconds in at most 7 characters */
-static const char *fmt_us(char *buf, size_t len, double us)
+const char *fss_run_fmt_us(char *buf, size_t len, double us)
 {
 	if (us < 100)
 		snprintf(buf, len, "%.1f", us);
@@ -624,7 +621,7 @@ static const char *fmt_us(char *buf, size_t len, double us)
 }
 
 /* Print text wrapped at 80 columns, first line after `lead`. */
-static void print_wrapped(FILE *f, const char *lead, int indent, const char *text)
+void fss_run_print_wrapped(FILE *f, const char *lead, int indent, const char *text)
 {
 	int col = fprintf(f, "%s", lead), start = col;
 	const char *p = text;
@@ -671,12 +668,12 @@ static void print_footnotes(struct ctx *c)
 
 	for (int i = 0; i < c->nnotes; i++) {
 		snprintf(lead, sizeof(lead), "  [%d] ", i + 1);
-		print_wrapped(stdout, lead, 6, c->notes[i]);
+		fss_run_print_wrapped(stdout, lead, 6, c->notes[i]);
 	}
 	c->nnotes = 0;
 }
 
-static void print_row(struct ctx *c, const struct test_rec *r)
+static void print_row(struct ctx *c, const struct fss_run_test *r)
 {
 	const struct fss_wl_result *res = &r->res;
 	char ops[32], upo[32], a[16], b[16], d[16], e[16], mark[16] = "";
@@ -695,10 +692,10 @@ static void print_row(struct ctx *c, const struct test_rec *r)
 		if (res->note[0] && (n = add_footnote(c, res->note)))
 			snprintf(mark, sizeof(mark), " [%d]", n);
 		printf(ROW_FMT "%s\n", r->label, ops, upo,
-		       fmt_us(a, sizeof(a), res->lat.p50),
-		       fmt_us(b, sizeof(b), res->lat.p99),
-		       fmt_us(d, sizeof(d), res->lat.p99_9),
-		       fmt_us(e, sizeof(e), res->lat.max), mark);
+		       fss_run_fmt_us(a, sizeof(a), res->lat.p50),
+		       fss_run_fmt_us(b, sizeof(b), res->lat.p99),
+		       fss_run_fmt_us(d, sizeof(d), res->lat.p99_9),
+		       fss_run_fmt_us(e, sizeof(e), res->lat.max), mark);
 	}
 	if (res->partial)
 		printf("    (partial: interrupted after %.2f s, %llu ops)\n",
@@ -718,21 +715,21 @@ static void print_header(struct ctx *c)
 	if (c->ti.looked_up) {
 		fss_target_print(stdout, t);
 	} else {
-		print_wrapped(stdout, "path        ", 12, t->path);
+		fss_run_print_wrapped(stdout, "path        ", 12, t->path);
 		snprintf(buf, sizeof(buf), "%s on %s, mounted at %s",
 			 t->fstype[0] ? t->fstype : "?",
 			 t->source[0] ? t->source : "?",
 			 t->mountpoint[0] ? t->mountpoint : "?");
-		print_wrapped(stdout, "filesystem  ", 12, buf);
+		fss_run_print_wrapped(stdout, "filesystem  ", 12, buf);
 		snprintf(buf, sizeof(buf), "%s", t->has_disk ? t->disk :
 			 "none (not on a block device)");
-		print_wrapped(stdout, "device      ", 12, buf);
+		fss_run_print_wrapped(stdout, "device      ", 12, buf);
 	}
 	snprintf(buf, sizeof(buf), "%s", write_cache_str(&c->ti));
 	if (c->ti.dev_ok && c->ti.dev.logical_block_size > 0)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 ", logical block %d bytes", c->ti.dev.logical_block_size);
-	print_wrapped(stdout, "write cache ", 12, buf);
+	fss_run_print_wrapped(stdout, "write cache ", 12, buf);
 	if (o->count)
 		snprintf(buf, sizeof(buf), "%llu ops per test%s",
 			 (unsigned long long)o->count,
@@ -742,8 +739,8 @@ static void print_header(struct ctx *c)
 			 o->seconds == 1 ? "" : "s");
 	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 		 "; latency per op in usecs (CLOCK_MONOTONIC)");
-	print_wrapped(stdout, "tests       ", 12, buf);
-	print_wrapped(stdout, "tracing     ", 12, c->tr ? "on (breakdown under "
+	fss_run_print_wrapped(stdout, "tests       ", 12, buf);
+	fss_run_print_wrapped(stdout, "tracing     ", 12, c->tr ? "on (breakdown under "
 		      "each row that syncs)" : "off (--no-trace)");
 	fflush(stdout);
 }
@@ -760,7 +757,27 @@ static struct json_object *jnum(double v, int decimals)
 	return json_object_new_double_s(strtod(buf, NULL), buf);
 }
 
-static struct json_object *test_json(const struct test_rec *r)
+/*
+ * The breakdown's flush facts, with "elided" decided by the device: on a
+ * write-through queue the kernel completes flushes without sending them,
+ * so every sync that saw no flush had its flush elided; on a write-back
+ * queue nothing is elided (a sync without a flush simply sent none).
+ */
+static struct json_object *flush_json(const struct fss_breakdown *b, int write_cache)
+{
+	struct json_object *o = fss_breakdown_flush_json(b);
+
+	if (!o)
+		return NULL;
+	if (write_cache == 0)
+		json_object_object_add(o, "elided",
+				       json_object_new_uint64(b->flush.syncs_no_flush));
+	else if (write_cache == 1)
+		json_object_object_add(o, "elided", json_object_new_uint64(0));
+	return o;
+}
+
+struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_cache)
 {
 	const struct fss_wl_result *res = &r->res;
 	struct json_object *o = json_object_new_object(), *lat = NULL;
@@ -804,7 +821,7 @@ static struct json_object *test_json(const struct test_rec *r)
 	json_object_object_add(o, "partial", json_object_new_boolean(res->partial));
 	if (r->traced && ok) {
 		json_object_object_add(o, "breakdown", fss_breakdown_phases_json(&r->b));
-		json_object_object_add(o, "flush", fss_breakdown_flush_json(&r->b));
+		json_object_object_add(o, "flush", flush_json(&r->b, write_cache));
 		json_object_object_add(o, "syncs_traced",
 				       json_object_new_int64((int64_t)r->b.syncs));
 		json_object_object_add(o, "drops",
@@ -813,7 +830,7 @@ static struct json_object *test_json(const struct test_rec *r)
 	return o;
 }
 
-static struct json_object *host_json(void)
+struct json_object *fss_run_host_json(void)
 {
 	struct json_object *o = json_object_new_object();
 	struct utsname u;
@@ -870,13 +887,14 @@ static struct json_object *options_json(const struct run_opts *o)
 /* ---- running ---------------------------------------------------------- */
 
 /* Run one test; prints its row in plain mode.  0, -EINTR or -errno. */
-static int run_test(struct ctx *c, struct test_rec *r, struct fss_wl_file *file)
+static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *file)
 {
-	struct fss_wl_hooks hooks = { hook_before, hook_after, c };
+	struct fss_wl_hooks hooks = { hook_before, hook_after, &c->hk };
 	char err[512];
 	int rc;
 
-	c->cur = r;
+	c->hk.tr = c->tr;
+	c->hk.cur = r;
 	if (c->o->verbose)
 		fprintf(stderr, "fsyncscope: running %s\n", r->name);
 	rc = fss_wl_run(c->w, &r->spec, file,
@@ -895,6 +913,158 @@ static int run_test(struct ctx *c, struct test_rec *r, struct fss_wl_file *file)
 	if (!c->o->json)
 		print_row(c, r);
 	return 0;
+}
+
+/* ---- the engine shared with compare and devices --probe --------------- */
+
+int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
+		  int n, struct fss_run_out *out, char *err, size_t errlen)
+{
+	struct hook_ctx hk = { 0 };
+	struct fss_wl_hooks hooks = { hook_before, hook_after, &hk };
+	struct fss_workload *w;
+	struct target_info *ti;
+	int rc = 0;
+
+	if (out)
+		memset(out, 0, sizeof(*out));
+	w = fss_wl_new(cfg->dir, NULL, false, err, errlen);
+	if (!w)
+		return -EINVAL;
+	ti = calloc(1, sizeof(*ti));
+	if (!ti) {
+		fss_wl_free(w);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	target_get(cfg->dir, ti);
+	if (cfg->trace) {
+		struct fss_trace_opts to = {
+			.strategy = cfg->strategy,
+			.calib_dir = ti->t.path,
+			.tgid = getpid(),
+			.fs_dev = ti->t.fs_kdev,
+			.disk_dev = ti->t.disk_kdev,
+			.verbose = cfg->verbose,
+		};
+
+		hk.tr = fss_tracer_open(&to, err, errlen);
+		if (!hk.tr) {
+			rc = -EIO;
+			goto out;
+		}
+		if (cfg->verbose)
+			fss_tracer_print_strategy(hk.tr, stderr);
+	}
+	for (int i = 0; i < n && !fss_wl_stop; i++) {
+		struct fss_run_test *r = &tests[i];
+
+		r->spec.name = r->name;
+		hk.cur = r;
+		if (cfg->verbose)
+			fprintf(stderr, "fsyncscope: %s%srunning %s\n",
+				cfg->tag ? cfg->tag : "", cfg->tag ? ": " : "",
+				r->name);
+		rc = fss_wl_run(w, &r->spec, NULL,
+				hk.tr && fss_method_syncs(r->spec.method) ? &hooks : NULL,
+				&r->res, err, errlen);
+		if (rc)
+			break;
+		r->ran = true;
+	}
+	if (!rc && fss_wl_stop)
+		rc = -EINTR;
+	if (hk.tr && out) {
+		out->strategy = fss_tracer_strategy_json(hk.tr);
+		out->drops = fss_tracer_drops(hk.tr);
+	}
+out:
+	if (hk.tr)
+		fss_tracer_close(hk.tr);
+	fss_wl_free(w);
+	free(ti);
+	return rc;
+}
+
+static bool durable_method(enum fss_method m)
+{
+	return m == FSS_M_FDATASYNC || m == FSS_M_FSYNC ||
+	       m == FSS_M_OPEN_DATASYNC || m == FSS_M_OPEN_SYNC ||
+	       m == FSS_M_PWRITEV2_DSYNC;
+}
+
+int fss_run_verdict_test(const struct fss_run_test *t, int n)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		int best = -1;
+
+		for (int i = 0; i < n; i++) {
+			enum fss_method m = t[i].spec.method;
+
+			if (!t[i].ran || !t[i].traced || t[i].res.status != FSS_WL_OK ||
+			    !t[i].b.syncs)
+				continue;
+			if (pass == 0 ? m != FSS_M_FDATASYNC : !durable_method(m))
+				continue;
+			if (best < 0 || t[i].b.syncs > t[best].b.syncs)
+				best = i;
+		}
+		if (best >= 0)
+			return best;
+	}
+	return -1;
+}
+
+void fss_run_verdict(const struct fss_devinfo *dev,
+		     const struct fss_run_test *tests, int idx,
+		     struct fss_verdict *v)
+{
+	struct fss_verdict_in in = {
+		.write_cache = -1, .fua = -1,
+		.nvme_vwc_present = -1, .nvme_vwc_enabled = -1,
+		.flush_p50_us = -1, .sync_p50_us = -1,
+	};
+
+	if (dev) {
+		in.dev_name = dev->name[0] ? dev->name : NULL;
+		in.write_cache = dev->write_cache;
+		in.fua = dev->fua;
+		in.nvme_vwc_present = dev->nvme_vwc_present;
+		in.nvme_vwc_enabled = dev->nvme_vwc_enabled;
+		in.is_loop = dev->loop_backing[0] != '\0';
+		in.loop_backing = dev->loop_backing;
+	}
+	if (idx >= 0) {
+		const struct fss_breakdown *b = &tests[idx].b;
+
+		in.syncs = b->syncs;
+		in.flushes = b->flush.flushes;
+		in.syncs_no_flush = b->flush.syncs_no_flush;
+		in.fua_writes = b->flush.fua_writes;
+		in.flush_p50_us = b->phase[FSS_PH_DEV_FLUSH].p50_us;
+		in.sync_p50_us = b->total_p50_us;
+		if (!isfinite(in.flush_p50_us))
+			in.flush_p50_us = -1;
+		if (!isfinite(in.sync_p50_us))
+			in.sync_p50_us = -1;
+	}
+	fss_verdict_compute(&in, v);
+}
+
+struct json_object *fss_run_verdict_json(const struct fss_verdict *v,
+					 const struct fss_devinfo *dev,
+					 const struct fss_run_test *tests,
+					 int idx)
+{
+	struct json_object *o = fss_verdict_json(v);
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "device", dev && dev->name[0] ?
+			       json_object_new_string(dev->name) : NULL);
+	json_object_object_add(o, "measured_in", idx >= 0 ?
+			       json_object_new_string(tests[idx].name) : NULL);
+	return o;
 }
 
 struct suite_sec {
@@ -936,7 +1106,7 @@ static void section_start(struct ctx *c, const struct suite_sec *sec)
 		return;
 	printf("\n%s\n", sec->title);
 	if (sec->sub)
-		print_wrapped(stdout, "", 1, sec->sub);
+		fss_run_print_wrapped(stdout, "", 1, sec->sub);
 	print_columns();
 	fflush(stdout);
 }
@@ -955,7 +1125,7 @@ static int run_suite(struct ctx *c)
 		FSS_M_FSYNC_WRITETHROUGH, FSS_M_OPEN_SYNC,
 	};
 	struct fss_wl_file *file;
-	struct test_rec *r;
+	struct fss_run_test *r;
 	char err[512];
 	int rc, s, i;
 
@@ -1092,7 +1262,7 @@ static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
 
 struct sweep_row {
 	unsigned int jobs;
-	const struct test_rec *r;
+	const struct fss_run_test *r;
 };
 
 static void sweep_stats(const struct sweep_row *rows, int n, int i, double *naive,
@@ -1150,8 +1320,8 @@ static void sweep_print(const struct sweep_row *rows, int n)
 		}
 		sweep_stats(rows, n, i, &naive, &speedup, &vs_naive, &conc);
 		printf("%6u%12.1f%9s%9s%9s%8.2f%9.2f%12.2fx\n", rows[i].jobs,
-		       x->ops_per_sec, fmt_us(a, sizeof(a), x->lat.mean),
-		       fmt_us(b, sizeof(b), x->lat.p50), fmt_us(d, sizeof(d), x->lat.p99),
+		       x->ops_per_sec, fss_run_fmt_us(a, sizeof(a), x->lat.mean),
+		       fss_run_fmt_us(b, sizeof(b), x->lat.p50), fss_run_fmt_us(d, sizeof(d), x->lat.p99),
 		       conc, speedup, vs_naive);
 	}
 	if (bj) {
@@ -1161,7 +1331,7 @@ static void sweep_print(const struct sweep_row *rows, int n)
 			 "IOPS / IOPS at jobs=%d; vs 1/lat = IOPS / (1 / mean latency "
 			 "at jobs=%d), i.e. against the naive capacity estimate from "
 			 "one syncer's latency)", bj, bj);
-		print_wrapped(stdout, "", 1, note);
+		fss_run_print_wrapped(stdout, "", 1, note);
 	}
 }
 
@@ -1207,12 +1377,12 @@ static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 	*nrows = 0;
 	if (!o->json) {
 		printf("\n");
-		print_wrapped(stdout, "", 0, custom_title(o, title, sizeof(title),
+		fss_run_print_wrapped(stdout, "", 0, custom_title(o, title, sizeof(title),
 							  o->nsweep > 0));
 		print_columns();
 	}
 	for (int i = 0; i < n; i++) {
-		struct test_rec *r = rec_new(c);
+		struct fss_run_test *r = rec_new(c);
 
 		if (!r)
 			return -ENOMEM;
@@ -1246,6 +1416,64 @@ static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 	if (o->nsweep && *nrows && !o->json)
 		sweep_print(rows, *nrows);
 	return rc;
+}
+
+/* ---- the verdict ------------------------------------------------------ */
+
+struct run_verdict {
+	bool have;			/* there is a device to judge */
+	char why[PATH_MAX + 128];	/* no verdict: why */
+	struct fss_devinfo dev;		/* the whole disk under the target */
+	struct fss_verdict v;
+	int idx;			/* test measured (-1: facts only) */
+};
+
+static void verdict_get(struct ctx *c, struct run_verdict *rv)
+{
+	const struct fss_target *t = &c->ti.t;
+
+	memset(rv, 0, sizeof(*rv));
+	rv->idx = -1;
+	if (!t->has_disk || !t->disk[0]) {
+		snprintf(rv->why, sizeof(rv->why), "%s is on %s, not on a block "
+			 "device: there is no device cache to judge", t->path,
+			 t->fstype[0] ? t->fstype : "a filesystem");
+		return;
+	}
+	if (c->ti.dev_ok) {
+		rv->dev = c->ti.dev;
+	} else {
+		scopy(rv->dev.name, sizeof(rv->dev.name), t->disk);
+		rv->dev.write_cache = rv->dev.fua = -1;
+		rv->dev.nvme_vwc_present = rv->dev.nvme_vwc_enabled = -1;
+	}
+	rv->idx = fss_run_verdict_test(c->tests, c->ntests);
+	fss_run_verdict(&rv->dev, c->tests, rv->idx, &rv->v);
+	rv->have = true;
+}
+
+static void verdict_print(struct ctx *c, const struct run_verdict *rv)
+{
+	char buf[PATH_MAX + 256];
+
+	printf("\n");
+	if (!rv->have) {
+		snprintf(buf, sizeof(buf), "n/a: %s", rv->why);
+		fss_run_print_wrapped(stdout, "Verdict:  ", 10, buf);
+		return;
+	}
+	fss_verdict_print(stdout, &rv->v);
+	if (rv->idx >= 0)
+		snprintf(buf, sizeof(buf), "test %s (%llu traced syncs)",
+			 c->tests[rv->idx].name,
+			 (unsigned long long)c->tests[rv->idx].b.syncs);
+	else if (!c->tr)
+		snprintf(buf, sizeof(buf), "nothing (--no-trace): the verdict "
+			 "rests on the device facts only");
+	else
+		snprintf(buf, sizeof(buf), "nothing: no traced fdatasync (or "
+			 "other durable sync) test completed");
+	fss_run_print_wrapped(stdout, "Measured: ", 10, buf);
 }
 
 /* ---- the command ------------------------------------------------------ */
@@ -1318,6 +1546,7 @@ int cmd_run(int argc, char **argv)
 	struct sigaction old_sa[4];
 	struct sweep_row rows[MAX_SWEEP];
 	struct ctx c = { .o = &o };
+	struct run_verdict rv;
 	struct json_object *doc = NULL, *tests;
 	FILE *events = NULL;
 	bool events_created = false;
@@ -1422,10 +1651,13 @@ int cmd_run(int argc, char **argv)
 	}
 	if (c.tr)
 		drops = fss_tracer_drops(c.tr);
+	verdict_get(&c, &rv);
+	if (!o.json)
+		verdict_print(&c, &rv);
 	if (o.json) {
 		doc = json_object_new_object();
 		json_object_object_add(doc, "version", json_object_new_string(fss_version));
-		json_object_object_add(doc, "host", host_json());
+		json_object_object_add(doc, "host", fss_run_host_json());
 		json_object_object_add(doc, "target", target_json(&c.ti));
 		json_object_object_add(doc, "options", options_json(&o));
 		json_object_object_add(doc, "strategy", c.tr ?
@@ -1435,10 +1667,16 @@ int cmd_run(int argc, char **argv)
 		tests = json_object_new_array();
 		for (int i = 0; i < c.ntests; i++)
 			if (c.tests[i].ran)
-				json_object_array_add(tests, test_json(&c.tests[i]));
+				json_object_array_add(tests, fss_run_test_json(&c.tests[i],
+						c.ti.dev_ok ? c.ti.dev.write_cache : -1));
 		json_object_object_add(doc, "tests", tests);
 		if (o.nsweep)
 			json_object_object_add(doc, "sweep", sweep_json(rows, nrows));
+		json_object_object_add(doc, "verdict", rv.have ?
+				       fss_run_verdict_json(&rv.v, &rv.dev, c.tests,
+							    rv.idx) : NULL);
+		json_object_object_add(doc, "verdict_reason", rv.have ? NULL :
+				       json_object_new_string(rv.why));
 		json_object_object_add(doc, "interrupted", fss_wl_stop ?
 				       json_object_new_string(sig_name(fss_wl_stop)) :
 				       NULL);

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * run.h - the engine behind `fsyncscope run`, shared with `compare` and
+ * `devices --probe`: run a list of workload tests in a directory, each
+ * wrapped by the tracer, and turn what was measured into the JSON test
+ * object of docs/run.md and into a verdict.
+ */
+#ifndef __FSS_RUN_H
+#define __FSS_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
+#include "devinfo.h"
+#include "report.h"
+#include "trace.h"
+#include "verdict.h"
+#include "workload.h"
+
+/* One test: what to run (name, label, spec) and what it gave. */
+struct fss_run_test {
+	char name[64];			/* unique, JSON "name" */
+	const char *section;		/* JSON "section" (static string) */
+	char label[32];			/* plain row label */
+	struct fss_wl_spec spec;	/* spec.name is set to name when run */
+	struct fss_wl_result res;
+	bool traced;			/* b is valid */
+	struct fss_breakdown b;
+	bool ran;			/* res is valid */
+};
+
+struct fss_run_cfg {
+	const char *dir;		/* where the test files go: the target */
+	bool trace;			/* wrap every syncing test in the tracer */
+	enum fss_strategy strategy;
+	int verbose;			/* progress (and strategy) on stderr */
+	const char *tag;		/* prefix of progress lines, or NULL */
+};
+
+struct fss_run_out {
+	struct json_object *strategy;	/* tracer's strategy JSON (trace only;
+					 * the caller owns it), else NULL */
+	__u64 drops;			/* events lost in all tests */
+};
+
+/*
+ * Open the workload engine (and the tracer, filtered to this process and
+ * dir's filesystem and disk) on cfg->dir, run tests[0..n) in order, close
+ * everything and remove the test files.  Stops early when fss_wl_stop is
+ * set (the caller's signal handler): returns -EINTR then, and tests[i].ran
+ * tells what was measured.  Other failures: -errno with one line in err.
+ */
+int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
+		  int n, struct fss_run_out *out, char *err, size_t errlen);
+
+/*
+ * The JSON object of one test (docs/run.md).  write_cache is the facts of
+ * the device under the target (1 write back, 0 write through, -1 unknown):
+ * it decides flush.elided (syncs_no_flush, 0 or null).
+ */
+struct json_object *fss_run_test_json(const struct fss_run_test *r,
+				      int write_cache);
+
+/*
+ * Which test's measurements a verdict rests on: the traced, ok test with
+ * the most syncs among fdatasync tests, else among other durable methods
+ * (fsync, open_datasync, open_sync, pwritev2_dsync).  -1 if none.
+ */
+int fss_run_verdict_test(const struct fss_run_test *tests, int n);
+
+/*
+ * Verdict from the facts of dev (the whole disk under the target) and the
+ * measurements of tests[idx] (idx < 0: facts only, nothing measured).
+ */
+void fss_run_verdict(const struct fss_devinfo *dev,
+		     const struct fss_run_test *tests, int idx,
+		     struct fss_verdict *v);
+
+/* fss_verdict_json plus "device" and "measured_in" (test name or null). */
+struct json_object *fss_run_verdict_json(const struct fss_verdict *v,
+					 const struct fss_devinfo *dev,
+					 const struct fss_run_test *tests,
+					 int idx);
+
+/* {"kernel", "machine", "hostname", "cpus"} */
+struct json_object *fss_run_host_json(void);
+
+/* Microseconds in at most 7 characters ("71.3", "969", "12.3s"). */
+const char *fss_run_fmt_us(char *buf, size_t len, double us);
+
+/* text wrapped at 80 columns, first line after lead, then indented. */
+void fss_run_print_wrapped(FILE *f, const char *lead, int indent,
+			   const char *text);
+
+#endif /* __FSS_RUN_H */
