@@ -5,10 +5,14 @@
  * block sizes, scheduler), for every device, for one device, or for the
  * devices under a path (partition -> disk, loop -> backing file -> the
  * device below, dm/md -> members).  Reads sysfs and mountinfo only (plus
- * two NVMe admin commands); needs neither BPF nor root.
+ * two NVMe admin commands); needs neither BPF nor root.  `--probe PATH`
+ * adds a short traced fdatasync run in PATH (root) and a verdict that
+ * rests on the measured flushes.
  */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +21,25 @@
 #include <unistd.h>
 #include "commands.h"
 #include "devinfo.h"
+#include "run.h"
 #include "verdict.h"
+#include "workload.h"
 
 #define PROG "fsyncscope devices"
 #define MAX_CHAIN 32	/* devices shown for one PATH/DEV */
 #define MAX_DEPTH 8	/* loop-on-loop / stacking depth followed */
+#define PROBE_SECONDS 2.0
+#define PROBE_FILE_SIZE (1ULL << 20)
 
 static struct {
 	bool json;
 	const char *arg;
 	bool help, usage;
-	bool reported;	/* the parser already printed its error line */
+	const char *probe;	/* --probe PATH */
+	double seconds;
+	bool seconds_set;
+	__u64 count;
+	int verbose;
 } env;
 
 static const char doc[] =
@@ -41,15 +53,27 @@ static const char doc[] =
 "With a DEV (/dev node or kernel name like nvme0n1): that device.\n"
 "Reads sysfs and /proc/self/mountinfo; no BPF, no root needed (the NVMe\n"
 "Get Features command for 'VWC enabled' needs root).\n"
+"\n"
+"--probe PATH does the same for the directory PATH, then times a short\n"
+"traced fdatasync run there (8 KiB overwrites of a temporary file, 2 s or\n"
+"--count syncs) and gives the verdict with the measured flushes. It needs\n"
+"root (BPF) and writes only its own temporary file, removed at exit.\n"
 "\v"
 "EXAMPLES:\n"
 "  fsyncscope devices                      # every block device\n"
 "  fsyncscope devices /var/lib/postgresql  # the devices under a directory\n"
 "  fsyncscope devices /dev/nvme0n1         # one device\n"
-"  fsyncscope devices --json loop0         # JSON, by kernel name\n";
+"  fsyncscope devices --json loop0         # JSON, by kernel name\n"
+"  fsyncscope devices --probe /var/lib/postgresql   # measured verdict\n"
+"  fsyncscope devices --probe /mnt/db --count 500 --json\n";
 
 static const struct argp_option opts[] = {
 	{ "json", 'j', NULL, 0, "JSON output", 0 },
+	{ "probe", 'p', "PATH", 0, "Time fdatasync in the directory PATH and give "
+	  "the verdict with measured flushes (root)", 0 },
+	{ "seconds", 's', "SECS", 0, "--probe: run SECS seconds (default 2)", 0 },
+	{ "count", 'c', "N", 0, "--probe: run N syncs instead", 0 },
+	{ "verbose", 'v', NULL, 0, "--probe: tracer strategy and progress on stderr", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", -1 },
 	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
 	{},
@@ -57,9 +81,42 @@ static const struct argp_option opts[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	unsigned long long v;
+	char *end;
+
 	switch (key) {
 	case 'j':
 		env.json = true;
+		break;
+	case 'p':
+		if (!arg[0]) {
+			argp_error(state, "empty --probe PATH");
+			return EINVAL;
+		}
+		env.probe = arg;
+		break;
+	case 's':
+		errno = 0;
+		env.seconds = strtod(arg, &end);
+		if (errno || *end || end == arg || !(env.seconds > 0) ||
+		    env.seconds > 3600) {
+			argp_error(state, "bad -s '%s': seconds between 0 and 3600", arg);
+			return EINVAL;
+		}
+		env.seconds_set = true;
+		break;
+	case 'c':
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || *end || arg[0] < '0' || arg[0] > '9' || !v ||
+		    v > 10000000) {
+			argp_error(state, "bad --count '%s': 1 to 10000000", arg);
+			return EINVAL;
+		}
+		env.count = v;
+		break;
+	case 'v':
+		env.verbose++;
 		break;
 	case 'h':
 		env.help = true;
@@ -69,9 +126,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (env.arg) {
-			fprintf(stderr, PROG ": one PATH or DEV at most (got '%s' "
-				"and '%s')\n", env.arg, arg);
-			env.reported = true;
+			argp_error(state, "one PATH or DEV at most (got '%s' and '%s')",
+				   env.arg, arg);
 			return EINVAL;
 		}
 		env.arg = arg;
@@ -89,29 +145,40 @@ static const struct argp argp = {
 	.doc = doc,
 };
 
-/* The first argument argp would reject as an unknown option, for the message. */
-static const char *unknown_option(int argc, char **argv)
+/*
+ * Parse with argp, keeping bad input to one line: argp's messages go to a
+ * memory stream and only their first line is shown.  0, or 1.
+ */
+static int parse_args(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	char *buf = NULL, *nl;
+	size_t len = 0;
+	FILE *saved = stderr, *mem;
+	error_t err;
 
-		if (!strcmp(a, "--"))
-			break;
-		if (a[0] != '-' || !a[1])
-			continue;
-		if (a[1] == '-') {
-			size_t n = strcspn(a + 2, "=");
-
-			if (!((n == 4 && !strncmp(a + 2, "json", 4)) ||
-			      (n == 4 && !strncmp(a + 2, "help", 4)) ||
-			      (n == 5 && !strncmp(a + 2, "usage", 5))))
-				return a;
-			continue;
-		}
-		if (strspn(a + 1, "jhu") != strlen(a + 1))
-			return a;
+	mem = open_memstream(&buf, &len);
+	if (mem)
+		stderr = mem;
+	err = argp_parse(&argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, NULL);
+	if (mem) {
+		stderr = saved;
+		fclose(mem);
 	}
-	return NULL;
+	if (err || (buf && buf[0])) {
+		if (buf && buf[0]) {
+			nl = strchr(buf, '\n');
+			if (nl)
+				*nl = '\0';
+			fprintf(stderr, "%s (try '" PROG " --help')\n", buf);
+		} else {
+			fprintf(stderr, PROG ": invalid arguments (try '" PROG
+				" --help')\n");
+		}
+		free(buf);
+		return 1;
+	}
+	free(buf);
+	return 0;
 }
 
 struct chain {
@@ -339,6 +406,204 @@ static int show_path(const char *arg)
 	return 0;
 }
 
+/* ---- --probe ---------------------------------------------------------- */
+
+static void on_signal(int sig)
+{
+	if (!fss_wl_stop)
+		fss_wl_stop = sig;
+}
+
+static const char *sig_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
+	       sig == SIGHUP ? "SIGHUP" : sig == SIGPIPE ? "SIGPIPE" : "a signal";
+}
+
+static void probe_print(const struct fss_run_test *r, const char *dir)
+{
+	const struct fss_wl_result *res = &r->res;
+	char buf[PATH_MAX + 256], a[16], b[16], c[16];
+
+	putchar('\n');
+	if (env.count)
+		snprintf(buf, sizeof(buf), "fdatasync after one 8 KiB overwrite, "
+			 "%llu syncs, in %s", (unsigned long long)env.count, dir);
+	else
+		snprintf(buf, sizeof(buf), "fdatasync after one 8 KiB overwrite, "
+			 "%g s, in %s", env.seconds, dir);
+	fss_run_print_wrapped(stdout, "Probe:    ", 10, buf);
+	if (res->status != FSS_WL_OK) {
+		snprintf(buf, sizeof(buf), "n/a: %s", res->reason);
+		fss_run_print_wrapped(stdout, "          ", 10, buf);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%llu syncs in %.2f s: %.1f syncs/s; per sync "
+		 "p50 %sus, p99 %sus, max %sus%s",
+		 (unsigned long long)res->ops, res->elapsed_s, res->ops_per_sec,
+		 fss_run_fmt_us(a, sizeof(a), res->lat.p50),
+		 fss_run_fmt_us(b, sizeof(b), res->lat.p99),
+		 fss_run_fmt_us(c, sizeof(c), res->lat.max),
+		 res->partial ? " (partial: interrupted)" : "");
+	fss_run_print_wrapped(stdout, "          ", 10, buf);
+	if (res->note[0])
+		fss_run_print_wrapped(stdout, "          ", 10, res->note);
+	if (r->traced)
+		fss_breakdown_print(stdout, &r->b, 4);
+}
+
+static int show_probe(const char *path)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct sigaction old_sa[4];
+	struct fss_run_cfg cfg = {
+		.dir = path, .trace = true, .strategy = FSS_STRAT_AUTO,
+		.verbose = env.verbose,
+	};
+	struct fss_run_test test;
+	struct fss_run_out out = { 0 };
+	struct fss_devinfo *disk = NULL;
+	struct chain *c = NULL;
+	struct fss_verdict v;
+	struct fss_target t;
+	char err[512];
+	struct stat st;
+	int rc, idx, ret = 1;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, PROG ": --probe needs root (it traces the syncs "
+			"with BPF); '" PROG " PATH' shows the facts without it\n");
+		return 1;
+	}
+	if (stat(path, &st)) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, PROG ": --probe %s: not a directory (the probe "
+			"writes a temporary file in a directory on the "
+			"filesystem to test)\n", path);
+		return 1;
+	}
+	rc = fss_target_lookup(path, &t);
+	if (rc) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(-rc));
+		return 1;
+	}
+	if (!t.has_disk || !t.disk[0] || !t.fs_blkdev[0]) {
+		fprintf(stderr, PROG ": --probe %s: %s is not on a block device; "
+			"there is no device to probe\n", path,
+			t.fstype[0] ? t.fstype : "the filesystem");
+		return 1;
+	}
+	c = calloc(1, sizeof(*c));
+	disk = calloc(1, sizeof(*disk));
+	if (!c || !disk) {
+		fprintf(stderr, PROG ": out of memory\n");
+		goto out;
+	}
+	rc = add_chain(c, t.fs_blkdev, 0);
+	if (rc) {
+		fprintf(stderr, PROG ": %s: device %s: %s\n", path, t.fs_blkdev,
+			strerror(-rc));
+		goto out;
+	}
+	if (fss_devinfo_read(t.disk, disk)) {
+		snprintf(disk->name, sizeof(disk->name), "%s", t.disk);
+		disk->write_cache = disk->fua = -1;
+		disk->nvme_vwc_present = disk->nvme_vwc_enabled = -1;
+	}
+
+	memset(&test, 0, sizeof(test));
+	snprintf(test.name, sizeof(test.name), "probe.fdatasync");
+	snprintf(test.label, sizeof(test.label), "fdatasync");
+	test.section = "probe";
+	test.spec = (struct fss_wl_spec){
+		.method = FSS_M_FDATASYNC,
+		.shape = FSS_SHAPE_WRITE_SYNC,
+		.pattern = FSS_PAT_OVERWRITE,
+		.bs = 8192,
+		.writes_per_sync = 1,
+		.jobs = 1,
+		.file_size = PROBE_FILE_SIZE,
+		.seconds = env.seconds,
+		.count = env.count,
+	};
+
+	fss_wl_stop = 0;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &sa, &old_sa[i]);
+	rc = fss_run_tests(&cfg, &test, 1, &out, err, sizeof(err));
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old_sa[i], NULL);
+	if (rc && !(rc == -EINTR && fss_wl_stop)) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		goto out;
+	}
+	if (rc == -EINTR && !test.ran) {
+		fprintf(stderr, PROG ": stopped by %s before the probe measured "
+			"anything\n", sig_name(fss_wl_stop));
+		ret = 128 + fss_wl_stop;
+		goto out;
+	}
+	idx = fss_run_verdict_test(&test, 1);
+	fss_run_verdict(disk, &test, idx, &v);
+	if (env.json) {
+		struct json_object *root = json_object_new_object();
+		struct json_object *pr = json_object_new_object();
+
+		json_object_object_add(root, "target", fss_target_json(&t));
+		json_object_object_add(root, "devices", chain_json(c));
+		json_object_object_add(pr, "path", json_object_new_string(t.path));
+		json_object_object_add(pr, "test", fss_run_test_json(&test,
+							disk->write_cache));
+		json_object_object_add(pr, "strategy", out.strategy);
+		json_object_object_add(pr, "drops", json_object_new_uint64(out.drops));
+		out.strategy = NULL;
+		json_object_object_add(root, "probe", pr);
+		json_object_object_add(root, "verdict",
+				       fss_run_verdict_json(&v, disk, &test, idx));
+		json_object_object_add(root, "interrupted", fss_wl_stop ?
+				       json_object_new_string(sig_name(fss_wl_stop)) :
+				       NULL);
+		emit_json(root);
+	} else {
+		char buf[128];
+
+		fss_target_print(stdout, &t);
+		putchar('\n');
+		fss_devinfo_print_table(stdout, c->dev, c->n);
+		print_backing_plain(c);
+		probe_print(&test, t.path);
+		putchar('\n');
+		fss_verdict_print(stdout, &v);
+		if (idx >= 0)
+			snprintf(buf, sizeof(buf), "the probe's %llu traced syncs",
+				 (unsigned long long)test.b.syncs);
+		else
+			snprintf(buf, sizeof(buf), "nothing: the probe's syncs "
+				 "were not traced");
+		fss_run_print_wrapped(stdout, "Measured: ", 10, buf);
+	}
+	fflush(stdout);
+	if (out.drops)
+		fprintf(stderr, PROG ": warning: %llu events lost; the breakdown "
+			"is incomplete\n", (unsigned long long)out.drops);
+	ret = 0;
+	if (fss_wl_stop) {
+		fprintf(stderr, PROG ": stopped by %s; the probe above is "
+			"partial\n", sig_name(fss_wl_stop));
+		ret = 128 + fss_wl_stop;
+	}
+out:
+	json_object_put(out.strategy);
+	free(disk);
+	free(c);
+	return ret;
+}
+
 int cmd_devices(int argc, char **argv)
 {
 	char *name = PROG;
@@ -346,21 +611,10 @@ int cmd_devices(int argc, char **argv)
 	int err;
 
 	memset(&env, 0, sizeof(env));
+	env.seconds = PROBE_SECONDS;
 	argv[0] = name;
-	/* argp's own messages take two lines: we print one ourselves */
-	err = argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP,
-			 NULL, NULL);
-	if (err) {
-		const char *bad = unknown_option(argc, argv);
-
-		if (bad)
-			fprintf(stderr, PROG ": unknown option '%s' (try '"
-				PROG " --help')\n", bad);
-		else if (!env.reported)
-			fprintf(stderr, PROG ": invalid arguments (try '"
-				PROG " --help')\n");
+	if (parse_args(argc, argv))
 		return 1;
-	}
 	if (env.help) {
 		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, name);
 		return 0;
@@ -368,6 +622,24 @@ int cmd_devices(int argc, char **argv)
 	if (env.usage) {
 		argp_help(&argp, stdout, ARGP_HELP_USAGE, name);
 		return 0;
+	}
+	if (!env.probe && (env.seconds_set || env.count || env.verbose)) {
+		fprintf(stderr, PROG ": -s, --count and -v apply to --probe only "
+			"(try '" PROG " --help')\n");
+		return 1;
+	}
+	if (env.probe) {
+		if (env.arg) {
+			fprintf(stderr, PROG ": --probe PATH takes no other PATH "
+				"or DEV (got '%s')\n", env.arg);
+			return 1;
+		}
+		if (env.seconds_set && env.count) {
+			fprintf(stderr, PROG ": use either -s or --count, not "
+				"both\n");
+			return 1;
+		}
+		return show_probe(env.probe);
 	}
 	if (!env.arg)
 		return show_all();
