@@ -101,7 +101,7 @@ strat_agree() {
 strat_auto_fsync() {
 	local j="$VM_DIR/auto.json" ev="$VM_DIR/auto.ev"
 	vm_traced_run auto --method fsync --bs 8k --pattern append \
-		--file-size 1m --count "$STRAT_N" "$VM_MNT"
+		--count "$STRAT_N" "$VM_MNT"
 	fss_jq "$j" '.strategy.requested == "auto"'
 	fss_jq "$j" '.strategy.probes.fentry == "ok" and .strategy.probes.kprobe == "ok"'
 	strat_layers "$j" fentry

@@ -17,7 +17,7 @@
 #                               and copies them to the host as artifacts
 #                               (named ${VM_TAG}NAME.*)
 
-load ../lib
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lib.bash"
 
 VM_NVME_SERIAL="test0"
 VM_NVME_MODEL="QEMU NVMe Ctrl"
@@ -70,12 +70,11 @@ vm_sum_errors() {
 }
 
 vm_traced_run() {
-	local name="$1" rc
+	local name="$1" rc=0
 	shift
 	VM_DIR="${VM_DIR:-$BATS_FILE_TMPDIR}"
 	"$FSS_BIN" run -v --json --events "$VM_DIR/$name.ev" "$@" \
-		> "$VM_DIR/$name.json" 2> "$VM_DIR/$name.err"
-	rc=$?
+		> "$VM_DIR/$name.json" 2> "$VM_DIR/$name.err" || rc=$?
 	vm_artifact "${VM_TAG:-}$name.json" "$VM_DIR/$name.json"
 	vm_artifact "${VM_TAG:-}$name.ev" "$VM_DIR/$name.ev"
 	vm_artifact "${VM_TAG:-}$name.err" "$VM_DIR/$name.err"
