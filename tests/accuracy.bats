@@ -107,6 +107,14 @@ rt_check() {
 # filesystem and keep the medians in $FSS_SCRATCH/NAME.stats (phase-stats
 # JSON).  Checks what must hold for every run: every op traced as one sync,
 # no lost events, every sync's phases adding up exactly to its total.
+#
+# The run is niced to -20.  A syncing thread that slept through an 8 ms
+# delay has to get a CPU back before its sync can go on or return; with
+# other test runs (and, to check, 4 busy loops) on the 2 CPUs that wait was
+# 1.3-2.8 ms at the median, in fs (between the data write and the commit)
+# or other (after the last request).  fsyncscope is right to report it
+# there, but it is noise for this test, not part of what was injected; at
+# nice -20 the same runs kept fs and other below 0.2 ms.
 measure() {
 	local name="$1" fus="$2" wus="$3"
 	shift 3
@@ -114,7 +122,7 @@ measure() {
 	local st="$FSS_SCRATCH/$name.stats" line p
 
 	delay_set fsync_us="$fus" write_us="$wus" reset
-	"$FSS_BIN" run --json --events "$ev" --bs 8k --count "$N" "$@" \
+	nice -n -20 "$FSS_BIN" run --json --events "$ev" --bs 8k --count "$N" "$@" \
 		"$DELAY_MNT" >"$out"
 	delay_counters >"$FSS_SCRATCH/$name.ctl"
 	rt_check
