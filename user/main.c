@@ -14,6 +14,7 @@ static const struct {
 	{ "run", cmd_run, "drive syncs (pg_test_fsync superset) and explain them" },
 	{ "devices", cmd_devices, "block device facts: write cache, FUA, NVMe VWC" },
 	{ "trace", cmd_trace, "attach to a running host: why are its syncs slow" },
+	{ "compare", cmd_compare, "the same syncs on ext4, xfs, btrfs side by side" },
 };
 
 static void usage(FILE *f)

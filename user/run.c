@@ -470,6 +470,33 @@ static void target_fallback(const char *dir, struct fss_target *t)
 	}
 }
 
+/*
+ * The filesystem's dev_t as the BPF side sees it (i_sb->s_dev, kernel
+ * encoding): the MAJ:MIN of its mount in mountinfo.  That is st_dev except
+ * on btrfs, where st_dev is the subvolume's own anonymous dev, so filtering
+ * on st_dev would drop every sync.  Falls back to st_dev.
+ */
+static __u32 sb_kdev(const struct fss_target *t)
+{
+	char line[3 * PATH_MAX], mnt[PATH_MAX];
+	unsigned int ma, mi;
+	__u32 k = t->fs_kdev;
+	FILE *f;
+
+	if (!t->mountpoint[0])
+		return k;
+	f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return k;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) == 3 &&
+		    !strcmp(mnt, t->mountpoint) &&
+		    (ma || mi) && fss_kdev(ma, mi) != 0)
+			k = fss_kdev(ma, mi);	/* the last (top) mount wins */
+	fclose(f);
+	return k;
+}
+
 static void target_get(const char *dir, struct target_info *ti)
 {
 	int rc;
@@ -943,7 +970,7 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 			.strategy = cfg->strategy,
 			.calib_dir = ti->t.path,
 			.tgid = getpid(),
-			.fs_dev = ti->t.fs_kdev,
+			.fs_dev = sb_kdev(&ti->t),
 			.disk_dev = ti->t.disk_kdev,
 			.verbose = cfg->verbose,
 		};
@@ -1596,7 +1623,7 @@ int cmd_run(int argc, char **argv)
 			.strategy = FSS_STRAT_AUTO,
 			.calib_dir = c.ti.t.path,
 			.tgid = getpid(),
-			.fs_dev = c.ti.t.fs_kdev,
+			.fs_dev = sb_kdev(&c.ti.t),
 			.disk_dev = c.ti.t.disk_kdev,
 			.verbose = o.verbose,
 		};
