@@ -404,3 +404,63 @@ fake_sysfs() {
 	grep -Eq '^nvme9n9 +259:0 +1.8T +0 +none +1023 +512/512 +back +1 +2.0T ' "$FSS_SCRATCH/fake.txt"
 	! grep -q 'nvme9c9n9\|loop9' "$FSS_SCRATCH/fake.txt"
 }
+
+@test "devices --probe on a loop ext4 image: traced fdatasync run, verdict says loop device and backing file, with what was measured" {
+	fss_mkfs ext4 64
+	local name
+	name="$(basename "$FSS_LOOP")"
+	run --separate-stderr "$FSS_BIN" devices --probe "$FSS_MNT" --count 30 --json
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$FSS_SCRATCH/probe.json"
+	fss_jq "$FSS_SCRATCH/probe.json" ".target.path == \"$FSS_MNT\" and
+		.devices[0].name == \"$name\" and .interrupted == null"
+	fss_jq "$FSS_SCRATCH/probe.json" '.probe.test | .name == "probe.fdatasync" and
+		.method == "fdatasync" and .status == "ok" and .ops == 30 and
+		(.breakdown | has("device_flush")) and (.flush | type == "object")'
+	fss_jq "$FSS_SCRATCH/probe.json" '.probe.strategy != null and
+		(.probe.drops > 0 or .probe.test.syncs_traced == 30)'
+	fss_jq "$FSS_SCRATCH/probe.json" ".verdict.code == \"loop_backing_file\" and
+		.verdict.device == \"$name\" and .verdict.measured_in == \"probe.fdatasync\" and
+		(.verdict.basis | contains(\"backed by $FSS_IMG\") and
+		 contains(\"syncs traced\"))"
+
+	run --separate-stderr "$FSS_BIN" devices --probe "$FSS_MNT" --count 30
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$FSS_SCRATCH/probe.txt"
+	assert_80cols "$FSS_SCRATCH/probe.txt"
+	grep -q "^Probe:    fdatasync after one 8 KiB overwrite, 30 syncs, in a temporary" "$FSS_SCRATCH/probe.txt"
+	grep -q '^          30 syncs in ' "$FSS_SCRATCH/probe.txt"
+	grep -q '^Verdict:  Loop device: a flush here is an fsync of the backing file' "$FSS_SCRATCH/probe.txt"
+	# the basis is wrapped at spaces: join the lines to read it
+	[[ "$(tr '\n' ' ' < "$FSS_SCRATCH/probe.txt" | tr -s ' ')" == *"backed by $FSS_IMG;"* ]]
+	grep -q "^Measured: the probe's [0-9]* traced syncs$" "$FSS_SCRATCH/probe.txt"
+	# the probe's temporary file is gone
+	[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
+}
+
+@test "devices --probe refusals: not root, not a directory, no block device, stray options: one line, exit 1" {
+	fss_mkfs ext4 64
+	run -1 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FSS_BIN" devices --probe "$FSS_MNT"
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	[[ "$stderr" == *"--probe needs root"* ]]
+
+	run -1 --separate-stderr "$FSS_BIN" devices --probe "$FSS_LOOP"
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	[[ "$stderr" == *"not a directory"* ]]
+
+	fss_mktmpfs
+	run -1 --separate-stderr "$FSS_BIN" devices --probe "$FSS_MNT"
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	[[ "$stderr" == *"not on a block device"* ]]
+	[ -z "$(ls -A "$FSS_MNT")" ]
+
+	run -1 --separate-stderr "$FSS_BIN" devices --count 5 /
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	run -1 --separate-stderr "$FSS_BIN" devices --probe / /tmp
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	run -1 --separate-stderr "$FSS_BIN" devices --probe / -s 1 --count 5
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+}

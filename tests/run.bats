@@ -14,6 +14,9 @@ setup() {
 }
 
 teardown() {
+	# a loop device's write_cache outlives it: restore what a test changed
+	[ -n "${FSS_SCRATCH:-}" ] && [ -f "$FSS_SCRATCH/.wc_restore" ] &&
+		echo "write back" > "$(cat "$FSS_SCRATCH/.wc_restore")"
 	fss_cleanup
 }
 
@@ -415,4 +418,71 @@ check_plain_suite() {
 		[ -z "$output" ]
 	fi
 	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "verdict: traced run has a verdict object from the device facts and the fdatasync test; --no-trace is facts only; tmpfs has none, with the reason" {
+	fss_mkfs ext4
+	local name
+	name="$(basename "$FSS_LOOP")"
+	run --separate-stderr "$FSS_BIN" run --count 20 --method fdatasync --json "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/v.json"
+	fss_jq "$FSS_SCRATCH/v.json" ".verdict | type == \"object\" and
+		.code == \"loop_backing_file\" and .device == \"$name\" and
+		.measured_in == \"custom.fdatasync\" and
+		(.basis | contains(\"$FSS_IMG\") and contains(\"20 syncs traced\"))"
+	fss_jq "$FSS_SCRATCH/v.json" '.verdict_reason == null'
+	# the loop device is write back: a sync without a flush is not "elided"
+	fss_jq "$FSS_SCRATCH/v.json" '.tests[0].flush.elided == 0'
+
+	# plain: the verdict paragraph after the last test, 80 columns
+	run --separate-stderr "$FSS_BIN" run --count 20 --method fdatasync "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$FSS_SCRATCH/v.txt"
+	assert_80cols "$FSS_SCRATCH/v.txt"
+	grep -q '^Verdict:  Loop device' "$FSS_SCRATCH/v.txt"
+	grep -q '^Based on: ' "$FSS_SCRATCH/v.txt"
+	grep -q '^Measured: test custom.fdatasync (20 traced syncs)$' "$FSS_SCRATCH/v.txt"
+	[ "$(tail -1 "$FSS_SCRATCH/v.txt")" = "Measured: test custom.fdatasync (20 traced syncs)" ]
+
+	# the suite: the fdatasync test with the most traced syncs
+	run --separate-stderr "$FSS_BIN" run --count 5 --json "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/s.json"
+	fss_jq "$FSS_SCRATCH/s.json" '.verdict.measured_in | test("^(one|two)_8k\\.fdatasync$")'
+
+	# --no-trace: facts only, and the verdict says nothing was measured
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fdatasync --json "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/n.json"
+	fss_jq "$FSS_SCRATCH/n.json" '.verdict.code == "loop_backing_file" and
+		.verdict.measured_in == null and
+		(.verdict.basis | contains("No syncs were measured"))'
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fdatasync "$FSS_MNT"
+	[[ "$output" == *"Measured: nothing (--no-trace)"* ]]
+
+	# no block device, no verdict: null with the reason
+	fss_mktmpfs
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fsync --json "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/t.json"
+	fss_jq "$FSS_SCRATCH/t.json" '.verdict == null and
+		(.verdict_reason | contains("not on a block device"))'
+}
+
+@test "flush.elided: on a write-through queue every sync's flush is elided (= syncs_no_flush)" {
+	fss_mkfs ext4
+	local q
+	q="/sys/block/$(basename "$FSS_LOOP")/queue/write_cache"
+	# the setting outlives the loop device: put it back before it is freed
+	echo "$q" > "$FSS_SCRATCH/.wc_restore"
+	echo "write through" > "$q" || skip "cannot set write through on $FSS_LOOP"
+	run --separate-stderr "$FSS_BIN" run --count 20 --method fdatasync --json "$FSS_MNT"
+	echo "write back" > "$q"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/wt.json"
+	fss_jq "$FSS_SCRATCH/wt.json" '.target.write_cache == "write through"'
+	fss_jq "$FSS_SCRATCH/wt.json" '.tests[0] | .drops > 0 or
+		(.syncs_traced == 20 and .flush.flushes == 0 and
+		 .flush.syncs_no_flush == 20 and .flush.elided == 20)'
 }

@@ -420,7 +420,7 @@ static const char *sig_name(int sig)
 	       sig == SIGHUP ? "SIGHUP" : sig == SIGPIPE ? "SIGPIPE" : "a signal";
 }
 
-static void probe_print(const struct fss_run_test *r, const char *dir)
+static void probe_print(const struct fss_run_test *r)
 {
 	const struct fss_wl_result *res = &r->res;
 	char buf[PATH_MAX + 256], a[16], b[16], c[16];
@@ -428,10 +428,12 @@ static void probe_print(const struct fss_run_test *r, const char *dir)
 	putchar('\n');
 	if (env.count)
 		snprintf(buf, sizeof(buf), "fdatasync after one 8 KiB overwrite, "
-			 "%llu syncs, in %s", (unsigned long long)env.count, dir);
+			 "%llu syncs, in a temporary file under the path above",
+			 (unsigned long long)env.count);
 	else
 		snprintf(buf, sizeof(buf), "fdatasync after one 8 KiB overwrite, "
-			 "%g s, in %s", env.seconds, dir);
+			 "%g s, in a temporary file under the path above",
+			 env.seconds);
 	fss_run_print_wrapped(stdout, "Probe:    ", 10, buf);
 	if (res->status != FSS_WL_OK) {
 		snprintf(buf, sizeof(buf), "n/a: %s", res->reason);
@@ -576,7 +578,7 @@ static int show_probe(const char *path)
 		putchar('\n');
 		fss_devinfo_print_table(stdout, c->dev, c->n);
 		print_backing_plain(c);
-		probe_print(&test, t.path);
+		probe_print(&test);
 		putchar('\n');
 		fss_verdict_print(stdout, &v);
 		if (idx >= 0)
