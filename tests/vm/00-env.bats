@@ -108,9 +108,12 @@ setup() {
 	[ "$status" -eq 0 ]
 	echo "$output" > "$BATS_TEST_TMPDIR/dev.json"
 	vm_artifact devices-nvme0n1.json "$BATS_TEST_TMPDIR/dev.json"
-	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].name == "nvme0n1"'
-	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].write_cache == "write back"'
-	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].fua == true'
-	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].nvme.vwc_present == true'
-	fss_jq "$BATS_TEST_TMPDIR/dev.json" '.devices[0].nvme.vwc_enabled == true'
+	vm_jq_all "$BATS_TEST_TMPDIR/dev.json" \
+		'.devices | length == 1' \
+		'.devices[0].name == "nvme0n1"' \
+		'.devices[0].model == "QEMU NVMe Ctrl"' \
+		'.devices[0].write_cache == "write back"' \
+		'.devices[0].fua == true' \
+		'.devices[0].nvme.vwc_present == true' \
+		'.devices[0].nvme.vwc_enabled == true'
 }

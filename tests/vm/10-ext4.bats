@@ -45,7 +45,7 @@ setup() {
 @test "ext4: auto picks fentry; calibration saw every hook fire (fsync appends)" {
 	strat_auto_fsync
 	# every append needs a jbd2 commit: each fsync waited for one
-	[ "$(ev_count "$VM_DIR/auto.ev" '.nr_journal >= 1')" -eq "$STRAT_N" ]
+	vm_ev_expect "$VM_DIR/auto.ev" "$STRAT_N" '.nr_journal >= 1'
 }
 
 @test "ext4: FUA device: jbd2 commit blocks go out as native FUA writes" {

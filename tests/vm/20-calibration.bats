@@ -26,12 +26,14 @@ setup() {
 @test "auto on tmpfs: fentry hooks attach, never fire, and are dropped" {
 	vm_traced_run tmpfs-auto --method fdatasync --count 10 /tmp/fss-vm/tmpfs
 	local j="$VM_DIR/tmpfs-auto.json"
-	fss_jq "$j" '.strategy.probes.fentry == "ok"'
-	fss_jq "$j" '.strategy.calibration.hits.fs_fentry == 0'
-	fss_jq "$j" '.strategy.calibration.dropped_hooks | index("fs_fentry") != null'
-	fss_jq "$j" '.strategy.fs != "fentry"'
 	# the syncs themselves are still counted
-	fss_jq "$j" '.tests[0].ops == 10 and .tests[0].syncs_traced == 10'
+	vm_jq_all "$j" \
+		'.strategy.requested == "auto"' \
+		'.strategy.probes.fentry == "ok"' \
+		'.strategy.calibration.hits.fs_fentry == 0' \
+		'.strategy.calibration.dropped_hooks | index("fs_fentry") != null' \
+		'.strategy.fs == "n/a"' \
+		'.tests[0].ops == 10 and .tests[0].syncs_traced == 10'
 }
 
 @test "--strategy fentry on tmpfs fails with one line: hooks never fired" {

@@ -12,6 +12,12 @@
 #   vm_artifact NAME FILE       copy FILE to the host (build/vm/out/artifacts)
 #   vm_sum_errors EVENTS        events (JSON lines) whose phases do not add
 #                               up to their total; prints nothing when exact
+#   vm_jq_all FILE EXPR...      every jq EXPR is true on FILE; the false
+#                               ones are named.  One jq run: jq takes about
+#                               a second to start in the emulated guest
+#   vm_ev_expect EVENTS N FILTER...
+#                               EVENTS (JSON lines) has N lines and each jq
+#                               FILTER holds for all N; one jq run
 #   vm_traced_run NAME ARGS...  fsyncscope run --json --events -v ARGS; leaves
 #                               $VM_DIR/NAME.json, .ev (events), .err (-v log)
 #                               and copies them to the host as artifacts
@@ -83,4 +89,48 @@ vm_traced_run() {
 		tail -n 20 "$VM_DIR/$name.err" >&2
 		return 1
 	fi
+}
+
+vm_jq_all() {
+	local f="$1" prog="" e out rc=0 i=0
+	local -a res
+	shift
+	for e in "$@"; do
+		prog+="${prog:+, }([try ($e) catch false] | length == 1 and .[0] == true)"
+	done
+	out=$(jq -r "[$prog] | map(tostring) | join(\" \")" "$f") ||
+		{ echo "jq failed on $f" >&2; return 1; }
+	read -r -a res <<< "$out"
+	for e in "$@"; do
+		if [ "${res[$i]:-}" != true ]; then
+			echo "check failed on $(basename "$f"): $e" >&2
+			rc=1
+		fi
+		i=$((i + 1))
+	done
+	return "$rc"
+}
+
+vm_ev_expect() {
+	local ev="$1" n="$2" prog="" e out rc=0 i=1
+	local -a res
+	shift 2
+	for e in "$@"; do
+		prog+=", ([.[] | select(try ($e) catch false)] | length)"
+	done
+	out=$(jq -s -r "[length$prog] | map(tostring) | join(\" \")" "$ev") ||
+		{ echo "jq failed on $ev" >&2; return 1; }
+	read -r -a res <<< "$out"
+	if [ "${res[0]}" -ne "$n" ]; then
+		echo "$(basename "$ev"): $n events expected, got ${res[0]}" >&2
+		rc=1
+	fi
+	for e in "$@"; do
+		if [ "${res[$i]}" -ne "$n" ]; then
+			echo "$(basename "$ev"): '$e' holds for ${res[$i]} of ${res[0]} syncs" >&2
+			rc=1
+		fi
+		i=$((i + 1))
+	done
+	return "$rc"
 }
