@@ -585,16 +585,8 @@ static int wl_build(const struct cmp_opts *o, struct wl_def *w)
 	}
 	wl_fill(o, &w[n++], FSS_M_FDATASYNC, FSS_PAT_OVERWRITE, false);
 	wl_fill(o, &w[n++], FSS_M_FSYNC, FSS_PAT_APPEND, false);
-	/* as pg_test_fsync (and PostgreSQL's open_datasync) does: O_DIRECT */
+	/* O_DIRECT, as pg_test_fsync's open_datasync test */
 	wl_fill(o, &w[n++], FSS_M_OPEN_DATASYNC, FSS_PAT_OVERWRITE, true);
-	/* --pattern can make two defaults the same: keep the first */
-	for (int i = 0; i < n; i++)
-		for (int j = i + 1; j < n; j++)
-			if (!strcmp(w[i].name, w[j].name)) {
-				memmove(&w[j], &w[j + 1], (n - j - 1) * sizeof(*w));
-				n--;
-				j--;
-			}
 	return n;
 }
 
@@ -1554,7 +1546,7 @@ static const char *status_name(enum fs_status s)
 	case FS_OK: return "ok";
 	case FS_INTERRUPTED: return "interrupted";
 	case FS_ERROR: return "error";
-	default: return "not run";
+	default: return "not_run";
 	}
 }
 
@@ -1757,7 +1749,8 @@ static void print_header(const struct cmp_opts *o, const struct place *pl,
 		snprintf(buf + l, sizeof(buf) - l, "; %llu ops each%s",
 			 (unsigned long long)o->count, o->jobs > 1 ? " per job" : "");
 	else
-		snprintf(buf + l, sizeof(buf) - l, "; %g s each", o->seconds);
+		snprintf(buf + l, sizeof(buf) - l, "; %g second%s each", o->seconds,
+			 o->seconds == 1 ? "" : "s");
 	fss_run_print_wrapped(stdout, "workloads   ", 12, buf);
 	fss_run_print_wrapped(stdout, "tracing     ", 12, o->no_trace ?
 			      "off (--no-trace)" : "on (phase breakdown per "
