@@ -20,10 +20,10 @@
 # DELAY_TOL = 10 % of the injected delay (issue 4).  The measured phase
 #   minus its baseline median must be within it.  What it has to absorb is
 #   the fixture's own overhead above the injected delay: delayfs' wake-up
-#   latency, the FUSE round trip and the loop worker, 40-180 us per delayed
-#   request on this 2-core VM (docs/accuracy.md), i.e. up to 9 % of 2 ms and
-#   2 % of 8 ms.  Smaller delays would drown in it; larger ones make it
-#   smaller still.
+#   latency, the FUSE round trip and the loop worker, 6-160 us per delayed
+#   request in 7 runs of this file on this 2-core VM (docs/accuracy.md), at
+#   most 3.9 % of 2 ms and 1.4 % of 8 ms.  Smaller delays would drown in it;
+#   larger ones make it smaller still.
 #
 # OTHER_TOL = 1 ms absolute, for the phases where nothing was injected: the
 #   median must not exceed its baseline median by more than 1 ms.  Baseline
