@@ -1745,13 +1745,14 @@ static void print_header(const struct cmp_opts *o, const struct place *pl,
 	for (int i = 0; i < nwl; i++)
 		l += snprintf(buf + l, sizeof(buf) - l, "%s%s", i ? ", " : "",
 			      wl[i].name);
-	if (o->count)
-		snprintf(buf + l, sizeof(buf) - l, "; %llu ops each%s",
-			 (unsigned long long)o->count, o->jobs > 1 ? " per job" : "");
-	else
-		snprintf(buf + l, sizeof(buf) - l, "; %g second%s each", o->seconds,
-			 o->seconds == 1 ? "" : "s");
 	fss_run_print_wrapped(stdout, "workloads   ", 12, buf);
+	if (o->count)
+		snprintf(buf, sizeof(buf), "%llu ops per workload%s and filesystem",
+			 (unsigned long long)o->count, o->jobs > 1 ? " (per job)" : "");
+	else
+		snprintf(buf, sizeof(buf), "%g second%s per workload and filesystem",
+			 o->seconds, o->seconds == 1 ? "" : "s");
+	fss_run_print_wrapped(stdout, "length      ", 12, buf);
 	fss_run_print_wrapped(stdout, "tracing     ", 12, o->no_trace ?
 			      "off (--no-trace)" : "on (phase breakdown per "
 			      "filesystem and workload)");
