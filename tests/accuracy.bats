@@ -52,7 +52,6 @@
 
 load lib
 load fixtures/delay
-bats_require_minimum_version 1.5.0
 
 N=41			# syncs per run: odd, so a median is a value a sync had
 DELAY_TOL_PCT=10	# DELAY_TOL, percent of the injected delay
