@@ -70,6 +70,11 @@ fss_cleanup() {
 	if [ -f "$FSS_SCRATCH/.loops" ]; then
 		while read -r l; do losetup -d "$l" 2>/dev/null || true; done < "$FSS_SCRATCH/.loops"
 	fi
+	# never delete through a mount that is still there
+	if grep -q " $FSS_SCRATCH/" /proc/mounts; then
+		echo "fss_cleanup: mounts remain under $FSS_SCRATCH; not removing it" >&2
+		return 1
+	fi
 	rm -rf "$FSS_SCRATCH"
 	unset FSS_SCRATCH FSS_NIMG
 }
