@@ -461,6 +461,20 @@ check_plain_suite() {
 	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fdatasync "$FSS_MNT"
 	[[ "$output" == *"Measured: nothing (--no-trace)"* ]]
 
+	# --file on a block device: that device is judged, not /dev's devtmpfs
+	local img dev
+	img="$FSS_SCRATCH/raw.img"
+	truncate -s 64M "$img"
+	dev="$(losetup -f --show "$img")"
+	echo "$dev" >> "$FSS_SCRATCH/.loops"
+	run --separate-stderr "$FSS_BIN" run --count 5 --method fdatasync \
+		--file "$dev" --force --json
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/b.json"
+	fss_jq "$FSS_SCRATCH/b.json" ".verdict.device == \"$(basename "$dev")\" and
+		.verdict.code == \"loop_backing_file\" and
+		(.verdict.basis | contains(\"$img\")) and .tests[0].flush.elided == 0"
+
 	# no block device, no verdict: null with the reason
 	fss_mktmpfs
 	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fsync --json "$FSS_MNT"

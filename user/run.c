@@ -1455,24 +1455,46 @@ struct run_verdict {
 	int idx;			/* test measured (-1: facts only) */
 };
 
+/* Facts of a device that could not be read: all unknown. */
+static void dev_unknown(struct fss_devinfo *d, const char *name)
+{
+	memset(d, 0, sizeof(*d));
+	scopy(d->name, sizeof(d->name), name);
+	d->write_cache = d->fua = -1;
+	d->nvme_vwc_present = d->nvme_vwc_enabled = -1;
+}
+
+/*
+ * The disk the syncs went to: --file's whole disk when it names a block
+ * device, else the whole disk under DIR.  None (rv->have false, rv->why)
+ * when DIR's filesystem has no block device.
+ */
 static void verdict_get(struct ctx *c, struct run_verdict *rv)
 {
 	const struct fss_target *t = &c->ti.t;
+	struct stat st;
 
 	memset(rv, 0, sizeof(*rv));
 	rv->idx = -1;
-	if (!t->has_disk || !t->disk[0]) {
+	if (c->o->file && !stat(c->o->file, &st) && S_ISBLK(st.st_mode)) {
+		char parent[sizeof(rv->dev.parent)];
+
+		if (fss_devinfo_read(c->o->file, &rv->dev)) {
+			dev_unknown(&rv->dev, c->o->file);
+		} else if (rv->dev.is_partition && rv->dev.parent[0]) {
+			scopy(parent, sizeof(parent), rv->dev.parent);
+			if (fss_devinfo_read(parent, &rv->dev))
+				dev_unknown(&rv->dev, parent);
+		}
+	} else if (!t->has_disk || !t->disk[0]) {
 		snprintf(rv->why, sizeof(rv->why), "%s is on %s, not on a block "
 			 "device: there is no device cache to judge", t->path,
 			 t->fstype[0] ? t->fstype : "a filesystem");
 		return;
-	}
-	if (c->ti.dev_ok) {
+	} else if (c->ti.dev_ok) {
 		rv->dev = c->ti.dev;
 	} else {
-		scopy(rv->dev.name, sizeof(rv->dev.name), t->disk);
-		rv->dev.write_cache = rv->dev.fua = -1;
-		rv->dev.nvme_vwc_present = rv->dev.nvme_vwc_enabled = -1;
+		dev_unknown(&rv->dev, t->disk);
 	}
 	rv->idx = fss_run_verdict_test(c->tests, c->ntests);
 	fss_run_verdict(&rv->dev, c->tests, rv->idx, &rv->v);
@@ -1695,7 +1717,7 @@ int cmd_run(int argc, char **argv)
 		for (int i = 0; i < c.ntests; i++)
 			if (c.tests[i].ran)
 				json_object_array_add(tests, fss_run_test_json(&c.tests[i],
-						c.ti.dev_ok ? c.ti.dev.write_cache : -1));
+						rv.have ? rv.dev.write_cache : -1));
 		json_object_object_add(doc, "tests", tests);
 		if (o.nsweep)
 			json_object_object_add(doc, "sweep", sweep_json(rows, nrows));
