@@ -490,8 +490,7 @@ static __u32 sb_kdev(const struct fss_target *t)
 		return k;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) == 3 &&
-		    !strcmp(mnt, t->mountpoint) &&
-		    (ma || mi) && fss_kdev(ma, mi) != 0)
+		    !strcmp(mnt, t->mountpoint) && (ma || mi))
 			k = fss_kdev(ma, mi);	/* the last (top) mount wins */
 	fclose(f);
 	return k;
@@ -1348,7 +1347,8 @@ static void sweep_print(const struct sweep_row *rows, int n)
 		sweep_stats(rows, n, i, &naive, &speedup, &vs_naive, &conc);
 		printf("%6u%12.1f%9s%9s%9s%8.2f%9.2f%12.2fx\n", rows[i].jobs,
 		       x->ops_per_sec, fss_run_fmt_us(a, sizeof(a), x->lat.mean),
-		       fss_run_fmt_us(b, sizeof(b), x->lat.p50), fss_run_fmt_us(d, sizeof(d), x->lat.p99),
+		       fss_run_fmt_us(b, sizeof(b), x->lat.p50),
+		       fss_run_fmt_us(d, sizeof(d), x->lat.p99),
 		       conc, speedup, vs_naive);
 	}
 	if (bj) {
