@@ -487,6 +487,13 @@ int fss_target_lookup(const char *path, struct fss_target *t)
 		err = -ENOENT;
 		goto out;
 	}
+	/*
+	 * The superblock's dev (what the kernel's tracepoints and i_sb->s_dev
+	 * report): the mount's MAJ:MIN.  Same as st_dev except on btrfs, whose
+	 * subvolumes have their own anonymous st_dev.
+	 */
+	if (mnt_fs_get_devno(fs))
+		t->fs_kdev = fss_kdev_from_dev(mnt_fs_get_devno(fs));
 	scopy(t->mountpoint, sizeof(t->mountpoint), mnt_fs_get_target(fs));
 	scopy(t->fstype, sizeof(t->fstype), mnt_fs_get_fstype(fs));
 	scopy(t->source, sizeof(t->source), mnt_fs_get_source(fs));

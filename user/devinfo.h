@@ -57,7 +57,7 @@ struct fss_target {
 	char source[PATH_MAX];		/* mount source, e.g. "/dev/loop3" */
 	char mount_opts[256];
 	dev_t st_dev;			/* stat(path).st_dev */
-	__u32 fs_kdev;			/* st_dev, kernel encoding */
+	__u32 fs_kdev;			/* superblock dev (mount's MAJ:MIN; differs from st_dev on btrfs), kernel encoding */
 	bool has_disk;			/* backed by a block device */
 	char disk[64];			/* whole-disk kernel name ("" if none) */
 	__u32 disk_kdev;		/* whole disk, kernel encoding (0 if none) */

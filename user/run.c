@@ -433,43 +433,6 @@ static __u32 sysfs_kdev(const char *name)
 	return fss_kdev(ma, mi);
 }
 
-/* Fallback when fss_target_lookup fails: stat, statfs, mountinfo, sysfs. */
-static void target_fallback(const char *dir, struct fss_target *t)
-{
-	char p[PATH_MAX + 32], real[PATH_MAX], *slash;
-	struct statfs sfs;
-	struct stat st;
-
-	memset(t, 0, sizeof(*t));
-	if (!realpath(dir, t->path))
-		snprintf(t->path, sizeof(t->path), "%s", dir);
-	if (stat(t->path, &st))
-		return;
-	t->st_dev = st.st_dev;
-	t->fs_kdev = fss_kdev(major(st.st_dev), minor(st.st_dev));
-	mountinfo_lookup(t);
-	if (!t->fstype[0] && !statfs(t->path, &sfs))
-		snprintf(t->fstype, sizeof(t->fstype), "%s", fs_magic_name(sfs.f_type));
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(st.st_dev),
-		 minor(st.st_dev));
-	if (!realpath(p, real))
-		return;
-	t->has_disk = true;
-	slash = strrchr(real, '/');
-	scopy(t->fs_blkdev, sizeof(t->fs_blkdev), slash ? slash + 1 : real);
-	t->fs_blkdev_kdev = t->fs_kdev;
-	snprintf(p, sizeof(p), "%s/partition", real);
-	if (!access(p, F_OK) && slash) {
-		*slash = '\0';
-		slash = strrchr(real, '/');
-		scopy(t->disk, sizeof(t->disk), slash ? slash + 1 : real);
-		t->disk_kdev = sysfs_kdev(t->disk);
-	} else {
-		scopy(t->disk, sizeof(t->disk), t->fs_blkdev);
-		t->disk_kdev = t->fs_kdev;
-	}
-}
-
 /*
  * The filesystem's dev_t as the BPF side sees it (i_sb->s_dev, kernel
  * encoding): the MAJ:MIN of its mount in mountinfo.  That is st_dev except
@@ -494,6 +457,44 @@ static __u32 sb_kdev(const struct fss_target *t)
 			k = fss_kdev(ma, mi);	/* the last (top) mount wins */
 	fclose(f);
 	return k;
+}
+
+/* Fallback when fss_target_lookup fails: stat, statfs, mountinfo, sysfs. */
+static void target_fallback(const char *dir, struct fss_target *t)
+{
+	char p[PATH_MAX + 32], real[PATH_MAX], *slash;
+	struct statfs sfs;
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	if (!realpath(dir, t->path))
+		snprintf(t->path, sizeof(t->path), "%s", dir);
+	if (stat(t->path, &st))
+		return;
+	t->st_dev = st.st_dev;
+	t->fs_kdev = fss_kdev(major(st.st_dev), minor(st.st_dev));
+	mountinfo_lookup(t);
+	t->fs_kdev = sb_kdev(t);
+	if (!t->fstype[0] && !statfs(t->path, &sfs))
+		snprintf(t->fstype, sizeof(t->fstype), "%s", fs_magic_name(sfs.f_type));
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(st.st_dev),
+		 minor(st.st_dev));
+	if (!realpath(p, real))
+		return;
+	t->has_disk = true;
+	slash = strrchr(real, '/');
+	scopy(t->fs_blkdev, sizeof(t->fs_blkdev), slash ? slash + 1 : real);
+	t->fs_blkdev_kdev = t->fs_kdev;
+	snprintf(p, sizeof(p), "%s/partition", real);
+	if (!access(p, F_OK) && slash) {
+		*slash = '\0';
+		slash = strrchr(real, '/');
+		scopy(t->disk, sizeof(t->disk), slash ? slash + 1 : real);
+		t->disk_kdev = sysfs_kdev(t->disk);
+	} else {
+		scopy(t->disk, sizeof(t->disk), t->fs_blkdev);
+		t->disk_kdev = t->fs_kdev;
+	}
 }
 
 static void target_get(const char *dir, struct target_info *ti)
@@ -969,7 +970,7 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 			.strategy = cfg->strategy,
 			.calib_dir = ti->t.path,
 			.tgid = getpid(),
-			.fs_dev = sb_kdev(&ti->t),
+			.fs_dev = ti->t.fs_kdev,
 			.disk_dev = ti->t.disk_kdev,
 			.verbose = cfg->verbose,
 		};
@@ -1645,7 +1646,7 @@ int cmd_run(int argc, char **argv)
 			.strategy = FSS_STRAT_AUTO,
 			.calib_dir = c.ti.t.path,
 			.tgid = getpid(),
-			.fs_dev = sb_kdev(&c.ti.t),
+			.fs_dev = c.ti.t.fs_kdev,
 			.disk_dev = c.ti.t.disk_kdev,
 			.verbose = o.verbose,
 		};
