@@ -37,7 +37,7 @@ missing_completion dsync_write_native_fua unrelated_write ext4_journal
 journal_other_fs xfs_log kthread_log_write rq_id_reuse nvme_flush
 write_through_no_flush unknown_disk out_of_order_arrival long_requests
 random_vs_reference drain_horizon gc_bounded invalid_input report_percentiles
-report_print report_json report_sync_json_escaping names"
+report_print report_json report_no_rq_start report_sync_json_escaping names"
 
 @test "unit: every C case has a bats test here" {
 	run "$TEST_ATTR" --list
@@ -77,6 +77,7 @@ report_print report_json report_sync_json_escaping names"
 @test "report: nearest-rank percentiles and shares" { attr_case report_percentiles; }
 @test "report: plain text fits 80 columns, units, no-sync line" { attr_case report_print; }
 @test "report: breakdown JSON twins" { attr_case report_json; }
+@test "report: queue and creation flags are n/a when requests are seen only from issue on" { attr_case report_no_rq_start; }
 @test "report: per-sync JSON line escapes comm" { attr_case report_sync_json_escaping; }
 @test "attr: phase and kind names" { attr_case names; }
 

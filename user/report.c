@@ -239,6 +239,11 @@ void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
 		fmt_dur(m, sizeof(m), st->mean_us);
 		fmt_dur(p50, sizeof(p50), st->p50_us);
 		fmt_dur(p99, sizeof(p99), st->p99_us);
+		if (ph == FSS_PH_QUEUE && b->no_rq_start) {
+			fprintf(f, "%*s%-12s %9s %9s %9s %6s\n", indent, "",
+				fss_phase_name(ph), "n/a", "n/a", "n/a", "n/a");
+			continue;
+		}
 		if (isnan(st->share)) {
 			snprintf(share, sizeof(share), "n/a");
 		} else {
@@ -270,11 +275,17 @@ void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
 	else
 		snprintf(items[ni++], sizeof(items[0]),
 			 "syncs/flush n/a (no flush request seen)");
-	snprintf(items[ni++], sizeof(items[0]), "FUA %llu native / %llu emulated",
-		 (unsigned long long)fl->fua_writes,
-		 (unsigned long long)fl->fua_emulated);
-	snprintf(items[ni++], sizeof(items[0]), "%llu preflush requests",
-		 (unsigned long long)fl->preflush);
+	if (b->no_rq_start) {
+		snprintf(items[ni++], sizeof(items[0]), "FUA %llu native / emulated n/a",
+			 (unsigned long long)fl->fua_writes);
+		snprintf(items[ni++], sizeof(items[0]), "preflush requests n/a");
+	} else {
+		snprintf(items[ni++], sizeof(items[0]), "FUA %llu native / %llu emulated",
+			 (unsigned long long)fl->fua_writes,
+			 (unsigned long long)fl->fua_emulated);
+		snprintf(items[ni++], sizeof(items[0]), "%llu preflush requests",
+			 (unsigned long long)fl->preflush);
+	}
 	snprintf(items[ni++], sizeof(items[0]), "%llu syncs saw no flush",
 		 (unsigned long long)fl->syncs_no_flush);
 	if (fl->nvme_flush_cmds)
@@ -282,6 +293,9 @@ void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
 			 (unsigned long long)fl->nvme_flush_cmds);
 	print_wrapped(f, indent, "flush: ", items, ni);
 
+	if (b->no_rq_start)
+		fprintf(f, "%*squeue and preflush n/a: requests were seen only from issue on\n"
+			"%*s(no block_io_start tracepoint, no inserts)\n", indent, "", indent, "");
 	if (b->incomplete_rqs)
 		fprintf(f, "%*s%llu requests without a completion seen (clipped at sync exit)\n",
 			indent, "", (unsigned long long)b->incomplete_rqs);
@@ -316,7 +330,7 @@ struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
 	for (ph = 0; ph < FSS_PH_MAX; ph++) {
 		const struct fss_phase_stat *st = &b->phase[ph];
 		struct json_object *p = json_object_new_object();
-		bool none = !b->syncs;
+		bool none = !b->syncs || (ph == FSS_PH_QUEUE && b->no_rq_start);
 
 		if (!p) {
 			json_object_put(o);
@@ -326,6 +340,9 @@ struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
 		json_object_object_add(p, "p50_us", none ? NULL : json_num(st->p50_us, 3));
 		json_object_object_add(p, "p99_us", none ? NULL : json_num(st->p99_us, 3));
 		json_object_object_add(p, "share", none ? NULL : json_num(st->share, 4));
+		if (ph == FSS_PH_QUEUE && b->no_rq_start)
+			json_object_object_add(p, "na", json_object_new_string(
+				"requests seen only from issue on (no block_io_start tracepoint, no inserts)"));
 		json_object_object_add(o, fss_phase_name(ph), p);
 	}
 	return o;
@@ -353,8 +370,8 @@ struct json_object *fss_breakdown_flush_json(const struct fss_breakdown *b)
 	json_object_object_add(o, "flushes_per_sync", b->syncs ?
 		json_num((double)fl->flushes / (double)b->syncs, 3) : NULL);
 	json_object_object_add(o, "fua_writes", json_u64(fl->fua_writes));
-	json_object_object_add(o, "fua_emulated", json_u64(fl->fua_emulated));
-	json_object_object_add(o, "preflush", json_u64(fl->preflush));
+	json_object_object_add(o, "fua_emulated", b->no_rq_start ? NULL : json_u64(fl->fua_emulated));
+	json_object_object_add(o, "preflush", b->no_rq_start ? NULL : json_u64(fl->preflush));
 	json_object_object_add(o, "syncs_no_flush", json_u64(fl->syncs_no_flush));
 	/*
 	 * Whether the missing flushes were elided needs device facts
@@ -461,6 +478,8 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	json_object_object_add(o, "nr_fua_emulated", json_object_new_int64(r->nr_fua_emulated));
 	json_object_object_add(o, "nr_incomplete", json_object_new_int64(r->nr_incomplete));
 	json_object_object_add(o, "nr_journal", json_object_new_int64(r->nr_journal));
+	json_object_object_add(o, "device_flush_from_nvme",
+			       json_object_new_boolean(r->device_flush_from_nvme));
 	json_object_object_add(o, "ret", json_object_new_int64(r->ret));
 
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |

@@ -23,6 +23,13 @@ struct fss_breakdown {
 	__u64 syncs_by_kind[FSS_SYNC_KIND_MAX];
 	__u64 incomplete_rqs;		/* requests with no completion seen */
 	__u64 drops;			/* events lost (ring buffer full etc.) */
+	/*
+	 * Requests were seen issued but never created/inserted (kernels
+	 * without block_io_start, requests issued directly): queue time and
+	 * the flags requests were created with (PREFLUSH, emulated FUA) are
+	 * not measurable; they are reported as n/a, never as 0.
+	 */
+	bool no_rq_start;
 };
 
 /* Collects sync results (in memory) for one test / one report interval. */

@@ -90,6 +90,7 @@ struct fss_tracer {
 	struct fss_attr *attr;
 	struct fss_collector *coll;
 	__u64 drops_at_begin;
+	__u64 hits_at_begin[FSS_HOOK_MAX];
 	int add_errors;
 
 	/* fs dev -> disk dev cache for the attribution engine */
@@ -949,6 +950,7 @@ int fss_tracer_begin(struct fss_tracer *t, const char *test_name)
 	fss_collector_reset(t->coll);
 	snprintf(t->test_name, sizeof(t->test_name), "%s", test_name ? test_name : "");
 	t->drops_at_begin = fss_tracer_drops(t);
+	read_hits(t, t->hits_at_begin);
 	t->add_errors = 0;
 	t->window_start = now_ns();
 	t->collecting = rc == 0;
@@ -972,6 +974,14 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out)
 	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
 	fss_attr_flush_stats(t->attr, &fst);
 	fss_collector_breakdown(t->coll, &fst, fss_tracer_drops(t) - t->drops_at_begin, out);
+	{
+		__u64 hits[FSS_HOOK_MAX];
+
+		/* measured, not assumed: issues seen but no creation/insert */
+		read_hits(t, hits);
+		out->no_rq_start = hits[FSS_HOOK_RQ_START] == t->hits_at_begin[FSS_HOOK_RQ_START] &&
+				   hits[FSS_HOOK_RQ_ISSUE] > t->hits_at_begin[FSS_HOOK_RQ_ISSUE];
+	}
 	t->collecting = false;
 	fss_attr_free(t->attr);
 	t->attr = NULL;

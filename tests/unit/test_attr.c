@@ -1598,6 +1598,50 @@ static void test_report_json(void)
 	fss_collector_free(c);
 }
 
+/*
+ * A kernel that shows requests only from issue on: queue and the creation
+ * flags are n/a (null with a reason), never 0, in JSON and in text.
+ */
+static void test_report_no_rq_start(void)
+{
+	struct fss_collector *c = fss_collector_new();
+	struct fss_flush_stats fl = { .flushes = 1, .flush_sync_refs = 1, .syncs = 1 };
+	struct fss_sync_result r = mk_result(US(1), 0, US(1), 0);
+	struct fss_breakdown b;
+	struct json_object *ph, *flj, *o, *v;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	fss_collector_add(&r, c);
+	fss_collector_breakdown(c, &fl, 0, &b);
+	b.no_rq_start = true;
+
+	ph = fss_breakdown_phases_json(&b);
+	CHECK(json_object_object_get_ex(ph, "queue", &o), "no queue");
+	CHECK(json_object_object_get_ex(o, "mean_us", &v) && v == NULL, "queue mean not null");
+	CHECK(json_object_object_get_ex(o, "share", &v) && v == NULL, "queue share not null");
+	CHECK(json_object_object_get_ex(o, "na", &v) && json_object_is_type(v, json_type_string),
+	      "queue has no n/a reason");
+	CHECK(json_object_object_get_ex(ph, "device_flush", &o) &&
+	      json_object_object_get_ex(o, "mean_us", &v) && v != NULL, "other phases stay measured");
+	json_object_put(ph);
+
+	flj = fss_breakdown_flush_json(&b);
+	CHECK(json_object_object_get_ex(flj, "preflush", &v) && v == NULL, "preflush not null");
+	CHECK(json_object_object_get_ex(flj, "fua_emulated", &v) && v == NULL, "fua_emulated not null");
+	CHECK(json_object_object_get_ex(flj, "fua_writes", &v) && v != NULL, "fua_writes must stay");
+	json_object_put(flj);
+
+	f = open_memstream(&buf, &len);
+	fss_breakdown_print(f, &b, 4);
+	fclose(f);
+	CHECK(strstr(buf, "queue              n/a       n/a") != NULL, "text has no queue n/a row: %s", buf);
+	CHECK(strstr(buf, "preflush requests n/a") != NULL, "text has no preflush n/a: %s", buf);
+	free(buf);
+	fss_collector_free(c);
+}
+
 static void test_report_sync_json_escaping(void)
 {
 	struct fss_sync_result r = mk_result(US(30), US(10), US(15),
@@ -1724,6 +1768,7 @@ static const struct {
 	CASE(report_percentiles),
 	CASE(report_print),
 	CASE(report_json),
+	CASE(report_no_rq_start),
 	CASE(report_sync_json_escaping),
 	CASE(names),
 #undef CASE
