@@ -873,6 +873,7 @@ static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
 
 	/* queue: waiting before issue, or in the flush machinery */
 	if (r->has & RQ_HAS_START) {
+		res->nr_started++;
 		if (issued)
 			paint_add(a, p, FSS_PH_QUEUE, r->start, r->issue);
 		else

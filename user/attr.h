@@ -49,6 +49,8 @@ struct fss_sync_result {
 	__u32 nr_fua;			/* writes issued with FUA (native FUA) */
 	__u32 nr_fua_emulated;		/* asked FUA at start, issued without: post-flush */
 	__u32 nr_incomplete;		/* requests with no completion seen; clipped at sync exit */
+	__u32 nr_started;		/* requests whose creation/insert was seen (their queue
+					 * time and creation flags are known) */
 	__u32 nr_journal;		/* journal commits overlapping this sync */
 	bool journal_seen;		/* a journal interval was painted */
 	bool device_flush_from_nvme;	/* flush time came from NVMe Flush commands */

@@ -448,6 +448,7 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	struct json_object *o;
 	const char *s;
 	int ph, rc = 0;
+	bool known;
 
 	if (!f || !r)
 		return -EINVAL;
@@ -473,9 +474,18 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	json_object_object_add(o, "nr_rq", json_object_new_int64(r->nr_rq));
 	json_object_object_add(o, "nr_write", json_object_new_int64(r->nr_write));
 	json_object_object_add(o, "nr_flush", json_object_new_int64(r->nr_flush));
-	json_object_object_add(o, "nr_preflush", json_object_new_int64(r->nr_preflush));
+	/*
+	 * PREFLUSH and FUA emulation are known from a request's creation
+	 * flags: when none of the sync's own requests was seen created (the
+	 * kernel shows them only from issue on), they are unknown, not 0.
+	 * Pure flushes are created by the kernel itself and never have a
+	 * creation event, so only the non-flush requests are asked.
+	 */
+	known = r->nr_started > 0 || r->nr_rq == r->nr_flush;
+	json_object_object_add(o, "creation_seen", json_object_new_boolean(known));
+	json_object_object_add(o, "nr_preflush", known ? json_object_new_int64(r->nr_preflush) : NULL);
 	json_object_object_add(o, "nr_fua", json_object_new_int64(r->nr_fua));
-	json_object_object_add(o, "nr_fua_emulated", json_object_new_int64(r->nr_fua_emulated));
+	json_object_object_add(o, "nr_fua_emulated", known ? json_object_new_int64(r->nr_fua_emulated) : NULL);
 	json_object_object_add(o, "nr_incomplete", json_object_new_int64(r->nr_incomplete));
 	json_object_object_add(o, "nr_journal", json_object_new_int64(r->nr_journal));
 	json_object_object_add(o, "device_flush_from_nvme",

@@ -35,7 +35,9 @@ strat_json_checks() {
 		".tests[0].ops == $STRAT_N" \
 		".tests[0].syncs_traced == $STRAT_N" \
 		'.tests[0].breakdown | keys == ["device_flush", "device_write", "fs", "journal", "other", "queue"]' \
-		'[.tests[0].breakdown[] | .mean_us, .p50_us, .p99_us, .share] | all(type == "number" and . >= 0)' \
+		'[.tests[0].breakdown[] | select(.na == null) | .mean_us, .p50_us, .p99_us, .share] | all(type == "number" and . >= 0)' \
+		'[.tests[0].breakdown[] | select(.na != null) | .mean_us, .p50_us, .p99_us, .share] | all(. == null)' \
+		'.tests[0].breakdown.queue.na == null or (.tests[0].flush.preflush == null and .tests[0].flush.fua_emulated == null)' \
 		'[.tests[0].breakdown[].share] | add | . > 0.999 and . < 1.001'
 }
 
@@ -119,6 +121,8 @@ strat_auto_fsync() {
 # FUA on the emulated NVMe (queue/fua = 1): each fsync of an append forces
 # the journal, whose flush write (jbd2 commit block, xfs iclog) goes out
 # with native FUA, never emulated by a post-flush.  Uses auto's run.
+# On 6.1 NVMe no request is seen created (no block_io_start, no insert with
+# the none scheduler), so "emulated" is unknown there: null, never 0.
 strat_fua() {
 	local j="$VM_DIR/auto.json" ev="$VM_DIR/auto.ev"
 	[ "$(cat /sys/block/nvme0n1/queue/fua)" = 1 ]
@@ -126,9 +130,9 @@ strat_fua() {
 	jq -c '.tests[0].flush' "$j"
 	vm_jq_all "$j" \
 		'.tests[0].flush.fua_writes >= 1' \
-		'.tests[0].flush.fua_emulated == 0' \
+		'.tests[0].flush.fua_emulated == 0 or (.tests[0].flush.fua_emulated == null and .tests[0].breakdown.queue.na != null)' \
 		'.tests[0].flush.nvme_flush_cmds == .tests[0].flush.flushes'
 	vm_ev_expect "$ev" "$STRAT_N" \
-		'.nr_fua >= 1 and .nr_fua_emulated == 0' \
+		'.nr_fua >= 1 and (.nr_fua_emulated == 0 or (.nr_fua_emulated == null and .creation_seen == false))' \
 		'.journal_ns > 0'
 }
