@@ -151,7 +151,13 @@ static __always_inline struct fss_event *event_reserve(__u32 type, __u32 dev)
 	e->pid = id >> 32;
 	e->dev = dev;
 	e->ts = bpf_ktime_get_ns();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	/*
+	 * Only syncs and journal commits are named by their task; request
+	 * events fire in whatever context completes them, and skipping the
+	 * helper there keeps the hot block path cheaper.
+	 */
+	if (type == FSS_EV_SYNC || type == FSS_EV_JOURNAL)
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
 	return e;
 }
 

@@ -117,7 +117,7 @@ struct fss_event {
 		struct fss_journal_rec journal;
 		struct fss_rq_rec rq;
 	};
-	char comm[FSS_COMM_LEN];
+	char comm[FSS_COMM_LEN];	/* SYNC and JOURNAL records only ("" otherwise) */
 };
 
 #endif /* __FSYNCSCOPE_H */
