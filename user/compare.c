@@ -34,6 +34,7 @@
 #include <linux/loop.h>
 #include <linux/magic.h>
 #include <json-c/json.h>
+#include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
 #include "run.h"
@@ -99,32 +100,19 @@ struct cmp_opts {
 	const char *mkfs_opts[FS_KINDS];
 	const char *scratch_dev;
 	bool destroy;
-	/* workload */
-	double seconds;
-	bool seconds_set;
-	__u64 count;
+	/* workload (more in wl: -s, -c, --bs..., tracing, output) */
+	struct fss_cli_wl wl;
 	enum fss_method methods[MAX_WL];
 	int nmethods;
-	__u64 bs;
 	bool direct;
-	unsigned int wps;
-	unsigned int jobs;
 	enum fss_pattern pattern;
 	bool pattern_set;
-	__u64 file_size;
-	bool file_size_set;
-	/* tracing, output */
-	bool no_trace;
-	const char *strategy;
-	bool json;
-	int verbose;
 	bool help;
 };
 
 enum {
 	OPT_FS = 256, OPT_DIR, OPT_SIZE, OPT_MKFS_OPTS, OPT_SCRATCH, OPT_DESTROY,
-	OPT_METHOD, OPT_BS, OPT_DIRECT, OPT_WPS, OPT_JOBS, OPT_PATTERN,
-	OPT_FILE_SIZE, OPT_NO_TRACE, OPT_STRATEGY, OPT_JSON, OPT_USAGE,
+	OPT_METHOD, OPT_DIRECT, OPT_PATTERN, OPT_USAGE,
 };
 
 static const char doc[] =
@@ -156,6 +144,7 @@ static const char doc[] =
 "130/143 stopped by SIGINT/SIGTERM (what was measured is printed).\n"
 "See docs/compare.md for the table and the JSON contract.";
 
+/* Groups 2, 3 and 5 hold the shared options of fss_cli_wl_argp too. */
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Filesystems and where they are made:", 1 },
 	{ "fs", OPT_FS, "LIST", 0, "Filesystems in order, from ext4, xfs, btrfs "
@@ -170,48 +159,21 @@ static const struct argp_option options[] = {
 	  "block device DEV instead of images (needs --destroy-data)", 1 },
 	{ "destroy-data", OPT_DESTROY, NULL, 0, "Confirm that everything on "
 	  "--scratch-dev DEV may be destroyed", 1 },
+	{ NULL, 0, NULL, 0, "Test length:", 2 },
 	{ NULL, 0, NULL, 0, "Workloads (default: fdatasync overwrite, fsync "
-	  "append, open_datasync):", 2 },
-	{ "seconds", 's', "SECS", 0, "Run each workload SECS seconds (default 5)", 2 },
-	{ "runtime", 0, NULL, OPTION_ALIAS, NULL, 2 },
-	{ "count", 'c', "N", 0, "Run N ops per workload (per job) instead", 2 },
+	  "append, open_datasync):", 3 },
 	{ "method", OPT_METHOD, "M[,M...]", 0, "Only these methods (open_datasync, "
 	  "open_sync, fdatasync, fsync, pwritev2_dsync, sync_file_range, none), "
-	  "one workload each with --pattern", 2 },
-	{ "bs", OPT_BS, "SIZE", 0, "Write size, 512 to 2m (default 8k)", 2 },
+	  "one workload each with --pattern", 3 },
 	{ "direct", OPT_DIRECT, NULL, 0, "O_DIRECT for every workload "
-	  "(open_datasync always uses it)", 2 },
-	{ "writes-per-sync", OPT_WPS, "N", 0, "Writes per sync (default 1)", 2 },
-	{ "jobs", OPT_JOBS, "N", 0, "Concurrent syncing threads (default 1)", 2 },
+	  "(open_datasync always uses it)", 3 },
 	{ "pattern", OPT_PATTERN, "P", 0, "overwrite, append or random for every "
-	  "workload (default: each workload's own)", 2 },
-	{ "file-size", OPT_FILE_SIZE, "SIZE", 0, "Prefill / random region per "
-	  "file (default 16m)", 2 },
-	{ NULL, 0, NULL, 0, "Tracing and output:", 3 },
-	{ "no-trace", OPT_NO_TRACE, NULL, 0, "Time the workloads only (no phases)", 3 },
-	{ "strategy", OPT_STRATEGY, "S", 0, "Attach strategy: auto (default), "
-	  "fentry, kprobe, tracepoint", 3 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON document on stdout", 3 },
-	{ "verbose", 'v', NULL, 0, "Progress and attach strategy on stderr", 3 },
+	  "workload (default: each workload's own)", 3 },
+	{ NULL, 0, NULL, 0, "Tracing and output:", 5 },
 	{ "help", 'h', NULL, 0, "Give this help list", -1 },
 	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
 };
-
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v == 0 || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 static int parse_fs_list(struct cmp_opts *o, const char *arg)
 {
@@ -257,12 +219,13 @@ static int parse_methods(struct cmp_opts *o, const char *arg)
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct cmp_opts *o = state->input;
-	unsigned long long v;
 	const char *eq;
-	char *end;
 	int k;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->wl;
+		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		o->help = true;
@@ -325,23 +288,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_DESTROY:
 		o->destroy = true;
 		break;
-	case 's':
-		errno = 0;
-		o->seconds = strtod(arg, &end);
-		if (errno || *end || end == arg || !(o->seconds > 0) ||
-		    o->seconds > 86400) {
-			argp_error(state, "bad -s '%s': seconds between 0 and 86400", arg);
-			return EINVAL;
-		}
-		o->seconds_set = true;
-		break;
-	case 'c':
-		if (parse_uint(arg, 1ULL << 40, &v)) {
-			argp_error(state, "bad --count '%s': a positive integer", arg);
-			return EINVAL;
-		}
-		o->count = v;
-		break;
 	case OPT_METHOD:
 		if (parse_methods(o, arg)) {
 			argp_error(state, "bad --method '%s': different methods from "
@@ -350,28 +296,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		break;
-	case OPT_BS:
-		if (fss_size_parse(arg, &o->bs) || o->bs < 512 || o->bs > (2 << 20)) {
-			argp_error(state, "bad --bs '%s': a size from 512 to 2m", arg);
-			return EINVAL;
-		}
-		break;
 	case OPT_DIRECT:
 		o->direct = true;
-		break;
-	case OPT_WPS:
-		if (parse_uint(arg, 4096, &v)) {
-			argp_error(state, "bad --writes-per-sync '%s': 1 to 4096", arg);
-			return EINVAL;
-		}
-		o->wps = (unsigned int)v;
-		break;
-	case OPT_JOBS:
-		if (parse_uint(arg, 1024, &v)) {
-			argp_error(state, "bad --jobs '%s': 1 to 1024", arg);
-			return EINVAL;
-		}
-		o->jobs = (unsigned int)v;
 		break;
 	case OPT_PATTERN:
 		if (fss_pattern_parse(arg, &o->pattern)) {
@@ -380,26 +306,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		o->pattern_set = true;
-		break;
-	case OPT_FILE_SIZE:
-		if (fss_size_parse(arg, &o->file_size) || o->file_size < 512 ||
-		    o->file_size > (1ULL << 50)) {
-			argp_error(state, "bad --file-size '%s': a size such as 16m", arg);
-			return EINVAL;
-		}
-		o->file_size_set = true;
-		break;
-	case OPT_NO_TRACE:
-		o->no_trace = true;
-		break;
-	case OPT_STRATEGY:
-		o->strategy = arg;
-		break;
-	case OPT_JSON:
-		o->json = true;
-		break;
-	case 'v':
-		o->verbose++;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (images go in --dir DIR)",
@@ -411,62 +317,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* argp, with its messages cut to one line.  0, or 2. */
-static int parse_args(int argc, char **argv, struct cmp_opts *o)
-{
-	static const struct argp argp = { options, parse_opt, NULL, doc };
-	char name[] = PROG;
-	char **av, *buf = NULL, *nl;
-	size_t len = 0;
-	FILE *saved = stderr, *mem;
-	error_t err;
+static const struct argp_child children[] = {
+	{ &fss_cli_wl_argp, 0, NULL, 0 },
+	{ 0 },
+};
 
-	av = calloc(argc + 1, sizeof(*av));
-	if (!av)
-		return 2;
-	for (int i = 0; i < argc; i++)
-		av[i] = argv[i];
-	av[0] = name;
-	mem = open_memstream(&buf, &len);
-	if (mem)
-		stderr = mem;
-	err = argp_parse(&argp, argc, av, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, o);
-	if (mem) {
-		stderr = saved;
-		fclose(mem);
-	}
-	free(av);
-	if (err || (buf && buf[0])) {
-		if (buf && buf[0]) {
-			nl = strchr(buf, '\n');
-			if (nl)
-				*nl = '\0';
-			fprintf(stderr, "%s (try '" PROG " --help')\n", buf);
-		} else {
-			fprintf(stderr, PROG ": bad arguments (%s)\n", strerror(err));
-		}
-		free(buf);
-		return 2;
-	}
-	free(buf);
-	return 0;
-}
+static const struct argp cmp_argp = { options, parse_opt, NULL, doc, children };
 
 static int usage_error(const char *msg)
 {
-	fprintf(stderr, PROG ": %s (try '" PROG " --help')\n", msg);
-	return 2;
+	return fss_cli_usage_error(PROG, msg);
 }
 
 static int check_combinations(struct cmp_opts *o)
 {
 	enum fss_strategy st;
 
-	if (o->count && o->seconds_set)
+	if (o->wl.count && o->wl.seconds_set)
 		return usage_error("use either -s/--runtime or --count, not both");
-	if (o->no_trace && o->strategy)
+	if (o->wl.no_trace && o->wl.strategy)
 		return usage_error("--strategy needs tracing (drop --no-trace)");
-	if (o->strategy && fss_strategy_parse(o->strategy, &st))
+	if (o->wl.strategy && fss_strategy_parse(o->wl.strategy, &st))
 		return usage_error("unknown --strategy (auto, fentry, kprobe, "
 				   "tracepoint)");
 	if (o->scratch_dev && !o->destroy)
@@ -488,9 +359,9 @@ static int check_combinations(struct cmp_opts *o)
 			return 2;
 		}
 	}
-	if (o->pattern_set && o->pattern == FSS_PAT_APPEND && o->file_size_set)
+	if (o->pattern_set && o->pattern == FSS_PAT_APPEND && o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append");
-	if (o->file_size_set && o->file_size < o->bs * o->wps)
+	if (o->wl.file_size_set && o->wl.file_size < o->wl.bs * o->wl.wps)
 		return usage_error("--file-size is smaller than --bs x "
 				   "--writes-per-sync");
 	return 0;
@@ -531,21 +402,21 @@ static void wl_fill(const struct cmp_opts *o, struct wl_def *w,
 		.method = m,
 		.shape = FSS_SHAPE_WRITE_SYNC,
 		.pattern = p,
-		.bs = o->bs,
-		.writes_per_sync = o->wps,
-		.jobs = o->jobs,
+		.bs = o->wl.bs,
+		.writes_per_sync = o->wl.wps,
+		.jobs = o->wl.jobs,
 		.direct = direct,
-		.file_size = o->file_size,
-		.seconds = o->seconds,
-		.count = o->count,
+		.file_size = o->wl.file_size,
+		.seconds = o->wl.seconds,
+		.count = o->wl.count,
 	};
 	snprintf(w->name, sizeof(w->name), "%s_%s%s", fss_method_name(m),
 		 fss_pattern_name(p), direct ? "_direct" : "");
-	size_label(bs, sizeof(bs), o->bs);
+	size_label(bs, sizeof(bs), o->wl.bs);
 	pat = p == FSS_PAT_APPEND ? "append" : p == FSS_PAT_RANDOM ?
 	      "random write" : "overwrite";
-	if (o->wps > 1)
-		snprintf(what, sizeof(what), "%u x %s %ss", o->wps, bs, pat);
+	if (o->wl.wps > 1)
+		snprintf(what, sizeof(what), "%u x %s %ss", o->wl.wps, bs, pat);
 	else
 		snprintf(what, sizeof(what), "%s %s", bs, pat);
 	switch (m) {
@@ -568,9 +439,9 @@ static void wl_fill(const struct cmp_opts *o, struct wl_def *w,
 	l = strlen(w->title);
 	snprintf(w->title + l, sizeof(w->title) - l, "%s", direct ?
 		 ", O_DIRECT" : "");
-	if (o->jobs > 1) {
+	if (o->wl.jobs > 1) {
 		l = strlen(w->title);
-		snprintf(w->title + l, sizeof(w->title) - l, ", %u jobs", o->jobs);
+		snprintf(w->title + l, sizeof(w->title) - l, ", %u jobs", o->wl.jobs);
 	}
 }
 
@@ -1101,7 +972,7 @@ static int fs_mkfs(const struct cmp_opts *o, struct fs_run *r, const char *targe
 		return -1;
 	}
 	mkfs_cmdline(r, cmd, sizeof(cmd));
-	if (o->verbose)
+	if (o->wl.verbose)
 		fprintf(stderr, "fsyncscope: %s: %s\n", d->name, cmd);
 	rc = run_cmd(r->mkfs_argv, out, sizeof(out));
 	if (rc < 0) {
@@ -1190,17 +1061,17 @@ static void fs_run(const struct cmp_opts *o, struct fs_run *r,
 {
 	struct fss_run_cfg cfg = {
 		.dir = r->mnt,
-		.trace = !o->no_trace,
+		.trace = !o->wl.no_trace,
 		.strategy = FSS_STRAT_AUTO,
-		.verbose = o->verbose,
+		.verbose = o->wl.verbose,
 		.tag = fs_defs[r->kind].name,
 	};
 	struct fss_run_out out;
 	char err[512];
 	int rc;
 
-	if (o->strategy)
-		fss_strategy_parse(o->strategy, &cfg.strategy);
+	if (o->wl.strategy)
+		fss_strategy_parse(o->wl.strategy, &cfg.strategy);
 	for (int i = 0; i < nwl; i++) {
 		memset(&r->tests[i], 0, sizeof(r->tests[i]));
 		scopy(r->tests[i].name, sizeof(r->tests[i].name), wl[i].name);
@@ -1587,19 +1458,20 @@ static struct json_object *options_json(const struct cmp_opts *o)
 {
 	struct json_object *j = json_object_new_object(), *m = json_object_new_object();
 
-	json_object_object_add(j, "seconds", o->count ? NULL : jnum(o->seconds, 3));
-	json_object_object_add(j, "count", o->count ?
-			       json_object_new_int64((int64_t)o->count) : NULL);
-	json_object_object_add(j, "trace", json_object_new_boolean(!o->no_trace));
+	json_object_object_add(j, "seconds", o->wl.count ? NULL : jnum(o->wl.seconds, 3));
+	json_object_object_add(j, "count", o->wl.count ?
+			       json_object_new_int64((int64_t)o->wl.count) : NULL);
+	json_object_object_add(j, "trace", json_object_new_boolean(!o->wl.no_trace));
 	json_object_object_add(j, "size_bytes", o->scratch_dev ? NULL :
 			       json_object_new_int64((int64_t)o->size));
-	json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->bs));
-	json_object_object_add(j, "writes_per_sync", json_object_new_int(o->wps));
-	json_object_object_add(j, "jobs", json_object_new_int(o->jobs));
+	json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->wl.bs));
+	json_object_object_add(j, "writes_per_sync", json_object_new_int(o->wl.wps));
+	json_object_object_add(j, "jobs", json_object_new_int(o->wl.jobs));
 	json_object_object_add(j, "direct", json_object_new_boolean(o->direct));
 	json_object_object_add(j, "pattern", o->pattern_set ?
 			       json_object_new_string(fss_pattern_name(o->pattern)) : NULL);
-	json_object_object_add(j, "file_size", json_object_new_int64((int64_t)o->file_size));
+	json_object_object_add(j, "file_size",
+			       json_object_new_int64((int64_t)o->wl.file_size));
 	for (int i = 0; i < o->nfs; i++) {
 		int k = o->fs[i];
 
@@ -1746,14 +1618,15 @@ static void print_header(const struct cmp_opts *o, const struct place *pl,
 		l += snprintf(buf + l, sizeof(buf) - l, "%s%s", i ? ", " : "",
 			      wl[i].name);
 	fss_run_print_wrapped(stdout, "workloads   ", 12, buf);
-	if (o->count)
+	if (o->wl.count)
 		snprintf(buf, sizeof(buf), "%llu ops per workload%s and filesystem",
-			 (unsigned long long)o->count, o->jobs > 1 ? " (per job)" : "");
+			 (unsigned long long)o->wl.count,
+			 o->wl.jobs > 1 ? " (per job)" : "");
 	else
 		snprintf(buf, sizeof(buf), "%g second%s per workload and filesystem",
-			 o->seconds, o->seconds == 1 ? "" : "s");
+			 o->wl.seconds, o->wl.seconds == 1 ? "" : "s");
 	fss_run_print_wrapped(stdout, "length      ", 12, buf);
-	fss_run_print_wrapped(stdout, "tracing     ", 12, o->no_trace ?
+	fss_run_print_wrapped(stdout, "tracing     ", 12, o->wl.no_trace ?
 			      "off (--no-trace)" : "on (phase breakdown per "
 			      "filesystem and workload)");
 	fflush(stdout);
@@ -1796,7 +1669,7 @@ static void print_notes(const struct cmp_opts *o, const struct fs_run *runs,
 		 "latencies: lower is faster); blank when there is nothing to "
 		 "divide by", fs_defs[runs[0].kind].name);
 	fss_run_print_wrapped(stdout, "ratios      ", 12, buf);
-	if (!o->no_trace) {
+	if (!o->wl.no_trace) {
 		for (int i = 0; i < o->nfs; i++)
 			l += snprintf(buf + l, sizeof(buf) - l, "%s%s: %s", i ? "; " : "",
 				      fs_defs[runs[i].kind].name,
@@ -1821,12 +1694,7 @@ int cmd_compare(int argc, char **argv)
 		.fs = { 0, 1 },
 		.nfs = 2,
 		.size = DEF_SIZE,
-		.seconds = 5,
-		.bs = 8192,
-		.wps = 1,
-		.jobs = 1,
 		.pattern = FSS_PAT_OVERWRITE,
-		.file_size = DEF_FILE_SIZE,
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
@@ -1839,7 +1707,9 @@ int cmd_compare(int argc, char **argv)
 	int nwl, rc, ret = 0;
 	double t0;
 
-	rc = parse_args(argc, argv, &o);
+	fss_cli_wl_defaults(&o.wl);
+	o.wl.file_size = DEF_FILE_SIZE;
+	rc = fss_cli_parse(&cmp_argp, argc, argv, &o, PROG, 2);
 	if (rc || o.help)
 		return rc;
 	rc = check_combinations(&o);
@@ -1848,7 +1718,7 @@ int cmd_compare(int argc, char **argv)
 	nwl = wl_build(&o, wl);
 	if (geteuid() != 0) {
 		fprintf(stderr, PROG ": needs root (loop devices, mkfs, mount%s)\n",
-			o.no_trace ? "" : " and BPF for tracing");
+			o.wl.no_trace ? "" : " and BPF for tracing");
 		return 1;
 	}
 	runs = calloc(MAX_FS, sizeof(*runs));
@@ -1891,7 +1761,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	pl->workdir_made = true;
-	if (!o.json)
+	if (!o.wl.json)
 		print_header(&o, pl, wl, nwl);
 
 	/* images first: a bad --mkfs-opts fails before anything is measured */
@@ -1902,7 +1772,7 @@ int cmd_compare(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	if (!o.json && !fss_wl_stop)
+	if (!o.wl.json && !fss_wl_stop)
 		printf("\n");
 	for (int i = 0; i < o.nfs && !fss_wl_stop; i++) {
 		struct fs_run *r = &runs[i];
@@ -1928,7 +1798,7 @@ int cmd_compare(int argc, char **argv)
 		}
 		measured = true;
 		drops += r->drops;
-		if (!o.json)
+		if (!o.wl.json)
 			print_fs_line(&o, r, nwl);
 	}
 
@@ -1950,7 +1820,7 @@ cleanup:
 		ret = 128 + fss_wl_stop;
 		goto out;
 	}
-	if (o.json) {
+	if (o.wl.json) {
 		struct json_object *doc = json_object_new_object(), *a;
 
 		json_object_object_add(doc, "version", json_object_new_string(fss_version));

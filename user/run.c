@@ -21,6 +21,7 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <json-c/json.h>
+#include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
 #include "report.h"
@@ -31,43 +32,30 @@
 
 #define SUITE_FILE_SIZE	(16ULL << 20)	/* pg_test_fsync's WAL segment size */
 #define MAX_SWEEP	64
-#define MAX_JOBS	1024
+#define PROG		"fsyncscope run"
 
 /* ---- options ---------------------------------------------------------- */
 
 struct run_opts {
 	const char *dir;
-	double seconds;
-	bool seconds_set;
-	__u64 count;
-	bool json;
-	int verbose;
-	bool no_trace;
-	const char *strategy;
+	struct fss_cli_wl wl;		/* -s, -c, --bs..., tracing, output */
 	const char *events;
 	const char *file;
 	bool force;
 	/* custom test */
 	bool custom;
 	enum fss_method method;
-	__u64 bs;
 	bool direct;
-	unsigned int wps;
-	unsigned int jobs;
-	bool jobs_set;
 	bool shared;
 	enum fss_pattern pattern;
-	__u64 file_size;
-	bool file_size_set;
 	unsigned int sweep[MAX_SWEEP];
 	int nsweep;
 	bool help;
 };
 
 enum {
-	OPT_NO_TRACE = 256, OPT_STRATEGY, OPT_EVENTS, OPT_FILE, OPT_FORCE,
-	OPT_METHOD, OPT_BS, OPT_DIRECT, OPT_WPS, OPT_JOBS, OPT_SHARED,
-	OPT_PATTERN, OPT_FILE_SIZE, OPT_SWEEP, OPT_USAGE, OPT_JSON,
+	OPT_EVENTS = 256, OPT_FILE, OPT_FORCE, OPT_METHOD, OPT_DIRECT,
+	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_USAGE,
 };
 
 static const char doc[] =
@@ -95,56 +83,29 @@ static const char doc[] =
 "130/143 stopped by SIGINT/SIGTERM (partial results printed).\n"
 "See docs/run.md for the JSON contract.";
 
+/* Groups 2, 3 and 5 hold the shared options of fss_cli_wl_argp too. */
 static const struct argp_option options[] = {
-	{ NULL, 0, NULL, 0, "Test length:", 1 },
-	{ "seconds", 's', "SECS", 0, "Run each test SECS seconds (default 5)", 1 },
-	{ "runtime", 0, NULL, OPTION_ALIAS, NULL, 1 },
-	{ "count", 'c', "N", 0, "Run N ops per test (per job) instead", 1 },
-	{ NULL, 0, NULL, 0, "Custom test (fio-style; replaces the suite):", 2 },
+	{ NULL, 0, NULL, 0, "Test length:", 2 },
+	{ NULL, 0, NULL, 0, "Custom test (fio-style; replaces the suite):", 3 },
 	{ "method", OPT_METHOD, "M", 0, "open_datasync, open_sync, fdatasync, fsync, "
 	  "none, sync_file_range, pwritev2_dsync, fsync_writethrough (default "
-	  "fdatasync)", 2 },
-	{ "bs", OPT_BS, "SIZE", 0, "Write size, 512 to 2m (default 8k)", 2 },
-	{ "direct", OPT_DIRECT, NULL, 0, "Open with O_DIRECT", 2 },
-	{ "writes-per-sync", OPT_WPS, "N", 0, "Writes per sync (default 1)", 2 },
-	{ "jobs", OPT_JOBS, "N", 0, "Concurrent syncing threads (default 1)", 2 },
-	{ "shared-file", OPT_SHARED, NULL, 0, "All jobs on one file (default: one each)", 2 },
-	{ "pattern", OPT_PATTERN, "P", 0, "overwrite (default), append, random", 2 },
-	{ "file-size", OPT_FILE_SIZE, "SIZE", 0, "File size to prefill (overwrite) or "
-	  "preallocate (random); default 16m", 2 },
+	  "fdatasync)", 3 },
+	{ "direct", OPT_DIRECT, NULL, 0, "Open with O_DIRECT", 3 },
+	{ "shared-file", OPT_SHARED, NULL, 0, "All jobs on one file (default: one each)", 3 },
+	{ "pattern", OPT_PATTERN, "P", 0, "overwrite (default), append, random", 3 },
 	{ "sweep", OPT_SWEEP, "jobs=LIST", 0, "Run the custom test once per job count "
-	  "in LIST (e.g. jobs=1,2,4,8) with a Little's-law check", 2 },
-	{ NULL, 0, NULL, 0, "Files:", 3 },
+	  "in LIST (e.g. jobs=1,2,4,8) with a Little's-law check", 3 },
+	{ NULL, 0, NULL, 0, "Files:", 4 },
 	{ "file", OPT_FILE, "PATH", 0, "Use PATH instead of a temporary file (it must "
-	  "not exist unless --force)", 3 },
+	  "not exist unless --force)", 4 },
 	{ "force", OPT_FORCE, NULL, 0, "Allow --file to name an existing file or a "
-	  "block device (its data is overwritten)", 3 },
-	{ NULL, 0, NULL, 0, "Tracing and output:", 4 },
-	{ "no-trace", OPT_NO_TRACE, NULL, 0, "Run the workload only", 4 },
-	{ "strategy", OPT_STRATEGY, "S", 0, "Attach strategy: auto (default), fentry, "
-	  "kprobe, tracepoint", 4 },
-	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 4 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON document on stdout", 4 },
-	{ "verbose", 'v', NULL, 0, "Attach strategy and progress on stderr", 4 },
+	  "block device (its data is overwritten)", 4 },
+	{ NULL, 0, NULL, 0, "Tracing and output:", 5 },
+	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 5 },
 	{ "help", 'h', NULL, 0, "Give this help list", -1 },
 	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
 };
-
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v == 0 || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 static int parse_sweep(struct run_opts *o, const char *arg)
 {
@@ -156,7 +117,8 @@ static int parse_sweep(struct run_opts *o, const char *arg)
 	snprintf(buf, sizeof(buf), "%s", arg + 5);
 	o->nsweep = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nsweep >= MAX_SWEEP || parse_uint(tok, MAX_JOBS, &v))
+		if (o->nsweep >= MAX_SWEEP ||
+		    fss_cli_parse_uint(tok, FSS_CLI_MAX_JOBS, &v))
 			return -1;
 		o->sweep[o->nsweep++] = (unsigned int)v;
 	}
@@ -166,10 +128,11 @@ static int parse_sweep(struct run_opts *o, const char *arg)
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct run_opts *o = state->input;
-	unsigned long long v;
-	char *end;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->wl;
+		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		o->help = true;
@@ -177,35 +140,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_USAGE:
 		argp_state_help(state, stdout, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
 		o->help = true;
-		break;
-	case 's':
-		errno = 0;
-		o->seconds = strtod(arg, &end);
-		if (errno || *end || end == arg || !(o->seconds > 0) ||
-		    o->seconds > 86400) {
-			argp_error(state, "bad -s '%s': seconds between 0 and 86400", arg);
-			return EINVAL;
-		}
-		o->seconds_set = true;
-		break;
-	case 'c':
-		if (parse_uint(arg, 1ULL << 40, &v)) {
-			argp_error(state, "bad --count '%s': a positive integer", arg);
-			return EINVAL;
-		}
-		o->count = v;
-		break;
-	case OPT_JSON:
-		o->json = true;
-		break;
-	case 'v':
-		o->verbose++;
-		break;
-	case OPT_NO_TRACE:
-		o->no_trace = true;
-		break;
-	case OPT_STRATEGY:
-		o->strategy = arg;
 		break;
 	case OPT_EVENTS:
 		o->events = arg;
@@ -223,33 +157,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->custom = true;
 		break;
-	case OPT_BS:
-		if (fss_size_parse(arg, &o->bs) || o->bs < 512 || o->bs > (2 << 20)) {
-			argp_error(state, "bad --bs '%s': a size from 512 to 2m "
-				   "(suffixes k, m)", arg);
-			return EINVAL;
-		}
-		o->custom = true;
-		break;
 	case OPT_DIRECT:
 		o->direct = true;
-		o->custom = true;
-		break;
-	case OPT_WPS:
-		if (parse_uint(arg, 4096, &v)) {
-			argp_error(state, "bad --writes-per-sync '%s': 1 to 4096", arg);
-			return EINVAL;
-		}
-		o->wps = (unsigned int)v;
-		o->custom = true;
-		break;
-	case OPT_JOBS:
-		if (parse_uint(arg, MAX_JOBS, &v)) {
-			argp_error(state, "bad --jobs '%s': 1 to %d", arg, MAX_JOBS);
-			return EINVAL;
-		}
-		o->jobs = (unsigned int)v;
-		o->jobs_set = true;
 		o->custom = true;
 		break;
 	case OPT_SHARED:
@@ -264,20 +173,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->custom = true;
 		break;
-	case OPT_FILE_SIZE:
-		if (fss_size_parse(arg, &o->file_size) || o->file_size < 512 ||
-		    o->file_size > (1ULL << 50)) {
-			argp_error(state, "bad --file-size '%s': a size such as 16m or 1g",
-				   arg);
-			return EINVAL;
-		}
-		o->file_size_set = true;
-		o->custom = true;
-		break;
 	case OPT_SWEEP:
 		if (parse_sweep(o, arg)) {
 			argp_error(state, "bad --sweep '%s': jobs=N[,N...] with N from 1 "
-				   "to %d", arg, MAX_JOBS);
+				   "to %d", arg, FSS_CLI_MAX_JOBS);
 			return EINVAL;
 		}
 		o->custom = true;
@@ -289,61 +188,29 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->dir = arg;
 		break;
+	case ARGP_KEY_END:
+		/* --bs, --writes-per-sync, --jobs, --file-size */
+		if (o->wl.workload_set)
+			o->custom = true;
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
-/*
- * Parse with argp but keep bad input to one line: argp's messages go to a
- * memory stream and only their first line is shown.  Returns 0, or 2.
- */
-static int parse_args(int argc, char **argv, struct run_opts *o)
-{
-	static const struct argp argp = { options, parse_opt, "[DIR]", doc };
-	char name[] = "fsyncscope run";
-	char **av, *buf = NULL, *nl;
-	size_t len = 0;
-	FILE *saved = stderr, *mem;
-	error_t err;
+static const struct argp_child children[] = {
+	{ &fss_cli_wl_argp, 0, NULL, 0 },
+	{ 0 },
+};
 
-	av = calloc(argc + 1, sizeof(*av));
-	if (!av)
-		return 2;
-	for (int i = 0; i < argc; i++)
-		av[i] = argv[i];
-	av[0] = name;
-	mem = open_memstream(&buf, &len);
-	if (mem)
-		stderr = mem;
-	err = argp_parse(&argp, argc, av, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, o);
-	if (mem) {
-		stderr = saved;
-		fclose(mem);
-	}
-	free(av);
-	if (err || (buf && buf[0])) {
-		if (buf && buf[0]) {
-			nl = strchr(buf, '\n');
-			if (nl)
-				*nl = '\0';
-			fprintf(stderr, "%s (try 'fsyncscope run --help')\n", buf);
-		} else {
-			fprintf(stderr, "fsyncscope run: bad arguments (%s)\n",
-				strerror(err));
-		}
-		free(buf);
-		return 2;
-	}
-	free(buf);
-	return 0;
-}
+static const struct argp run_argp = {
+	options, parse_opt, "[DIR]", doc, children,
+};
 
 static int usage_error(const char *msg)
 {
-	fprintf(stderr, "fsyncscope run: %s (try 'fsyncscope run --help')\n", msg);
-	return 2;
+	return fss_cli_usage_error(PROG, msg);
 }
 
 /* ---- target facts ----------------------------------------------------- */
@@ -757,13 +624,13 @@ static void print_header(struct ctx *c)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 ", logical block %d bytes", c->ti.dev.logical_block_size);
 	fss_run_print_wrapped(stdout, "write cache ", 12, buf);
-	if (o->count)
+	if (o->wl.count)
 		snprintf(buf, sizeof(buf), "%llu ops per test%s",
-			 (unsigned long long)o->count,
+			 (unsigned long long)o->wl.count,
 			 o->custom ? " (per job)" : "");
 	else
-		snprintf(buf, sizeof(buf), "%g second%s per test", o->seconds,
-			 o->seconds == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), "%g second%s per test", o->wl.seconds,
+			 o->wl.seconds == 1 ? "" : "s");
 	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 		 "; latency per op in usecs (CLOCK_MONOTONIC)");
 	fss_run_print_wrapped(stdout, "tests       ", 12, buf);
@@ -881,10 +748,10 @@ static struct json_object *options_json(const struct run_opts *o)
 
 	json_object_object_add(j, "mode", json_object_new_string(
 		o->nsweep ? "sweep" : o->custom ? "custom" : "suite"));
-	json_object_object_add(j, "seconds", o->count ? NULL : jnum(o->seconds, 3));
-	json_object_object_add(j, "count", o->count ?
-			       json_object_new_int64((int64_t)o->count) : NULL);
-	json_object_object_add(j, "trace", json_object_new_boolean(!o->no_trace));
+	json_object_object_add(j, "seconds", o->wl.count ? NULL : jnum(o->wl.seconds, 3));
+	json_object_object_add(j, "count", o->wl.count ?
+			       json_object_new_int64((int64_t)o->wl.count) : NULL);
+	json_object_object_add(j, "trace", json_object_new_boolean(!o->wl.no_trace));
 	json_object_object_add(j, "file", o->file ? json_object_new_string(o->file) : NULL);
 	json_object_object_add(j, "force", json_object_new_boolean(o->force));
 	if (o->custom) {
@@ -892,15 +759,15 @@ static struct json_object *options_json(const struct run_opts *o)
 
 		json_object_object_add(j, "method",
 				       json_object_new_string(fss_method_name(o->method)));
-		json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->bs));
+		json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->wl.bs));
 		json_object_object_add(j, "direct", json_object_new_boolean(o->direct));
-		json_object_object_add(j, "writes_per_sync", json_object_new_int(o->wps));
-		json_object_object_add(j, "jobs", json_object_new_int(o->jobs));
+		json_object_object_add(j, "writes_per_sync", json_object_new_int(o->wl.wps));
+		json_object_object_add(j, "jobs", json_object_new_int(o->wl.jobs));
 		json_object_object_add(j, "shared_file", json_object_new_boolean(o->shared));
 		json_object_object_add(j, "pattern",
 				       json_object_new_string(fss_pattern_name(o->pattern)));
 		json_object_object_add(j, "file_size", o->pattern == FSS_PAT_APPEND ? NULL :
-				       json_object_new_int64((int64_t)o->file_size));
+				       json_object_new_int64((int64_t)o->wl.file_size));
 		if (o->nsweep) {
 			sw = json_object_new_array();
 			for (int i = 0; i < o->nsweep; i++)
@@ -922,7 +789,7 @@ static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *f
 
 	c->hk.tr = c->tr;
 	c->hk.cur = r;
-	if (c->o->verbose)
+	if (c->o->wl.verbose)
 		fprintf(stderr, "fsyncscope: running %s\n", r->name);
 	rc = fss_wl_run(c->w, &r->spec, file,
 			c->tr && fss_method_syncs(r->spec.method) ? &hooks : NULL,
@@ -937,7 +804,7 @@ static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *f
 		return rc;
 	}
 	r->ran = true;
-	if (!c->o->json)
+	if (!c->o->wl.json)
 		print_row(c, r);
 	return 0;
 }
@@ -1121,15 +988,15 @@ static struct fss_wl_spec base_spec(const struct run_opts *o)
 		.writes_per_sync = 1,
 		.jobs = 1,
 		.file_size = SUITE_FILE_SIZE,
-		.seconds = o->seconds,
-		.count = o->count,
+		.seconds = o->wl.seconds,
+		.count = o->wl.count,
 	};
 	return s;
 }
 
 static void section_start(struct ctx *c, const struct suite_sec *sec)
 {
-	if (c->o->json)
+	if (c->o->wl.json)
 		return;
 	printf("\n%s\n", sec->title);
 	if (sec->sub)
@@ -1140,7 +1007,7 @@ static void section_start(struct ctx *c, const struct suite_sec *sec)
 
 static void section_end(struct ctx *c)
 {
-	if (!c->o->json)
+	if (!c->o->wl.json)
 		print_footnotes(c);
 	fflush(stdout);
 }
@@ -1259,13 +1126,13 @@ static struct fss_wl_spec custom_spec(const struct run_opts *o, unsigned int job
 	struct fss_wl_spec s = base_spec(o);
 
 	s.method = o->method;
-	s.bs = o->bs;
+	s.bs = o->wl.bs;
 	s.direct = o->direct;
-	s.writes_per_sync = o->wps;
+	s.writes_per_sync = o->wl.wps;
 	s.jobs = jobs;
 	s.shared_file = o->shared || o->file;
 	s.pattern = o->pattern;
-	s.file_size = o->file_size;
+	s.file_size = o->wl.file_size;
 	return s;
 }
 
@@ -1274,16 +1141,16 @@ static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
 {
 	char bs[32];
 
-	size_label(bs, sizeof(bs), o->bs);
+	size_label(bs, sizeof(bs), o->wl.bs);
 	snprintf(buf, len, "%s: %s, %s x%u per %s, %s%s, %s I/O, %s:",
 		 sweep ? "Sweep over jobs" : "Custom test",
-		 fss_method_name(o->method), bs, o->wps,
+		 fss_method_name(o->method), bs, o->wl.wps,
 		 fss_method_syncs(o->method) ? "sync" : "op",
 		 fss_pattern_name(o->pattern),
 		 o->pattern == FSS_PAT_APPEND ? "" : " writes",
 		 o->direct ? "O_DIRECT" : "buffered",
 		 o->shared || o->file ? "one shared file" :
-		 (sweep || o->jobs > 1) ? "one file per job" : "one file");
+		 (sweep || o->wl.jobs > 1) ? "one file per job" : "one file");
 	return buf;
 }
 
@@ -1397,13 +1264,13 @@ static struct json_object *sweep_json(const struct sweep_row *rows, int n)
 static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 {
 	struct run_opts *o = c->o;
-	unsigned int one[1] = { o->jobs };
+	unsigned int one[1] = { o->wl.jobs };
 	const unsigned int *levels = o->nsweep ? o->sweep : one;
 	int n = o->nsweep ? o->nsweep : 1, rc = 0;
 	char title[256];
 
 	*nrows = 0;
-	if (!o->json) {
+	if (!o->wl.json) {
 		printf("\n");
 		fss_run_print_wrapped(stdout, "", 0, custom_title(o, title, sizeof(title),
 							  o->nsweep > 0));
@@ -1435,13 +1302,13 @@ static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 			break;
 		}
 	}
-	if (!o->json)
+	if (!o->wl.json)
 		print_footnotes(c);
 	/* rows point into c->tests: fix them up after any realloc */
 	for (int i = 0, k = 0; i < c->ntests && k < *nrows; i++)
 		if (c->tests[i].ran)
 			rows[k++].r = &c->tests[i];
-	if (o->nsweep && *nrows && !o->json)
+	if (o->nsweep && *nrows && !o->wl.json)
 		sweep_print(rows, *nrows);
 	return rc;
 }
@@ -1549,31 +1416,31 @@ static int check_combinations(struct run_opts *o)
 {
 	__u64 need;
 
-	if (o->count && o->seconds_set)
+	if (o->wl.count && o->wl.seconds_set)
 		return usage_error("use either -s/--runtime or --count, not both");
-	if (o->no_trace && (o->strategy || o->events))
+	if (o->wl.no_trace && (o->wl.strategy || o->events))
 		return usage_error("--strategy and --events need tracing "
 				   "(drop --no-trace)");
-	if (o->nsweep && o->jobs_set)
+	if (o->nsweep && o->wl.jobs_set)
 		return usage_error("--sweep jobs=... and --jobs cannot be combined");
 	if (o->force && !o->file)
 		return usage_error("--force only applies to --file PATH");
-	if (o->pattern == FSS_PAT_APPEND && o->file_size_set)
+	if (o->pattern == FSS_PAT_APPEND && o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append "
 				   "(the file starts empty and grows)");
-	need = o->bs * o->wps;
+	need = o->wl.bs * o->wl.wps;
 	if (o->pattern == FSS_PAT_OVERWRITE && (o->shared || o->file))
-		need *= o->nsweep ? 1 : o->jobs;
-	if (o->custom && o->pattern == FSS_PAT_OVERWRITE && o->file_size_set &&
-	    o->file_size < need)
+		need *= o->nsweep ? 1 : o->wl.jobs;
+	if (o->custom && o->pattern == FSS_PAT_OVERWRITE && o->wl.file_size_set &&
+	    o->wl.file_size < need)
 		return usage_error("--file-size is smaller than --bs x "
 				   "--writes-per-sync (x --jobs on a shared file)");
-	if (o->custom && o->pattern == FSS_PAT_RANDOM && o->file_size < o->bs)
+	if (o->custom && o->pattern == FSS_PAT_RANDOM && o->wl.file_size < o->wl.bs)
 		return usage_error("--file-size is smaller than --bs");
-	if (o->strategy) {
+	if (o->wl.strategy) {
 		enum fss_strategy st;
 
-		if (fss_strategy_parse(o->strategy, &st))
+		if (fss_strategy_parse(o->wl.strategy, &st))
 			return usage_error("unknown --strategy (auto, fentry, kprobe, "
 					   "tracepoint)");
 	}
@@ -1583,13 +1450,8 @@ static int check_combinations(struct run_opts *o)
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {
-		.seconds = 5,
 		.method = FSS_M_FDATASYNC,
-		.bs = 8192,
-		.wps = 1,
-		.jobs = 1,
 		.pattern = FSS_PAT_OVERWRITE,
-		.file_size = SUITE_FILE_SIZE,
 	};
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
@@ -1605,7 +1467,9 @@ int cmd_run(int argc, char **argv)
 	int rc, nrows = 0, ret = 0;
 	__u64 drops = 0;
 
-	rc = parse_args(argc, argv, &o);
+	fss_cli_wl_defaults(&o.wl);
+	o.wl.file_size = SUITE_FILE_SIZE;
+	rc = fss_cli_parse(&run_argp, argc, argv, &o, PROG, 2);
 	if (rc || o.help)
 		return rc;
 	rc = check_combinations(&o);
@@ -1641,18 +1505,18 @@ int cmd_run(int argc, char **argv)
 	}
 	target_get(o.dir, &c.ti);
 
-	if (!o.no_trace) {
+	if (!o.wl.no_trace) {
 		struct fss_trace_opts to = {
 			.strategy = FSS_STRAT_AUTO,
 			.calib_dir = c.ti.t.path,
 			.tgid = getpid(),
 			.fs_dev = c.ti.t.fs_kdev,
 			.disk_dev = c.ti.t.disk_kdev,
-			.verbose = o.verbose,
+			.verbose = o.wl.verbose,
 		};
 
-		if (o.strategy)
-			fss_strategy_parse(o.strategy, &to.strategy);
+		if (o.wl.strategy)
+			fss_strategy_parse(o.wl.strategy, &to.strategy);
 		if (o.file && !stat(o.file, &fst) && S_ISBLK(fst.st_mode)) {
 			/* syncs on the device node itself: filter by disk only */
 			__u32 k = fss_kdev(major(fst.st_rdev), minor(fst.st_rdev));
@@ -1678,11 +1542,11 @@ int cmd_run(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
-		if (o.verbose)
+		if (o.wl.verbose)
 			fss_tracer_print_strategy(c.tr, stderr);
 	}
 
-	if (!o.json)
+	if (!o.wl.json)
 		print_header(&c);
 	if (fss_wl_stop)
 		rc = -EINTR;
@@ -1702,9 +1566,9 @@ int cmd_run(int argc, char **argv)
 	if (c.tr)
 		drops = fss_tracer_drops(c.tr);
 	verdict_get(&c, &rv);
-	if (!o.json)
+	if (!o.wl.json)
 		verdict_print(&c, &rv);
-	if (o.json) {
+	if (o.wl.json) {
 		doc = json_object_new_object();
 		json_object_object_add(doc, "version", json_object_new_string(fss_version));
 		json_object_object_add(doc, "host", fss_run_host_json());

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * cli.c - command-line pieces shared by the subcommands (cli.h): one-line
+ * argp errors, number parsers, and the workload and tracing options of
+ * `run` and `compare` as one argp child.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "workload.h"
+
+int fss_cli_parse(const struct argp *argp, int argc, char **argv,
+		  void *input, const char *prog, int bad_rc)
+{
+	char **av, *buf = NULL, *nl;
+	size_t len = 0;
+	FILE *saved = stderr, *mem;
+	error_t err;
+
+	av = calloc(argc + 1, sizeof(*av));
+	if (!av) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return bad_rc;
+	}
+	for (int i = 0; i < argc; i++)
+		av[i] = argv[i];
+	av[0] = (char *)prog;
+	/* argp's and getopt's messages go to memory: only a first line is shown */
+	mem = open_memstream(&buf, &len);
+	if (mem)
+		stderr = mem;
+	err = argp_parse(argp, argc, av, ARGP_NO_EXIT | ARGP_NO_HELP, NULL,
+			 input);
+	if (mem) {
+		stderr = saved;
+		fclose(mem);
+	}
+	free(av);
+	if (!err && !(buf && buf[0])) {
+		free(buf);
+		return 0;
+	}
+	if (buf && buf[0]) {
+		nl = strchr(buf, '\n');
+		if (nl)
+			*nl = '\0';
+		fprintf(stderr, "%s (try '%s --help')\n", buf, prog);
+	} else {
+		fprintf(stderr, "%s: bad arguments (%s) (try '%s --help')\n",
+			prog, strerror(err), prog);
+	}
+	free(buf);
+	return bad_rc;
+}
+
+int fss_cli_usage_error(const char *prog, const char *msg)
+{
+	fprintf(stderr, "%s: %s (try '%s --help')\n", prog, msg, prog);
+	return 2;
+}
+
+int fss_cli_parse_uint(const char *s, unsigned long long max,
+		       unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int fss_cli_parse_seconds(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || end == s || !(v > 0) || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* ---- the workload and tracing options of run and compare -------------- */
+
+enum {
+	CLI_BS = 0x1000, CLI_WPS, CLI_JOBS, CLI_FILE_SIZE, CLI_NO_TRACE,
+	CLI_STRATEGY, CLI_JSON,
+};
+
+static const struct argp_option wl_options[] = {
+	{ "seconds", 's', "SECS", 0, "Run each test SECS seconds (default 5)", 2 },
+	{ "runtime", 0, NULL, OPTION_ALIAS, NULL, 2 },
+	{ "count", 'c', "N", 0, "Run N ops per test (per job) instead", 2 },
+	{ "bs", CLI_BS, "SIZE", 0, "Write size, 512 to 2m (default 8k)", 3 },
+	{ "writes-per-sync", CLI_WPS, "N", 0, "Writes per sync (default 1)", 3 },
+	{ "jobs", CLI_JOBS, "N", 0, "Concurrent syncing threads (default 1)", 3 },
+	{ "file-size", CLI_FILE_SIZE, "SIZE", 0, "File size to prefill "
+	  "(overwrite) or preallocate (random); default 16m", 3 },
+	{ "no-trace", CLI_NO_TRACE, NULL, 0, "Time the workloads only (no "
+	  "phases)", 5 },
+	{ "strategy", CLI_STRATEGY, "S", 0, "Attach strategy: auto (default), "
+	  "fentry, kprobe, tracepoint", 5 },
+	{ "json", CLI_JSON, NULL, 0, "One JSON document on stdout", 5 },
+	{ "verbose", 'v', NULL, 0, "Attach strategy and progress on stderr", 5 },
+	{ 0 },
+};
+
+void fss_cli_wl_defaults(struct fss_cli_wl *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->seconds = 5;
+	w->bs = 8192;
+	w->wps = 1;
+	w->jobs = 1;
+	w->file_size = 16ULL << 20;
+}
+
+static error_t wl_parse(int key, char *arg, struct argp_state *state)
+{
+	struct fss_cli_wl *w = state->input;
+	unsigned long long v;
+
+	switch (key) {
+	case 's':
+		if (fss_cli_parse_seconds(arg, 86400, &w->seconds)) {
+			argp_error(state, "bad -s '%s': seconds between 0 and 86400", arg);
+			return EINVAL;
+		}
+		w->seconds_set = true;
+		break;
+	case 'c':
+		if (fss_cli_parse_uint(arg, 1ULL << 40, &v)) {
+			argp_error(state, "bad --count '%s': a positive integer", arg);
+			return EINVAL;
+		}
+		w->count = v;
+		break;
+	case CLI_BS:
+		if (fss_size_parse(arg, &w->bs) || w->bs < 512 || w->bs > (2 << 20)) {
+			argp_error(state, "bad --bs '%s': a size from 512 to 2m "
+				   "(suffixes k, m)", arg);
+			return EINVAL;
+		}
+		w->workload_set = true;
+		break;
+	case CLI_WPS:
+		if (fss_cli_parse_uint(arg, 4096, &v)) {
+			argp_error(state, "bad --writes-per-sync '%s': 1 to 4096", arg);
+			return EINVAL;
+		}
+		w->wps = (unsigned int)v;
+		w->workload_set = true;
+		break;
+	case CLI_JOBS:
+		if (fss_cli_parse_uint(arg, FSS_CLI_MAX_JOBS, &v)) {
+			argp_error(state, "bad --jobs '%s': 1 to %d", arg,
+				   FSS_CLI_MAX_JOBS);
+			return EINVAL;
+		}
+		w->jobs = (unsigned int)v;
+		w->jobs_set = true;
+		w->workload_set = true;
+		break;
+	case CLI_FILE_SIZE:
+		if (fss_size_parse(arg, &w->file_size) || w->file_size < 512 ||
+		    w->file_size > (1ULL << 50)) {
+			argp_error(state, "bad --file-size '%s': a size such as 16m or 1g",
+				   arg);
+			return EINVAL;
+		}
+		w->file_size_set = true;
+		w->workload_set = true;
+		break;
+	case CLI_NO_TRACE:
+		w->no_trace = true;
+		break;
+	case CLI_STRATEGY:
+		w->strategy = arg;
+		break;
+	case CLI_JSON:
+		w->json = true;
+		break;
+	case 'v':
+		w->verbose++;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp fss_cli_wl_argp = {
+	.options = wl_options,
+	.parser = wl_parse,
+};

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * cli.h - command-line pieces shared by the subcommands: argp parsing that
+ * keeps bad input to one line on stderr, number parsers, and the argp child
+ * with the workload and tracing options of `run` and `compare`.
+ */
+#ifndef __FSS_CLI_H
+#define __FSS_CLI_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <linux/types.h>
+
+/*
+ * argp_parse() with prog ("fsyncscope run") as the program name and every
+ * message argp or a parser prints (argp_error) cut to its first line, as
+ * "LINE (try 'PROG --help')".  argv[0] is not used.  Parsed with
+ * ARGP_NO_EXIT | ARGP_NO_HELP: the command's own -h/--usage print help.
+ * Returns 0, or bad_rc after printing that one line.
+ */
+int fss_cli_parse(const struct argp *argp, int argc, char **argv,
+		  void *input, const char *prog, int bad_rc);
+
+/* "PROG: MSG (try 'PROG --help')" on stderr; returns 2 (a usage error). */
+int fss_cli_usage_error(const char *prog, const char *msg);
+
+/* A decimal integer from 1 to max, nothing else.  0 or -1. */
+int fss_cli_parse_uint(const char *s, unsigned long long max,
+		       unsigned long long *out);
+
+/* Seconds: a number above 0 and at most max.  0 or -1. */
+int fss_cli_parse_seconds(const char *s, double max, double *out);
+
+/*
+ * The options `run` and `compare` share, parsed by fss_cli_wl_argp (an argp
+ * child: the command points state->child_inputs[i] at its struct
+ * fss_cli_wl in ARGP_KEY_INIT, after setting the defaults).  Help groups:
+ * 2 test length (-s, -c), 3 workload (--bs, --writes-per-sync, --jobs,
+ * --file-size), 5 tracing and output; the command gives the headers.
+ */
+struct fss_cli_wl {
+	double seconds;			/* -s, --runtime */
+	bool seconds_set;
+	__u64 count;			/* -c; 0: not given */
+	__u64 bs;			/* --bs */
+	unsigned int wps;		/* --writes-per-sync */
+	unsigned int jobs;		/* --jobs */
+	bool jobs_set;
+	__u64 file_size;		/* --file-size */
+	bool file_size_set;
+	bool workload_set;		/* any option of group 2 was given */
+	bool no_trace;			/* --no-trace */
+	const char *strategy;		/* --strategy, checked by the command */
+	bool json;			/* --json */
+	int verbose;			/* -v, repeatable */
+};
+
+#define FSS_CLI_MAX_JOBS	1024
+
+/* The defaults the help texts give: 5 s, 8k, 1 write, 1 job, 16m. */
+void fss_cli_wl_defaults(struct fss_cli_wl *w);
+
+extern const struct argp fss_cli_wl_argp;
+
+#endif /* __FSS_CLI_H */
