@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
 #include "run.h"
@@ -82,7 +83,6 @@ static const struct argp_option opts[] = {
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	unsigned long long v;
-	char *end;
 
 	switch (key) {
 	case 'j':
@@ -96,20 +96,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.probe = arg;
 		break;
 	case 's':
-		errno = 0;
-		env.seconds = strtod(arg, &end);
-		if (errno || *end || end == arg || !(env.seconds > 0) ||
-		    env.seconds > 3600) {
+		if (fss_cli_parse_seconds(arg, 3600, &env.seconds)) {
 			argp_error(state, "bad -s '%s': seconds between 0 and 3600", arg);
 			return EINVAL;
 		}
 		env.seconds_set = true;
 		break;
 	case 'c':
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || *end || arg[0] < '0' || arg[0] > '9' || !v ||
-		    v > 10000000) {
+		if (fss_cli_parse_uint(arg, 10000000, &v)) {
 			argp_error(state, "bad --count '%s': 1 to 10000000", arg);
 			return EINVAL;
 		}
@@ -144,42 +138,6 @@ static const struct argp argp = {
 	.args_doc = "[PATH|DEV]",
 	.doc = doc,
 };
-
-/*
- * Parse with argp, keeping bad input to one line: argp's messages go to a
- * memory stream and only their first line is shown.  0, or 1.
- */
-static int parse_args(int argc, char **argv)
-{
-	char *buf = NULL, *nl;
-	size_t len = 0;
-	FILE *saved = stderr, *mem;
-	error_t err;
-
-	mem = open_memstream(&buf, &len);
-	if (mem)
-		stderr = mem;
-	err = argp_parse(&argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, NULL);
-	if (mem) {
-		stderr = saved;
-		fclose(mem);
-	}
-	if (err || (buf && buf[0])) {
-		if (buf && buf[0]) {
-			nl = strchr(buf, '\n');
-			if (nl)
-				*nl = '\0';
-			fprintf(stderr, "%s (try '" PROG " --help')\n", buf);
-		} else {
-			fprintf(stderr, PROG ": invalid arguments (try '" PROG
-				" --help')\n");
-		}
-		free(buf);
-		return 1;
-	}
-	free(buf);
-	return 0;
-}
 
 struct chain {
 	struct fss_devinfo dev[MAX_CHAIN];
@@ -614,8 +572,7 @@ int cmd_devices(int argc, char **argv)
 
 	memset(&env, 0, sizeof(env));
 	env.seconds = PROBE_SECONDS;
-	argv[0] = name;
-	if (parse_args(argc, argv))
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 1))
 		return 1;
 	if (env.help) {
 		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, name);

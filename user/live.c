@@ -40,6 +40,7 @@
 #include <linux/magic.h>
 #include <json-c/json.h>
 #include "attr.h"
+#include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
 #include "report.h"
@@ -69,7 +70,6 @@ static struct {
 	enum fss_strategy strategy;
 	int npos;
 	bool help, usage;
-	bool reported;		/* the parser already printed its error line */
 } env;
 
 static const char doc[] =
@@ -127,14 +127,8 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-static error_t bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	env.reported = true;
-	return EINVAL;
-}
+/* A bad value: argp_error's one line (see fss_cli_parse), then EINVAL. */
+#define bad(state, ...)	(argp_error(state, __VA_ARGS__), EINVAL)
 
 static bool parse_double(const char *s, double *out)
 {
@@ -195,24 +189,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'p':
 		if (!parse_long(arg, &l) || l <= 0 || l > INT_MAX)
-			return bad("-p: not a process id: '%s'", arg);
+			return bad(state, "-p: not a process id: '%s'", arg);
 		if (pid_to_tgid(l, &tgid))
-			return bad("-p %s: no such process", arg);
+			return bad(state, "-p %s: no such process", arg);
 		for (int i = 0; i < env.ntgids; i++)
 			if (env.tgids[i] == tgid)
 				return 0;
 		if (env.ntgids >= MAX_PIDS)
-			return bad("-p: at most 1024 processes (got more at '%s')", arg);
+			return bad(state, "-p: at most 1024 processes (got more at '%s')", arg);
 		env.tgids[env.ntgids++] = tgid;
 		break;
 	case 'c':
 		if (!arg[0] || strlen(arg) >= FSS_COMM_LEN)
-			return bad("-c: a comm is 1 to 15 characters (got '%s')", arg);
+			return bad(state, "-c: a comm is 1 to 15 characters (got '%s')", arg);
 		env.comm = arg;
 		break;
 	case OPT_CGROUP:
 		if (!arg[0])
-			return bad("--cgroup: empty path%s", "");
+			return bad(state, "--cgroup: empty path");
 		env.cgroup = arg;
 		break;
 	case OPT_MOUNT:
@@ -226,17 +220,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'd':
 		if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
-			return bad("-d: not a duration in seconds: '%s'", arg);
+			return bad(state, "-d: not a duration in seconds: '%s'", arg);
 		env.duration = d;
 		break;
 	case OPT_TOP:
 		if (!parse_long(arg, &l) || l <= 0 || l > 100000)
-			return bad("--top: not a positive count: '%s'", arg);
+			return bad(state, "--top: not a positive count: '%s'", arg);
 		env.top = l;
 		break;
 	case OPT_SLOWER:
 		if (!parse_double(arg, &d) || d < 0 || d > 1e9)
-			return bad("--slower: not a time in ms: '%s'", arg);
+			return bad(state, "--slower: not a time in ms: '%s'", arg);
 		env.slower_ms = d;
 		break;
 	case 'j':
@@ -244,7 +238,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_STRATEGY:
 		if (fss_strategy_parse(arg, &env.strategy))
-			return bad("--strategy: unknown strategy '%s' (auto, fentry, kprobe, tracepoint)", arg);
+			return bad(state, "--strategy: unknown strategy '%s' (auto, fentry, kprobe, tracepoint)", arg);
 		break;
 	case 'v':
 		env.verbose++;
@@ -258,14 +252,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (env.npos == 0) {
 			if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
-				return bad("INTERVAL: not a number of seconds: '%s'", arg);
+				return bad(state, "INTERVAL: not a number of seconds: '%s'", arg);
 			env.interval = d;
 		} else if (env.npos == 1) {
 			if (!parse_long(arg, &l) || l <= 0)
-				return bad("COUNT: not a positive count: '%s'", arg);
+				return bad(state, "COUNT: not a positive count: '%s'", arg);
 			env.count = l;
 		} else {
-			return bad("too many arguments at '%s' (INTERVAL [COUNT])", arg);
+			return bad(state, "too many arguments at '%s' (INTERVAL [COUNT])", arg);
 		}
 		env.npos++;
 		break;
@@ -281,49 +275,6 @@ static const struct argp argp = {
 	.args_doc = "[INTERVAL [COUNT]]",
 	.doc = doc,
 };
-
-/* The first argument that is not one of our options, for the message. */
-static const char *unknown_option(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct argp_option *o;
-		bool known = false;
-
-		if (!strcmp(a, "--"))
-			break;
-		if (a[0] != '-' || !a[1] || isdigit((unsigned char)a[1]))
-			continue;
-		if (a[1] == '-') {
-			size_t n = strcspn(a + 2, "=");
-
-			for (o = opts; o->name; o++) {
-				if (strlen(o->name) == n && !strncmp(a + 2, o->name, n)) {
-					known = true;
-					if (o->arg && !a[2 + n])
-						i++;
-					break;
-				}
-			}
-			if (!known)
-				return a;
-			continue;
-		}
-		for (const char *c = a + 1; *c; c++) {
-			for (o = opts; o->name; o++)
-				if (o->key == *c)
-					break;
-			if (!o->name)
-				return a;
-			if (o->arg) {
-				if (!c[1])
-					i++;
-				break;
-			}
-		}
-	}
-	return NULL;
-}
 
 /* ---- histogram: 64 linear sub-buckets per power of two ---- */
 
@@ -1708,19 +1659,8 @@ int cmd_trace(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.top = 10;
 	env.slower_ms = -1;
-	argv[0] = name;
-	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, NULL)) {
-		const char *b = unknown_option(argc, argv);
-
-		if (env.reported)
-			;
-		else if (b)
-			fprintf(stderr, PROG ": unknown option or missing value at '%s' (try '"
-				PROG " --help')\n", b);
-		else
-			fprintf(stderr, PROG ": invalid arguments (try '" PROG " --help')\n");
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 1))
 		return 1;
-	}
 	if (env.help) {
 		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, name);
 		return 0;

@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# The command line shared by the subcommands (user/cli.c): one parser for
+# the workload and tracing options of run and compare, and one way to turn
+# bad input into one stderr line.  Everything here fails while parsing, so
+# nothing is made; the scratch directory must stay empty.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C		# getopt's messages, untranslated
+	fss_scratch
+	DIR="$FSS_SCRATCH/target"
+	mkdir -p "$DIR"
+}
+
+teardown() {
+	fss_cleanup
+}
+
+assert_empty_dir() {
+	[ -z "$(ls -A "$DIR")" ] || { echo "left in $DIR: $(ls -A "$DIR")" >&2; return 1; }
+}
+
+@test "run and compare: a bad shared option gives the same one line, exit 2" {
+	local args r c
+	for args in "--bs 3x" "--bs 4m" "--writes-per-sync 0" "--jobs 2000" \
+		    "--file-size x" "-s 0" "--runtime 90000" "--count 0" \
+		    "--seconds" "--json=1" "--strategy"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr "$FSS_BIN" run "$DIR" $args
+		[ -z "$output" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		r="${stderr//fsyncscope run/fsyncscope CMD}"
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr "$FSS_BIN" compare --dir "$DIR" $args
+		[ -z "$output" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		c="${stderr//fsyncscope compare/fsyncscope CMD}"
+		echo "$args: run: $r / compare: $c"
+		[ "$r" = "$c" ]
+		[[ "$r" == "fsyncscope CMD: "*" (try 'fsyncscope CMD --help')" ]]
+	done
+	assert_empty_dir
+}
+
+@test "run and compare --help: the shared options read the same" {
+	local opt r c
+	run -0 "$FSS_BIN" run --help
+	r="$output"
+	run -0 "$FSS_BIN" compare --help
+	c="$output"
+	# the lines of each shared option (its help may wrap to a second line)
+	for opt in "--count=N" "--seconds=SECS" "--bs=SIZE" "--writes-per-sync=N" \
+		   "--jobs=N" "--file-size=SIZE" "--no-trace" "--strategy=S" \
+		   "--json" "--verbose"; do
+		local rl cl
+		rl="$(printf '%s\n' "$r" | grep -A1 -E "^ +(-[a-z], )?$opt( |,|$)" | head -2)"
+		cl="$(printf '%s\n' "$c" | grep -A1 -E "^ +(-[a-z], )?$opt( |,|$)" | head -2)"
+		[ -n "$rl" ] || { echo "run --help lacks $opt" >&2; return 1; }
+		# a second line that is another option's belongs to neither
+		rl="$(printf '%s\n' "$rl" | sed -n '1p;2{/^ *-/!p}')"
+		cl="$(printf '%s\n' "$cl" | sed -n '1p;2{/^ *-/!p}')"
+		[ "$rl" = "$cl" ] || { echo "$opt: run '$rl' compare '$cl'" >&2; return 1; }
+	done
+	# -s and -c sit under the same heading in both
+	printf '%s\n' "$r" | grep -A3 '^ Test length:' | grep -q -- '--count=N'
+	printf '%s\n' "$c" | grep -A3 '^ Test length:' | grep -q -- '--count=N'
+	printf '%s\n' "$c" | grep -A3 '^ Test length:' | grep -q -- '--seconds=SECS'
+}
+
+@test "every command: an unknown option is one line naming it, with the command's exit status" {
+	local cmd want
+	for cmd in run:2 compare:2 devices:1 trace:1; do
+		want="${cmd#*:}"
+		cmd="${cmd%%:*}"
+		run --separate-stderr "$FSS_BIN" "$cmd" --bogus
+		[ "$status" -eq "$want" ] || { echo "$cmd: exit $status" >&2; return 1; }
+		[ -z "$output" ]
+		[ "$stderr" = "fsyncscope $cmd: unrecognized option '--bogus' (try 'fsyncscope $cmd --help')" ]
+		run --separate-stderr "$FSS_BIN" "$cmd" -%
+		[ "$status" -eq "$want" ]
+		[ "$stderr" = "fsyncscope $cmd: invalid option -- '%' (try 'fsyncscope $cmd --help')" ]
+	done
+	assert_empty_dir
+}
+
+@test "trace and devices: a missing value or a bad value is one line, exit 1" {
+	run -1 --separate-stderr "$FSS_BIN" trace --top
+	[ "$stderr" = "fsyncscope trace: option '--top' requires an argument (try 'fsyncscope trace --help')" ]
+	run -1 --separate-stderr "$FSS_BIN" trace --json=1
+	[ "$stderr" = "fsyncscope trace: option '--json' doesn't allow an argument (try 'fsyncscope trace --help')" ]
+	run -1 --separate-stderr "$FSS_BIN" trace -p notapid
+	[ "$stderr" = "fsyncscope trace: -p: not a process id: 'notapid' (try 'fsyncscope trace --help')" ]
+	run -1 --separate-stderr "$FSS_BIN" devices --probe
+	[ "$stderr" = "fsyncscope devices: option '--probe' requires an argument (try 'fsyncscope devices --help')" ]
+	run -1 --separate-stderr "$FSS_BIN" devices --probe "$DIR" -s 3601
+	[ "$stderr" = "fsyncscope devices: bad -s '3601': seconds between 0 and 3600 (try 'fsyncscope devices --help')" ]
+	run -1 --separate-stderr "$FSS_BIN" devices --probe "$DIR" --count 10000001
+	[ "$stderr" = "fsyncscope devices: bad --count '10000001': 1 to 10000000 (try 'fsyncscope devices --help')" ]
+	[ -z "$output" ]
+	assert_empty_dir
+}
