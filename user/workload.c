@@ -682,7 +682,8 @@ static inline int op_write_sync(struct job *j)
 	return 0;
 }
 
-static inline int op_write_fsync_close(struct job *j)
+/* Open the job's file by name and do one write on it: the fd, or -1. */
+static inline int open_write(struct job *j)
 {
 	int fd = open(j->file->path, O_RDWR | O_CLOEXEC);
 
@@ -692,6 +693,12 @@ static inline int op_write_fsync_close(struct job *j)
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* fsync fd, then close it (also when fsync failed). */
+static inline int fsync_close(struct job *j, int fd)
+{
 	if (fsync(fd)) {
 		int e = errno;
 
@@ -703,30 +710,28 @@ static inline int op_write_fsync_close(struct job *j)
 	return 0;
 }
 
-static inline int op_write_close_fsync(struct job *j)
+static inline int op_write_fsync_close(struct job *j)
 {
-	int fd = open(j->file->path, O_RDWR | O_CLOEXEC);
+	int fd = open_write(j);
 
 	if (fd < 0)
-		return fail(j, errno, "open");
-	if (do_write(j, fd, next_off(j, 0))) {
-		close(fd);
 		return -1;
-	}
+	return fsync_close(j, fd);
+}
+
+/* pg_test_fsync's "fsync on a non-write descriptor": a second open */
+static inline int op_write_close_fsync(struct job *j)
+{
+	int fd = open_write(j);
+
+	if (fd < 0)
+		return -1;
 	if (close(fd))
 		return fail(j, errno, "close");
 	fd = open(j->file->path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return fail(j, errno, "open");
-	if (fsync(fd)) {
-		int e = errno;
-
-		close(fd);
-		return fail(j, e, "fsync");
-	}
-	if (close(fd))
-		return fail(j, errno, "close");
-	return 0;
+	return fsync_close(j, fd);
 }
 
 static void job_loop(struct job *j)
