@@ -463,23 +463,6 @@ static int wl_build(const struct cmp_opts *o, struct wl_def *w)
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static void on_signal(int sig)
-{
-	if (!fss_wl_stop)
-		fss_wl_stop = sig;
-}
-
-static const char *sig_name(int sig)
-{
-	switch (sig) {
-	case SIGINT: return "SIGINT";
-	case SIGTERM: return "SIGTERM";
-	case SIGHUP: return "SIGHUP";
-	case SIGPIPE: return "SIGPIPE";
-	default: return "a signal";
-	}
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1696,9 +1679,7 @@ int cmd_compare(int argc, char **argv)
 		.size = DEF_SIZE,
 		.pattern = FSS_PAT_OVERWRITE,
 	};
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	struct sigaction old_sa[4];
+	struct fss_run_sigs sigs;
 	struct wl_def wl[MAX_WL];
 	struct fs_run *runs = NULL;
 	struct place *pl = NULL;
@@ -1746,10 +1727,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 
-	fss_wl_stop = 0;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 4; i++)
-		sigaction(sigs[i], &sa, &old_sa[i]);
+	fss_run_signals_catch(&sigs);
 	sigs_set = true;
 
 	snprintf(pl->workdir, sizeof(pl->workdir), "%.4000s/fsyncscope-compare.XXXXXX",
@@ -1816,7 +1794,7 @@ cleanup:
 		goto out;
 	if (!measured) {
 		fprintf(stderr, PROG ": stopped by %s before anything was "
-			"measured\n", sig_name(fss_wl_stop));
+			"measured\n", fss_run_sig_name(fss_wl_stop));
 		ret = 128 + fss_wl_stop;
 		goto out;
 	}
@@ -1865,9 +1843,8 @@ cleanup:
 			json_object_array_add(a, wj);
 		}
 		json_object_object_add(doc, "workloads", a);
-		json_object_object_add(doc, "interrupted", fss_wl_stop ?
-				       json_object_new_string(sig_name(fss_wl_stop)) :
-				       NULL);
+		json_object_object_add(doc, "interrupted",
+				       fss_run_interrupted_json());
 		printf("%s\n", json_object_to_json_string_ext(doc,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 			JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -1883,7 +1860,7 @@ cleanup:
 			"incomplete\n", (unsigned long long)drops);
 	if (fss_wl_stop) {
 		fprintf(stderr, PROG ": stopped by %s; results above are partial\n",
-			sig_name(fss_wl_stop));
+			fss_run_sig_name(fss_wl_stop));
 		ret = 128 + fss_wl_stop;
 	}
 out:
@@ -1891,8 +1868,7 @@ out:
 		for (int i = 0; i < MAX_FS; i++)
 			json_object_put(runs[i].strategy);
 	if (sigs_set)
-		for (int i = 0; i < 4; i++)
-			sigaction(sigs[i], &old_sa[i], NULL);
+		fss_run_signals_restore(&sigs);
 	free(runs);
 	free(pl);
 	return ret;

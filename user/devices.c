@@ -366,18 +366,6 @@ static int show_path(const char *arg)
 
 /* ---- --probe ---------------------------------------------------------- */
 
-static void on_signal(int sig)
-{
-	if (!fss_wl_stop)
-		fss_wl_stop = sig;
-}
-
-static const char *sig_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	       sig == SIGHUP ? "SIGHUP" : sig == SIGPIPE ? "SIGPIPE" : "a signal";
-}
-
 static void probe_print(const struct fss_run_test *r)
 {
 	const struct fss_wl_result *res = &r->res;
@@ -414,9 +402,7 @@ static void probe_print(const struct fss_run_test *r)
 
 static int show_probe(const char *path)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	struct sigaction old_sa[4];
+	struct fss_run_sigs sigs;
 	struct fss_run_cfg cfg = {
 		.dir = path, .trace = true, .strategy = FSS_STRAT_AUTO,
 		.verbose = env.verbose,
@@ -491,20 +477,16 @@ static int show_probe(const char *path)
 		.count = env.count,
 	};
 
-	fss_wl_stop = 0;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 4; i++)
-		sigaction(sigs[i], &sa, &old_sa[i]);
+	fss_run_signals_catch(&sigs);
 	rc = fss_run_tests(&cfg, &test, 1, &out, err, sizeof(err));
-	for (int i = 0; i < 4; i++)
-		sigaction(sigs[i], &old_sa[i], NULL);
+	fss_run_signals_restore(&sigs);
 	if (rc && !(rc == -EINTR && fss_wl_stop)) {
 		fprintf(stderr, "fsyncscope: %s\n", err);
 		goto out;
 	}
 	if (rc == -EINTR && !test.ran) {
 		fprintf(stderr, PROG ": stopped by %s before the probe measured "
-			"anything\n", sig_name(fss_wl_stop));
+			"anything\n", fss_run_sig_name(fss_wl_stop));
 		ret = 128 + fss_wl_stop;
 		goto out;
 	}
@@ -525,9 +507,8 @@ static int show_probe(const char *path)
 		json_object_object_add(root, "probe", pr);
 		json_object_object_add(root, "verdict",
 				       fss_run_verdict_json(&v, disk, &test, idx));
-		json_object_object_add(root, "interrupted", fss_wl_stop ?
-				       json_object_new_string(sig_name(fss_wl_stop)) :
-				       NULL);
+		json_object_object_add(root, "interrupted",
+				       fss_run_interrupted_json());
 		emit_json(root);
 	} else {
 		char buf[128];
@@ -554,7 +535,7 @@ static int show_probe(const char *path)
 	ret = 0;
 	if (fss_wl_stop) {
 		fprintf(stderr, PROG ": stopped by %s; the probe above is "
-			"partial\n", sig_name(fss_wl_stop));
+			"partial\n", fss_run_sig_name(fss_wl_stop));
 		ret = 128 + fss_wl_stop;
 	}
 out:

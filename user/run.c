@@ -1395,7 +1395,31 @@ static void verdict_print(struct ctx *c, const struct run_verdict *rv)
 
 /* ---- the command ------------------------------------------------------ */
 
-static const char *sig_name(int sig)
+static const int stop_sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+static void on_signal(int sig)
+{
+	if (!fss_wl_stop)
+		fss_wl_stop = sig;
+}
+
+void fss_run_signals_catch(struct fss_run_sigs *s)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+	fss_wl_stop = 0;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++)
+		sigaction(stop_sigs[i], &sa, &s->old[i]);
+}
+
+void fss_run_signals_restore(const struct fss_run_sigs *s)
+{
+	for (int i = 0; i < 4; i++)
+		sigaction(stop_sigs[i], &s->old[i], NULL);
+}
+
+const char *fss_run_sig_name(int sig)
 {
 	switch (sig) {
 	case SIGINT: return "SIGINT";
@@ -1406,10 +1430,10 @@ static const char *sig_name(int sig)
 	}
 }
 
-static void on_signal(int sig)
+struct json_object *fss_run_interrupted_json(void)
 {
-	if (!fss_wl_stop)
-		fss_wl_stop = sig;
+	return fss_wl_stop ? json_object_new_string(fss_run_sig_name(fss_wl_stop)) :
+	       NULL;
 }
 
 static int check_combinations(struct run_opts *o)
@@ -1453,9 +1477,7 @@ int cmd_run(int argc, char **argv)
 		.method = FSS_M_FDATASYNC,
 		.pattern = FSS_PAT_OVERWRITE,
 	};
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	struct sigaction old_sa[4];
+	struct fss_run_sigs sigs;
 	struct sweep_row rows[MAX_SWEEP];
 	struct ctx c = { .o = &o };
 	struct run_verdict rv;
@@ -1492,10 +1514,7 @@ int cmd_run(int argc, char **argv)
 	if (!o.dir)
 		o.dir = ".";
 
-	fss_wl_stop = 0;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 4; i++)
-		sigaction(sigs[i], &sa, &old_sa[i]);
+	fss_run_signals_catch(&sigs);
 
 	c.w = fss_wl_new(o.dir, o.file, o.force, err, sizeof(err));
 	if (!c.w) {
@@ -1591,9 +1610,8 @@ int cmd_run(int argc, char **argv)
 							    rv.idx) : NULL);
 		json_object_object_add(doc, "verdict_reason", rv.have ? NULL :
 				       json_object_new_string(rv.why));
-		json_object_object_add(doc, "interrupted", fss_wl_stop ?
-				       json_object_new_string(sig_name(fss_wl_stop)) :
-				       NULL);
+		json_object_object_add(doc, "interrupted",
+				       fss_run_interrupted_json());
 		printf("%s\n", json_object_to_json_string_ext(doc,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 			JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -1605,7 +1623,7 @@ int cmd_run(int argc, char **argv)
 			"are incomplete\n", (unsigned long long)drops);
 	if (fss_wl_stop) {
 		fprintf(stderr, "fsyncscope: stopped by %s; results above are partial\n",
-			sig_name(fss_wl_stop));
+			fss_run_sig_name(fss_wl_stop));
 		ret = 128 + fss_wl_stop;
 	}
 out:
@@ -1618,7 +1636,6 @@ out:
 	}
 	fss_wl_free(c.w);
 	free(c.tests);
-	for (int i = 0; i < 4; i++)
-		sigaction(sigs[i], &old_sa[i], NULL);
+	fss_run_signals_restore(&sigs);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #ifndef __FSS_RUN_H
 #define __FSS_RUN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <json-c/json.h>
@@ -81,6 +82,25 @@ struct json_object *fss_run_verdict_json(const struct fss_verdict *v,
 					 const struct fss_devinfo *dev,
 					 const struct fss_run_test *tests,
 					 int idx);
+
+/*
+ * Stopping: SIGINT, SIGTERM, SIGHUP and SIGPIPE set fss_wl_stop to the
+ * first of them (SA_RESTART), so fss_run_tests() stops after the current
+ * op.  catch clears fss_wl_stop and installs the handler; restore puts
+ * back what was there before.
+ */
+struct fss_run_sigs {
+	struct sigaction old[4];
+};
+
+void fss_run_signals_catch(struct fss_run_sigs *s);
+void fss_run_signals_restore(const struct fss_run_sigs *s);
+
+/* "SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE", else "a signal". */
+const char *fss_run_sig_name(int sig);
+
+/* JSON "interrupted": the name of the signal that stopped us, or null. */
+struct json_object *fss_run_interrupted_json(void);
 
 /* {"kernel", "machine", "hostname", "cpus"} */
 struct json_object *fss_run_host_json(void);
