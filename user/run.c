@@ -1012,6 +1012,31 @@ static void section_end(struct ctx *c)
 	fflush(stdout);
 }
 
+/* A new test in section sec, with the suite's spec to change; NULL: ENOMEM. */
+static struct fss_run_test *suite_test(struct ctx *c, const struct suite_sec *sec)
+{
+	struct fss_run_test *r = rec_new(c);
+
+	if (r) {
+		r->section = sec->title;
+		r->spec = base_spec(c->o);
+	}
+	return r;
+}
+
+/* Run one test of the suite: 0, -errno, or -EINTR once a signal came. */
+static int suite_run(struct ctx *c, struct fss_run_test *r,
+		     struct fss_wl_file *file)
+{
+	int rc;
+
+	r->spec.name = r->name;
+	rc = run_test(c, r, file);
+	if (rc)
+		return rc;
+	return fss_wl_stop ? -EINTR : 0;
+}
+
 static int run_suite(struct ctx *c)
 {
 	static const enum fss_method methods[] = {
@@ -1033,10 +1058,8 @@ static int run_suite(struct ctx *c)
 	for (s = 0; s < 2; s++) {
 		section_start(c, &sections[s]);
 		for (i = 0; i < 5; i++) {
-			if (!(r = rec_new(c)))
+			if (!(r = suite_test(c, &sections[s])))
 				return -ENOMEM;
-			r->section = sections[s].title;
-			r->spec = base_spec(c->o);
 			r->spec.method = methods[i];
 			r->spec.writes_per_sync = s + 1;
 			r->spec.direct = methods[i] == FSS_M_OPEN_DATASYNC ||
@@ -1045,21 +1068,16 @@ static int run_suite(struct ctx *c)
 				 fss_method_name(methods[i]));
 			snprintf(r->label, sizeof(r->label), "%s",
 				 fss_method_name(methods[i]));
-			r->spec.name = r->name;
-			if ((rc = run_test(c, r, file)))
+			if ((rc = suite_run(c, r, file)))
 				return rc;
-			if (fss_wl_stop)
-				return -EINTR;
 		}
 		section_end(c);
 	}
 	/* 3: open_sync, 16kB per op in 1, 2, 4, 8, 16 writes */
 	section_start(c, &sections[2]);
 	for (i = 1; i <= 16; i *= 2) {
-		if (!(r = rec_new(c)))
+		if (!(r = suite_test(c, &sections[2])))
 			return -ENOMEM;
-		r->section = sections[2].title;
-		r->spec = base_spec(c->o);
 		r->spec.method = FSS_M_OPEN_SYNC;
 		r->spec.direct = true;
 		r->spec.writes_per_sync = i;
@@ -1067,20 +1085,15 @@ static int run_suite(struct ctx *c)
 		snprintf(r->name, sizeof(r->name), "%s.%dx%dk", sections[2].key, i, 16 / i);
 		snprintf(r->label, sizeof(r->label), "%2d * %2dkB write%s", i, 16 / i,
 			 i > 1 ? "s" : "");
-		r->spec.name = r->name;
-		if ((rc = run_test(c, r, file)))
+		if ((rc = suite_run(c, r, file)))
 			return rc;
-		if (fss_wl_stop)
-			return -EINTR;
 	}
 	section_end(c);
 	/* 4: fsync on the writing descriptor vs on a second one */
 	section_start(c, &sections[3]);
 	for (i = 0; i < 2; i++) {
-		if (!(r = rec_new(c)))
+		if (!(r = suite_test(c, &sections[3])))
 			return -ENOMEM;
-		r->section = sections[3].title;
-		r->spec = base_spec(c->o);
 		r->spec.method = FSS_M_FSYNC;
 		r->spec.shape = i ? FSS_SHAPE_WRITE_CLOSE_FSYNC :
 				    FSS_SHAPE_WRITE_FSYNC_CLOSE;
@@ -1088,19 +1101,14 @@ static int run_suite(struct ctx *c)
 			 i ? "write_close_fsync" : "write_fsync_close");
 		snprintf(r->label, sizeof(r->label), "%s",
 			 i ? "write, close, fsync" : "write, fsync, close");
-		r->spec.name = r->name;
-		if ((rc = run_test(c, r, file)))
+		if ((rc = suite_run(c, r, file)))
 			return rc;
-		if (fss_wl_stop)
-			return -EINTR;
 	}
 	section_end(c);
 	/* 5: writes without sync */
 	section_start(c, &sections[4]);
-	if (!(r = rec_new(c)))
+	if (!(r = suite_test(c, &sections[4])))
 		return -ENOMEM;
-	r->section = sections[4].title;
-	r->spec = base_spec(c->o);
 	r->spec.method = FSS_M_NONE;
 	snprintf(r->name, sizeof(r->name), "%s.write", sections[4].key);
 	snprintf(r->label, sizeof(r->label), "write");
