@@ -202,6 +202,15 @@ static void print_backing_plain(const struct chain *c)
 	}
 }
 
+/* The chain's table, its backing files, then the verdict. */
+static void print_chain_verdict(const struct chain *c, const struct fss_verdict *v)
+{
+	fss_devinfo_print_table(stdout, c->dev, c->n);
+	print_backing_plain(c);
+	putchar('\n');
+	fss_verdict_print(stdout, v);
+}
+
 /*
  * A facts-only verdict (nothing measured) for the first device of the chain,
  * taken as a whole disk: a partition's facts are its disk's.
@@ -306,10 +315,7 @@ static int show_dev(const char *arg)
 		json_object_object_add(root, "verdict", fss_verdict_json(&v));
 		emit_json(root);
 	} else {
-		fss_devinfo_print_table(stdout, c->dev, c->n);
-		print_backing_plain(c);
-		putchar('\n');
-		fss_verdict_print(stdout, &v);
+		print_chain_verdict(c, &v);
 	}
 	free(c);
 	return 0;
@@ -354,10 +360,7 @@ static int show_path(const char *arg)
 		fss_target_print(stdout, &t);
 		if (c->n) {
 			putchar('\n');
-			fss_devinfo_print_table(stdout, c->dev, c->n);
-			print_backing_plain(c);
-			putchar('\n');
-			fss_verdict_print(stdout, &v);
+			print_chain_verdict(c, &v);
 		}
 	}
 	free(c);
