@@ -40,20 +40,10 @@ static __always_inline __u32 rq_flags(struct request *rq)
 	return f;
 }
 
-static __always_inline __u32 rq_kdev(struct request *rq)
-{
-	struct gendisk *disk = fss_rq_disk(rq);
-
-	if (!disk)
-		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
-	       (__u32)BPF_CORE_READ(disk, first_minor);
-}
-
 static __always_inline int rq_event(struct request *rq, __u32 type,
 				    __u32 hook, __s64 nr_bytes)
 {
-	__u32 dev = rq_kdev(rq);
+	__u32 dev = fss_rq_kdev(rq);
 	struct fss_event *e;
 
 	if (targ_disk_dev && dev != targ_disk_dev)

@@ -26,6 +26,17 @@ static __always_inline struct gendisk *fss_rq_disk(struct request *rq)
 	return BPF_CORE_READ(rq, q, disk);
 }
 
+/* The request's whole disk as tracepoints print it: MAJOR << 20 | MINOR. */
+static __always_inline __u32 fss_rq_kdev(struct request *rq)
+{
+	struct gendisk *disk = fss_rq_disk(rq);
+
+	if (!disk)
+		return 0;
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
+	       (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
 /*
  * The request operation enum was "enum req_opf" until v6.0 ("block: use
  * enum req_op consistently" renamed it to "enum req_op" when blk_opf_t was

@@ -40,16 +40,6 @@ struct {
 	__type(value, struct nvme_pending);
 } nvme_pending SEC(".maps");
 
-static __always_inline __u32 nvme_rq_dev(struct request *rq)
-{
-	struct gendisk *disk = fss_rq_disk(rq);
-
-	if (!disk)
-		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
-	       (__u32)BPF_CORE_READ(disk, first_minor);
-}
-
 static __always_inline void nvme_event(struct request *rq, __u32 type, __u32 dev,
 				       __u64 ts, int opcode)
 {
@@ -73,7 +63,7 @@ int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 	struct nvme_pending p = {};
 	__u64 key = (__u64)rq;
 
-	if (targ_disk_dev && nvme_rq_dev(rq) != targ_disk_dev)
+	if (targ_disk_dev && fss_rq_kdev(rq) != targ_disk_dev)
 		return 0;
 	count_hit(FSS_HOOK_NVME);
 	p.ts = bpf_ktime_get_ns();
@@ -93,7 +83,7 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 	p = bpf_map_lookup_elem(&nvme_pending, &key);
 	if (!p)
 		return 0;	/* set up before we attached, or another disk */
-	dev = nvme_rq_dev(rq);
+	dev = fss_rq_kdev(rq);
 	count_hit(FSS_HOOK_NVME);
 	nvme_event(rq, FSS_EV_NVME_SETUP, dev, p->ts, p->opcode);
 	nvme_event(rq, FSS_EV_NVME_COMPLETE, dev, 0, -1);

@@ -183,11 +183,10 @@ static bool kernel_btf_lookup(const char *name, int kind)
 static struct { char name[64]; int kind; bool found; } btf_memo[24];
 static int btf_nmemo;
 
-static bool kernel_btf_has(const char *name, int kind, const char *module)
+static bool kernel_btf_has(const char *name, int kind)
 {
 	bool found;
 
-	(void)module;
 	for (int i = 0; i < btf_nmemo; i++)
 		if (btf_memo[i].kind == kind && !strcmp(btf_memo[i].name, name))
 			return btf_memo[i].found;
@@ -339,7 +338,7 @@ static bool has_tracepoint_btf(const char *tp)
 	char name[128];
 
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return kernel_btf_has(name, BTF_KIND_TYPEDEF, NULL);
+	return kernel_btf_has(name, BTF_KIND_TYPEDEF);
 }
 
 /*
@@ -359,7 +358,7 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 		case HS_SYSCALL_TP:
 			/* io_uring programs only where the kernel has io_uring */
 			on = strncmp(n, "iou_", 4) ||
-			     kernel_btf_has("io_uring_op", BTF_KIND_ENUM, NULL);
+			     kernel_btf_has("io_uring_op", BTF_KIND_ENUM);
 			break;
 		case HS_JOURNAL_TP:
 		case HS_FS_TP:
@@ -368,7 +367,7 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 		case HS_FS_FENTRY:
 			/* a missing target function fails the whole load */
 			on = fs_set == HS_FS_FENTRY &&
-			     kernel_btf_has(fs_func(pi->fs), BTF_KIND_FUNC, NULL);
+			     kernel_btf_has(fs_func(pi->fs), BTF_KIND_FUNC);
 			break;
 		case HS_FS_KPROBE:
 			on = fs_set == HS_FS_KPROBE;
@@ -599,6 +598,22 @@ static int calib_syncs(const char *dir, char *err, size_t errlen)
 	return rc;
 }
 
+/* Calibration syncs with our own process let through, and the hits they made. */
+static int calib_round(struct fss_tracer *t, __u64 *before, __u64 *after,
+		       char *err, size_t errlen)
+{
+	struct timespec settle = { 0, 30 * 1000000L };
+	int rc;
+
+	read_hits(t, before);
+	t->skel->bss->calib_tgid = getpid();
+	rc = calib_syncs(t->opts.calib_dir, err, errlen);
+	nanosleep(&settle, NULL);
+	t->skel->bss->calib_tgid = 0;
+	read_hits(t, after);
+	return rc;
+}
+
 static enum hookset fs_hook_id_set(int hook)
 {
 	return hook == FSS_HOOK_FS_FENTRY ? HS_FS_FENTRY :
@@ -610,21 +625,15 @@ static int calibrate(struct fss_tracer *t, char *err, size_t errlen)
 	__u64 before[FSS_HOOK_MAX], after[FSS_HOOK_MAX];
 	struct json_object *hits, *dropped;
 	int fs_hook, rc, n;
-	struct timespec settle = { 0, 30 * 1000000L };
 	struct stat st;
 
 	if (!t->opts.calib_dir || stat(t->opts.calib_dir, &st) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "calibration needs a directory on the traced filesystem");
 		return -EINVAL;
 	}
-	read_hits(t, before);
-	t->skel->bss->calib_tgid = getpid();
-	rc = calib_syncs(t->opts.calib_dir, err, errlen);
-	nanosleep(&settle, NULL);
-	t->skel->bss->calib_tgid = 0;
+	rc = calib_round(t, before, after, err, errlen);
 	if (rc)
 		return rc;
-	read_hits(t, after);
 
 	t->calib = json_object_new_object();
 	hits = json_object_new_object();
@@ -651,12 +660,7 @@ static int calibrate(struct fss_tracer *t, char *err, size_t errlen)
 		if (fs_hook != FSS_HOOK_FS_TP && t->opts.strategy == FSS_STRAT_AUTO) {
 			/* attached but silent: fall back to the tracepoints, check again */
 			if (!attach_set(t, L_FS, HS_FS_TP, &n) && n > 0) {
-				read_hits(t, before);
-				t->skel->bss->calib_tgid = getpid();
-				rc = calib_syncs(t->opts.calib_dir, err, errlen);
-				nanosleep(&settle, NULL);
-				t->skel->bss->calib_tgid = 0;
-				read_hits(t, after);
+				rc = calib_round(t, before, after, err, errlen);
 				if (!rc && after[FSS_HOOK_FS_TP] > before[FSS_HOOK_FS_TP]) {
 					t->layer_set[L_FS] = HS_FS_TP;
 					snprintf(t->layer_desc[L_FS], sizeof(t->layer_desc[L_FS]),
@@ -777,12 +781,12 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	nvme = has_tracepoint_btf("nvme_setup_cmd") && has_tracepoint_btf("nvme_complete_rq");
 	/* every BTF question set_autoload() and the report ask, then free it */
 	has_tracepoint_btf("block_io_start");
-	kernel_btf_has("io_uring_op", BTF_KIND_ENUM, NULL);
+	kernel_btf_has("io_uring_op", BTF_KIND_ENUM);
 	for (int i = 0; i < nfs; i++)
 		if (fs_try[i] == HS_FS_FENTRY) {
-			kernel_btf_has("ext4_sync_file", BTF_KIND_FUNC, NULL);
-			kernel_btf_has("xfs_file_fsync", BTF_KIND_FUNC, NULL);
-			kernel_btf_has("btrfs_sync_file", BTF_KIND_FUNC, NULL);
+			kernel_btf_has("ext4_sync_file", BTF_KIND_FUNC);
+			kernel_btf_has("xfs_file_fsync", BTF_KIND_FUNC);
+			kernel_btf_has("btrfs_sync_file", BTF_KIND_FUNC);
 		}
 	free_vmlinux_btf();
 
