@@ -257,7 +257,12 @@ check_buffered_write_delay() {
 	setup_fixture "$1"
 	measure fsync_base 0 0 --method fsync --pattern overwrite --file-size 1m
 	measure fsync_w$d 0 "$d" --method fsync --pattern overwrite --file-size 1m
-	[ "$(val fsync_w$d writes)" -eq "$k" ]
+	# K serial writes; the jbd2 commit may log its metadata in one or two
+	# requests (seen in CI: 4 on ext4), the extra one issued together with
+	# another, so the painted delay is still K x D — asserted just below.
+	local w
+	w="$(val fsync_w$d writes)"
+	[ "$w" -eq "$k" ] || [ "$w" -eq $((k + 1)) ]
 	delay_in fsync_w$d fsync_base device_write $((k * d * 1000))
 	# shellcheck disable=SC2046
 	stays fsync_w$d fsync_base $(phases_but device_write)
