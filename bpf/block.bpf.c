@@ -6,12 +6,17 @@
  * raw_tp (same arguments, for kernels that refuse tp_btf); user space
  * enables one set.  Requests are identified by their struct request
  * pointer; op and flags are normalised with BTF enum values.
+ *
+ * These run for every request of the traced disk, several per sync, so
+ * they are kept short: the tp_btf set reads the request with plain loads
+ * (direct = true: the verifier knows the argument's type), the raw_tp set
+ * with bpf_probe_read_kernel(); the body is one inlined function.
  */
 #include "common.bpf.h"
 
-static __always_inline __u32 rq_flags(struct request *rq)
+static __always_inline __u32 rq_flags(struct request *rq, const bool direct)
 {
-	__u32 opf = BPF_CORE_READ(rq, cmd_flags);
+	__u32 opf = FSS_RD(direct, rq, cmd_flags);
 	__u32 op = opf & ((1u << FSS_REQ_OP_BITS) - 1);
 	__u32 f = 0;
 	struct task_struct *task;
@@ -34,28 +39,28 @@ static __always_inline __u32 rq_flags(struct request *rq)
 		f |= FSS_RQ_SYNC;
 	if (opf & (1u << FSS_REQ_BIT(__REQ_META)))
 		f |= FSS_RQ_META;
-	task = (void *)bpf_get_current_task();
-	if (!BPF_CORE_READ(task, mm))
+	task = bpf_get_current_task_btf();
+	if (!task->mm)
 		f |= FSS_RQ_KTHREAD;
 	return f;
 }
 
 static __always_inline int rq_event(struct request *rq, __u32 type,
-				    __u32 hook, __s64 nr_bytes)
+				    __u32 hook, __s64 nr_bytes, const bool direct)
 {
-	__u32 dev = fss_rq_kdev(rq);
-	struct fss_event *e;
+	__u32 dev = fss_rq_kdev(rq, direct);
+	struct fss_rq_event *e;
 
 	if (targ_disk_dev && dev != targ_disk_dev)
 		return 0;
 	count_hit(hook);
-	e = event_reserve(type, dev);
+	e = rq_event_reserve(type, dev);
 	if (!e)
 		return 0;
-	e->rq.id = (__u64)rq;
-	e->rq.sector = BPF_CORE_READ(rq, __sector);
-	e->rq.bytes = nr_bytes >= 0 ? nr_bytes : BPF_CORE_READ(rq, __data_len);
-	e->rq.flags = rq_flags(rq);
+	e->id = (__u64)rq;
+	e->sector = FSS_RD(direct, rq, __sector);
+	e->bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
+	e->flags = rq_flags(rq, direct);
 	event_submit(e);
 	return 0;
 }
@@ -64,50 +69,50 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 SEC("tp_btf/block_io_start")
 int BPF_PROG(btf_io_start, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1);
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true);
 }
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(btf_rq_insert, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1);
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true);
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(btf_rq_issue, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1);
+	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1, true);
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(btf_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes);
+	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes, true);
 }
 
 /* --- raw_tp: same arguments, untyped context --- */
 SEC("raw_tp/block_io_start")
 int BPF_PROG(raw_io_start, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1);
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, false);
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(raw_rq_insert, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1);
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, false);
 }
 
 SEC("raw_tp/block_rq_issue")
 int BPF_PROG(raw_rq_issue, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1);
+	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1, false);
 }
 
 SEC("raw_tp/block_rq_complete")
 int BPF_PROG(raw_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes);
+	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes, false);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -49,10 +49,15 @@ struct {
 	__uint(max_entries, 2 << 20);
 } events SEC(".maps") __weak;
 
+/*
+ * Per-thread sync state in task-local storage: found from the current task
+ * without hashing, kept for the thread's life (an idle slot has ts == 0)
+ * so a sync costs no map insert or delete, and freed with the thread.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FSS_MAX_SYNCS);
-	__type(key, __u32);			/* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct sync_state);
 } syncs SEC(".maps") __weak;
 
@@ -99,6 +104,21 @@ static __always_inline void count_hit(__u32 hook)
 
 	if (v)
 		(*v)++;
+}
+
+/* The current thread's sync state slot; create: make it if missing. */
+static __always_inline struct sync_state *sync_slot(bool create)
+{
+	return bpf_task_storage_get(&syncs, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* The current thread's sync in flight, or NULL. */
+static __always_inline struct sync_state *sync_current(void)
+{
+	struct sync_state *st = sync_slot(false);
+
+	return st && st->ts ? st : NULL;
 }
 
 static __always_inline bool want_tgid(__u32 tgid)
@@ -151,13 +171,29 @@ static __always_inline struct fss_event *event_reserve(__u32 type, __u32 dev)
 	e->pid = id >> 32;
 	e->dev = dev;
 	e->ts = bpf_ktime_get_ns();
-	/*
-	 * Only syncs and journal commits are named by their task; request
-	 * events fire in whatever context completes them, and skipping the
-	 * helper there keeps the hot block path cheaper.
-	 */
-	if (type == FSS_EV_SYNC || type == FSS_EV_JOURNAL)
-		bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+/* A request/NVMe record with its header filled and the rest zero. */
+static __always_inline struct fss_rq_event *rq_event_reserve(__u32 type, __u32 dev)
+{
+	struct fss_rq_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_drop(0);
+		return NULL;
+	}
+	e->type = type;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->ts = bpf_ktime_get_ns();
+	e->id = 0;
+	e->sector = 0;
+	e->dev = dev;
+	e->bytes = 0;
+	e->flags = 0;
+	e->nvme_opcode = 0;
 	return e;
 }
 
@@ -165,7 +201,7 @@ static __always_inline struct fss_event *event_reserve(__u32 type, __u32 dev)
  * Submit without waking the consumer: user space polls every few ms, which
  * keeps a wake-up (and context switch) off the traced sync path.
  */
-static __always_inline void event_submit(struct fss_event *e)
+static __always_inline void event_submit(void *e)
 {
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }

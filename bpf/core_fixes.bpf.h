@@ -17,24 +17,33 @@ struct request___old_disk {
 	struct gendisk *rq_disk;
 } __attribute__((preserve_access_index));
 
-static __always_inline struct gendisk *fss_rq_disk(struct request *rq)
-{
-	struct request___old_disk *o = (void *)rq;
-
-	if (bpf_core_field_exists(o->rq_disk))
-		return BPF_CORE_READ(o, rq_disk);
-	return BPF_CORE_READ(rq, q, disk);
-}
+/*
+ * FSS_RD(direct, p, field): p->field.  direct (a constant after inlining)
+ * picks a plain load, for BTF-typed pointers the verifier lets programs
+ * dereference (tp_btf arguments, bpf_get_current_task_btf() and what is
+ * reached from them), over a bpf_probe_read_kernel() call for untyped ones
+ * (raw_tp arguments).  Both are CO-RE relocated.
+ */
+#define FSS_RD(direct, p, field)					\
+	((direct) ? (p)->field : BPF_CORE_READ(p, field))
 
 /* The request's whole disk as tracepoints print it: MAJOR << 20 | MINOR. */
-static __always_inline __u32 fss_rq_kdev(struct request *rq)
+static __always_inline __u32 fss_rq_kdev(struct request *rq, const bool direct)
 {
-	struct gendisk *disk = fss_rq_disk(rq);
+	struct request___old_disk *o = (void *)rq;
+	struct request_queue *q;
+	struct gendisk *disk;
 
+	if (bpf_core_field_exists(o->rq_disk)) {
+		disk = FSS_RD(direct, o, rq_disk);
+	} else {
+		q = FSS_RD(direct, rq, q);
+		disk = FSS_RD(direct, q, disk);
+	}
 	if (!disk)
 		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
-	       (__u32)BPF_CORE_READ(disk, first_minor);
+	return ((__u32)FSS_RD(direct, disk, major) << 20) |
+	       (__u32)FSS_RD(direct, disk, first_minor);
 }
 
 /*

@@ -13,8 +13,7 @@
 
 static __always_inline void fs_enter(__u32 hook, __u32 which)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct sync_state *st = bpf_map_lookup_elem(&syncs, &tid);
+	struct sync_state *st = sync_current();
 
 	if (!st)
 		return;
@@ -27,8 +26,7 @@ static __always_inline void fs_enter(__u32 hook, __u32 which)
 
 static __always_inline void fs_exit(__u32 which)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct sync_state *st = bpf_map_lookup_elem(&syncs, &tid);
+	struct sync_state *st = sync_current();
 
 	if (!st || !st->fs_start)
 		return;

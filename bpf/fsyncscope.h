@@ -10,7 +10,6 @@
 #define __FSYNCSCOPE_H
 
 #define FSS_COMM_LEN	16
-#define FSS_MAX_SYNCS	16384	/* in-flight syncs tracked (per-thread state) */
 #define FSS_MAX_COMMITS	1024	/* in-flight journal commits */
 
 enum fss_ev_type {
@@ -102,7 +101,7 @@ struct fss_rq_rec {
 	__u32 bytes;
 	__u32 flags;		/* FSS_RQ_* */
 	__u32 nvme_opcode;	/* NVMe events: command opcode (0 = Flush) */
-	__u32 nvme_qid;
+	__u32 pad;
 };
 
 struct fss_event {
@@ -119,5 +118,38 @@ struct fss_event {
 	};
 	char comm[FSS_COMM_LEN];	/* SYNC and JOURNAL records only ("" otherwise) */
 };
+
+/*
+ * On the wire, request and NVMe events (FSS_EV_RQ_*, FSS_EV_NVME_*) are
+ * this compact record instead: several come per sync, and 48 bytes (one
+ * cache line with the ring buffer's header) that the program fills field by
+ * field cost less than a zeroed struct fss_event.  type comes first in both
+ * layouts; user space widens it (fss_rq_event_widen) before attribution.
+ */
+struct fss_rq_event {
+	__u32 type;		/* enum fss_ev_type */
+	__u32 tid;		/* thread that recorded the event */
+	__u64 ts;		/* CLOCK_MONOTONIC ns */
+	__u64 id;		/* struct request * */
+	__u64 sector;
+	__u32 dev;		/* disk dev_t (MAJOR<<20|MINOR) */
+	__u32 bytes;
+	__u32 flags;		/* FSS_RQ_* */
+	__u32 nvme_opcode;	/* NVMe events: command opcode (0 = Flush) */
+};
+
+static inline void fss_rq_event_widen(const struct fss_rq_event *w, struct fss_event *ev)
+{
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = w->type;
+	ev->tid = w->tid;
+	ev->dev = w->dev;
+	ev->ts = w->ts;
+	ev->rq.id = w->id;
+	ev->rq.sector = w->sector;
+	ev->rq.bytes = w->bytes;
+	ev->rq.flags = w->flags;
+	ev->rq.nvme_opcode = w->nvme_opcode;
+}
 
 #endif /* __FSYNCSCOPE_H */

@@ -94,8 +94,7 @@ int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 SEC("tp/xfs/xfs_log_force")
 int tp_xfs_log_force(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct sync_state *st = bpf_map_lookup_elem(&syncs, &tid);
+	struct sync_state *st = sync_current();
 
 	if (!st)
 		return 0;

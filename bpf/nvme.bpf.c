@@ -43,16 +43,16 @@ struct {
 static __always_inline void nvme_event(struct request *rq, __u32 type, __u32 dev,
 				       __u64 ts, int opcode)
 {
-	struct fss_event *e = event_reserve(type, dev);
+	struct fss_rq_event *e = rq_event_reserve(type, dev);
 
 	if (!e)
 		return;
 	if (ts)
 		e->ts = ts;
-	e->rq.id = (__u64)rq;
-	e->rq.sector = BPF_CORE_READ(rq, __sector);
-	e->rq.bytes = BPF_CORE_READ(rq, __data_len);
-	e->rq.nvme_opcode = opcode;
+	e->id = (__u64)rq;
+	e->sector = rq->__sector;
+	e->bytes = rq->__data_len;
+	e->nvme_opcode = opcode;
 	event_submit(e);
 }
 
@@ -63,7 +63,7 @@ int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 	struct nvme_pending p = {};
 	__u64 key = (__u64)rq;
 
-	if (targ_disk_dev && fss_rq_kdev(rq) != targ_disk_dev)
+	if (targ_disk_dev && fss_rq_kdev(rq, true) != targ_disk_dev)
 		return 0;
 	count_hit(FSS_HOOK_NVME);
 	p.ts = bpf_ktime_get_ns();
@@ -83,7 +83,7 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 	p = bpf_map_lookup_elem(&nvme_pending, &key);
 	if (!p)
 		return 0;	/* set up before we attached, or another disk */
-	dev = fss_rq_kdev(rq);
+	dev = fss_rq_kdev(rq, true);
 	count_hit(FSS_HOOK_NVME);
 	nvme_event(rq, FSS_EV_NVME_SETUP, dev, p->ts, p->opcode);
 	nvme_event(rq, FSS_EV_NVME_COMPLETE, dev, 0, -1);

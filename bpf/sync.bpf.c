@@ -3,8 +3,14 @@
  * sync.bpf.c - sync entry and exit: the syscall tracepoints.
  *
  * One sync = one [enter, exit] interval of one thread.  State lives in the
- * syncs map (keyed by tid) while the sync runs; the filesystem and journal
- * programs add to it; at exit one FSS_EV_SYNC record carries it all.
+ * thread's slot of the syncs task storage while the sync runs; the
+ * filesystem and journal programs add to it; at exit one FSS_EV_SYNC record
+ * carries it all and the slot goes idle (ts = 0).
+ *
+ * The write hooks run for every write of a traced process, so the
+ * descriptor lookup uses plain loads from bpf_get_current_task_btf() as far
+ * as the verifier allows (up to the fd array) and one probe read per field
+ * after that.
  */
 #include "common.bpf.h"
 
@@ -15,14 +21,14 @@
 
 static __always_inline struct file *fd_file(__u32 fd)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = task->files->fdt;
 	struct file **fds;
 	struct file *f = NULL;
 
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (!fdt || fd >= fdt->max_fds)
 		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
+	fds = fdt->fd;
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
 	return f;
 }
@@ -35,9 +41,10 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 				      bool rwf_dsync, __u64 bytes)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	struct sync_state st = {};
+	struct sync_state *st;
 	struct file *f = NULL;
+	__u32 dev = 0;
+	__u64 ino = 0;
 
 	if (!want_task(id >> 32))
 		return 0;
@@ -50,20 +57,29 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 			return 0;
 	}
 	if (f) {
-		struct inode *ino = BPF_CORE_READ(f, f_inode);
+		struct inode *inode = BPF_CORE_READ(f, f_inode);
 
-		st.dev = sb_kdev(BPF_CORE_READ(ino, i_sb));
-		st.ino = BPF_CORE_READ(ino, i_ino);
+		dev = sb_kdev(BPF_CORE_READ(inode, i_sb));
+		ino = BPF_CORE_READ(inode, i_ino);
 	}
-	if (targ_fs_dev && st.dev != targ_fs_dev &&
+	if (targ_fs_dev && dev != targ_fs_dev &&
 	    !(calib_tgid && (id >> 32) == calib_tgid))
 		return 0;
-	st.ts = bpf_ktime_get_ns();
-	st.kind = kind;
-	st.fd = fd;
-	st.bytes = bytes;
-	if (bpf_map_update_elem(&syncs, &tid, &st, BPF_ANY))
+	st = sync_slot(true);
+	if (!st) {
 		count_drop(1);
+		return 0;
+	}
+	st->ts = bpf_ktime_get_ns();
+	st->fs_start = 0;
+	st->fs_end = 0;
+	st->log_start = 0;
+	st->ino = ino;
+	st->bytes = bytes;
+	st->kind = kind;
+	st->dev = dev;
+	st->fs_hook = 0;
+	st->fd = fd;
 	count_hit(kind == FSS_SYNC_FSYNC ? FSS_HOOK_SYS_FSYNC :
 		  kind == FSS_SYNC_FDATASYNC ? FSS_HOOK_SYS_FDATASYNC :
 		  FSS_HOOK_SYS_OTHER);
@@ -72,11 +88,9 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 
 static __always_inline int sync_exit(long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct sync_state *st;
+	struct sync_state *st = sync_current();
 	struct fss_event *e;
 
-	st = bpf_map_lookup_elem(&syncs, &tid);
 	if (!st)
 		return 0;
 	e = event_reserve(FSS_EV_SYNC, st->dev);
@@ -94,7 +108,7 @@ static __always_inline int sync_exit(long ret)
 		e->sync.bytes = st->bytes;
 		event_submit(e);
 	}
-	bpf_map_delete_elem(&syncs, &tid);
+	st->ts = 0;
 	return 0;
 }
 

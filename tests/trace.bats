@@ -84,6 +84,28 @@ assert_exact_sums() {
 	fss_jq "$out" '([.tests[0].breakdown[].share] | add) > 0.999 and ([.tests[0].breakdown[].share] | add) < 1.001'
 }
 
+@test "block layer on its raw_tp fallback: same requests, flushes and exact sums as tp_btf" {
+	fss_mkfs ext4
+	FSYNCSCOPE_BLOCK_HOOKS=raw_tp traced_run --method fdatasync --bs 8k --count 100 --pattern overwrite "$FSS_MNT"
+	fss_jq "$out" '.strategy.block == "raw_tp"'
+	assert_exact_sums "$ev"
+	fss_jq "$out" '.drops == 0 and .tests[0].syncs_traced == 100'
+	# every sync: its data write and its own flush, seen through raw_tp
+	[ "$(jq -s '[.[] | select(.device_flush_ns > 0 and .device_write_ns > 0)] | length' "$ev")" -eq 100 ]
+	fss_jq "$out" '.tests[0].flush.flushes == 100 and .tests[0].flush.preflush == 100'
+	# block_io_start gives queue time on this kernel in both sets
+	fss_jq "$out" '.tests[0].breakdown.queue.mean_us != null'
+	cp "$out" "$FSS_SCRATCH/raw.json"
+	FSYNCSCOPE_BLOCK_HOOKS=tp_btf traced_run --method fdatasync --bs 8k --count 100 --pattern overwrite "$FSS_MNT"
+	fss_jq "$out" '.strategy.block == "tp_btf"'
+	jq -e --slurpfile raw "$FSS_SCRATCH/raw.json" \
+		'.tests[0].flush.flushes == $raw[0].tests[0].flush.flushes and
+		 .tests[0].flush.fua_writes == $raw[0].tests[0].flush.fua_writes' "$out"
+	run -1 --separate-stderr env FSYNCSCOPE_BLOCK_HOOKS=bogus "$FSS_BIN" run --method fdatasync --count 2 "$FSS_MNT"
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	[[ "$stderr" == *FSYNCSCOPE_BLOCK_HOOKS* ]]
+}
+
 @test "ext4 append + fsync: the jbd2 commit shows as journal time" {
 	fss_mkfs ext4
 	traced_run --method fsync --bs 8k --count 100 --pattern append "$FSS_MNT"

@@ -482,10 +482,23 @@ static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fss_tracer *t = ctx;
 	struct fss_event ev;
+	__u32 type;
 
-	if (size < sizeof(ev))
+	if (size < sizeof(type))
 		return 0;
-	memcpy(&ev, data, sizeof(ev));
+	memcpy(&type, data, sizeof(type));
+	if (type >= FSS_EV_RQ_START && type <= FSS_EV_NVME_COMPLETE) {
+		struct fss_rq_event w;
+
+		if (size < sizeof(w))
+			return 0;
+		memcpy(&w, data, sizeof(w));
+		fss_rq_event_widen(&w, &ev);
+	} else {
+		if (size < sizeof(ev))
+			return 0;
+		memcpy(&ev, data, sizeof(ev));
+	}
 	if (verbose_level >= 4)
 		fprintf(stderr, "ev type=%u tid=%u dev=%u:%u ts=%llu end=%llu id=%llx flags=%#x bytes=%u comm=%.16s\n",
 			ev.type, ev.tid, ev.dev >> 20, ev.dev & 0xfffff,
@@ -727,6 +740,7 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	int nfs = 0, rc = 0, n;
 	bool fentry_ok, kprobe_ok, nvme;
 	enum hookset blk_set = HS_BLOCK_BTF;
+	const char *blk_env = getenv("FSYNCSCOPE_BLOCK_HOOKS");
 	__u64 t0 = now_ns();
 
 	t = calloc(1, sizeof(*t));
@@ -777,6 +791,13 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 			fs_try[nfs++] = HS_FS_KPROBE;
 		fs_try[nfs++] = HS_FS_TP;
 		break;
+	}
+	/* test knob: start the block layer at its raw_tp fallback */
+	if (blk_env && !strcmp(blk_env, "raw_tp"))
+		blk_set = HS_BLOCK_RAW;
+	else if (blk_env && *blk_env && strcmp(blk_env, "tp_btf")) {
+		snprintf(err, errlen, "FSYNCSCOPE_BLOCK_HOOKS: '%s' is not tp_btf or raw_tp", blk_env);
+		goto fail;
 	}
 	nvme = has_tracepoint_btf("nvme_setup_cmd") && has_tracepoint_btf("nvme_complete_rq");
 	/* every BTF question set_autoload() and the report ask, then free it */
