@@ -528,6 +528,7 @@ static void *consumer(void *arg)
 	 * hundred ms of events at 10k syncs/s, and losses are counted.
 	 */
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	pthread_setname_np(pthread_self(), "fss-consumer");
 
 	while (!t->stop) {
 		nanosleep(&ts, NULL);
