@@ -75,7 +75,10 @@ struct {
 	__type(value, __u8);
 } tgids SEC(".maps") __weak;
 
-/* [0]: events lost (ring buffer full); [1]: sync state lost (map full) */
+/*
+ * [0]: events lost (ring buffer full); [1]: sync state lost (no task storage
+ * slot could be made, or the io_uring request map was full)
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2);

@@ -41,6 +41,8 @@ assert_exact_sums() {
 	fss_jq "$out" '.strategy.calibration.hits.sys_fsync >= 1'
 	fss_jq "$out" '.strategy.calibration.hits.fs_tracepoint >= 4'
 	fss_jq "$out" '.strategy.probes.fentry != "ok"'
+	# an fdatasync-only workload hooks fsync and fdatasync, not the writes
+	fss_jq "$out" '.strategy.layers.sync.detail | test("[(]syscalls, 4 hooks[)]")'
 }
 
 @test "--strategy fentry fails with one clear line when fentry is refused" {
@@ -137,6 +139,8 @@ assert_exact_sums() {
 	assert_exact_sums "$ev"
 	[ "$(jq -s '[.[] | select(.kind == "dsync_write")] | length' "$ev")" -eq 50 ]
 	fss_jq "$out" '.tests[0].syncs_traced == 50'
+	# the write family is hooked for it: fsync, fdatasync and 5 writes
+	fss_jq "$out" '.strategy.layers.sync.detail | test("[(]syscalls, 14 hooks[)]")'
 }
 
 @test "two concurrent jobs: every sync of both threads traced, sums exact" {

@@ -811,6 +811,26 @@ static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *f
 
 /* ---- the engine shared with compare and devices --probe --------------- */
 
+/* The sync kinds (1 << FSS_SYNC_*) a method's ops are traced as. */
+static __u32 method_sync_kinds(enum fss_method m)
+{
+	switch (m) {
+	case FSS_M_OPEN_DATASYNC:
+	case FSS_M_OPEN_SYNC:
+	case FSS_M_PWRITEV2_DSYNC:
+		return 1u << FSS_SYNC_DSYNC_WRITE;
+	case FSS_M_FDATASYNC:
+		return 1u << FSS_SYNC_FDATASYNC;
+	case FSS_M_FSYNC:
+	case FSS_M_FSYNC_WRITETHROUGH:
+		return 1u << FSS_SYNC_FSYNC;
+	case FSS_M_SYNC_FILE_RANGE:
+		return 1u << FSS_SYNC_SYNC_FILE_RANGE;
+	default:
+		return 0;
+	}
+}
+
 int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 		  int n, struct fss_run_out *out, char *err, size_t errlen)
 {
@@ -841,6 +861,10 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 			.disk_dev = ti->t.disk_kdev,
 			.verbose = cfg->verbose,
 		};
+
+		/* hook only the kinds of sync these tests make */
+		for (int i = 0; i < n; i++)
+			to.sync_kinds |= method_sync_kinds(tests[i].spec.method);
 
 		hk.tr = fss_tracer_open(&to, err, errlen);
 		if (!hk.tr) {
@@ -1544,6 +1568,9 @@ int cmd_run(int argc, char **argv)
 
 		if (o.wl.strategy)
 			fss_strategy_parse(o.wl.strategy, &to.strategy);
+		/* a custom test makes one kind of sync; the suite all of them */
+		if (o.custom)
+			to.sync_kinds = method_sync_kinds(o.method);
 		if (o.file && !stat(o.file, &fst) && S_ISBLK(fst.st_mode)) {
 			/* syncs on the device node itself: filter by disk only */
 			__u32 k = fss_kdev(major(fst.st_rdev), minor(fst.st_rdev));

@@ -341,6 +341,40 @@ static bool has_tracepoint_btf(const char *tp)
 	return kernel_btf_has(name, BTF_KIND_TYPEDEF);
 }
 
+/* The sync kind a sync-layer program records (-1: not one). */
+static int prog_sync_kind(const char *n)
+{
+	const char *s = !strncmp(n, "sys_enter_", 10) ? n + 10 :
+			!strncmp(n, "sys_exit_", 9) ? n + 9 : NULL;
+
+	if (!strncmp(n, "iou_", 4))
+		return FSS_SYNC_IOURING_FSYNC;
+	if (!s)
+		return -1;
+	if (!strcmp(s, "fsync"))
+		return FSS_SYNC_FSYNC;
+	if (!strcmp(s, "fdatasync"))
+		return FSS_SYNC_FDATASYNC;
+	if (!strcmp(s, "sync_file_range"))
+		return FSS_SYNC_SYNC_FILE_RANGE;
+	if (!strcmp(s, "syncfs"))
+		return FSS_SYNC_SYNCFS;
+	if (!strcmp(s, "msync"))
+		return FSS_SYNC_MSYNC;
+	return FSS_SYNC_DSYNC_WRITE;	/* write, pwrite64, writev, pwritev(2) */
+}
+
+/* Does this tracer want the sync-layer program n? */
+static bool want_sync_prog(const struct fss_tracer *t, const char *n)
+{
+	int kind = prog_sync_kind(n);
+
+	if (!t->opts.sync_kinds || kind < 0 ||
+	    kind == FSS_SYNC_FSYNC || kind == FSS_SYNC_FDATASYNC)
+		return true;
+	return t->opts.sync_kinds & (1u << kind);
+}
+
 /*
  * Which programs load in this configuration.  fs_set: the filesystem hook
  * set; tracepoint fs programs always load so calibration can fall back to
@@ -357,8 +391,9 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 		switch (pi->set) {
 		case HS_SYSCALL_TP:
 			/* io_uring programs only where the kernel has io_uring */
-			on = strncmp(n, "iou_", 4) ||
-			     kernel_btf_has("io_uring_op", BTF_KIND_ENUM);
+			on = (strncmp(n, "iou_", 4) ||
+			      kernel_btf_has("io_uring_op", BTF_KIND_ENUM)) &&
+			     want_sync_prog(t, n);
 			break;
 		case HS_JOURNAL_TP:
 		case HS_FS_TP:
@@ -943,6 +978,35 @@ fail:
 	return NULL;
 }
 
+static void *link_destroyer(void *arg)
+{
+	bpf_link__destroy(arg);
+	return NULL;
+}
+
+/*
+ * Detach every program.  Closing a classic tracepoint's perf event waits
+ * for an RCU grace period; one after the other, ~30 of them took ~2 s.
+ * Closed from one thread each, the waits overlap and share grace periods.
+ */
+static void detach_all(struct fss_tracer *t)
+{
+	pthread_t th[MAX_PROGS];
+	bool started[MAX_PROGS] = { false };
+
+	for (int i = 0; i < t->nprogs; i++) {
+		if (!t->progs[i].link)
+			continue;
+		started[i] = !pthread_create(&th[i], NULL, link_destroyer, t->progs[i].link);
+		if (!started[i])
+			bpf_link__destroy(t->progs[i].link);
+		t->progs[i].link = NULL;
+	}
+	for (int i = 0; i < t->nprogs; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+}
+
 void fss_tracer_close(struct fss_tracer *t)
 {
 	if (!t)
@@ -951,9 +1015,7 @@ void fss_tracer_close(struct fss_tracer *t)
 		t->stop = true;
 		pthread_join(t->thread, NULL);
 	}
-	for (int i = 0; i < t->nprogs; i++)
-		if (t->progs[i].link)
-			bpf_link__destroy(t->progs[i].link);
+	detach_all(t);
 	ring_buffer__free(t->rb);
 	if (t->skel)
 		fsyncscope_bpf__destroy(t->skel);

@@ -30,6 +30,13 @@ struct fss_trace_opts {
 	__u32 fs_dev;		/* only this filesystem (0: all); kernel dev_t encoding */
 	__u32 disk_dev;		/* only requests on this disk (0: all) */
 	int verbose;
+	/*
+	 * Sync kinds to hook, as bits 1 << FSS_SYNC_* (0: all).  A workload
+	 * that only calls fdatasync need not pay for the write hooks that
+	 * look for O_DSYNC writes.  fsync and fdatasync are always hooked
+	 * (calibration uses them).
+	 */
+	__u32 sync_kinds;
 	FILE *events_out;	/* --events: one JSON line per sync, or NULL */
 	/* live mode (fsyncscope trace) */
 	const __u32 *tgids;	/* only syncs of these processes (ntgids > 0) */
