@@ -25,6 +25,15 @@ const volatile __u64 targ_cgroup __weak = 0;	/* cgroup v2 id, 0: any */
 /* Runtime switch: our own process during calibration (0: off). */
 __u32 calib_tgid __weak = 0;
 
+/*
+ * Start time of each sync in flight, in slot tid % FSS_INFLIGHT_SLOTS, 0
+ * when none; user space reads it through the mmap'ed .bss to keep what a
+ * long sync overlaps until its record arrives.  Two threads in flight on
+ * one slot: the later one wins, and the earlier sync is then only covered
+ * by user space's slack.
+ */
+__u64 inflight_start[FSS_INFLIGHT_SLOTS] __weak = {};
+
 /* Per-thread state of an in-flight sync. */
 struct sync_state {
 	__u64 ts;

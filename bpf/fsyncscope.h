@@ -11,6 +11,7 @@
 
 #define FSS_COMM_LEN	16
 #define FSS_MAX_COMMITS	1024	/* in-flight journal commits */
+#define FSS_INFLIGHT_SLOTS	4096	/* start times of syncs in flight, by tid (power of 2) */
 
 enum fss_ev_type {
 	FSS_EV_SYNC = 1,	/* one finished sync of one thread: [ts, ts_end] */
@@ -121,9 +122,9 @@ struct fss_event {
 
 /*
  * On the wire, request and NVMe events (FSS_EV_RQ_*, FSS_EV_NVME_*) are
- * this compact record instead: several come per sync, and 48 bytes (one
- * cache line with the ring buffer's header) that the program fills field by
- * field cost less than a zeroed struct fss_event.  type comes first in both
+ * this compact record instead: several come per sync, and 48 bytes that
+ * the program fills field by field (56 with the ring buffer's header)
+ * cost less than a zeroed 104-byte struct fss_event.  type comes first in both
  * layouts; user space widens it (fss_rq_event_widen) before attribution.
  */
 struct fss_rq_event {

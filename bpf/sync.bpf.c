@@ -71,6 +71,7 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 		return 0;
 	}
 	st->ts = bpf_ktime_get_ns();
+	inflight_start[(__u32)id & (FSS_INFLIGHT_SLOTS - 1)] = st->ts;
 	st->fs_start = 0;
 	st->fs_end = 0;
 	st->log_start = 0;
@@ -90,9 +91,13 @@ static __always_inline int sync_exit(long ret)
 {
 	struct sync_state *st = sync_current();
 	struct fss_event *e;
+	__u32 slot;
 
 	if (!st)
 		return 0;
+	slot = (__u32)bpf_get_current_pid_tgid() & (FSS_INFLIGHT_SLOTS - 1);
+	if (inflight_start[slot] == st->ts)
+		inflight_start[slot] = 0;
 	e = event_reserve(FSS_EV_SYNC, st->dev);
 	if (e) {
 		e->ts_end = e->ts;

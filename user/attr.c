@@ -371,6 +371,7 @@ struct fss_attr {
 	__u64 seq;
 
 	__u64 max_seen;		/* latest timestamp in any record */
+	__u64 hold;		/* start of the oldest sync in flight (0: none) */
 	__u64 orphans;		/* events for requests we never saw begin */
 
 	struct fss_flush_stats stats;
@@ -1051,12 +1052,20 @@ int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
 	for (i = 0; i < a->npend; i++)
 		if (a->pend[i].ev.ts < cutoff)
 			cutoff = a->pend[i].ev.ts;
+	if (a->hold && a->hold < cutoff)
+		cutoff = a->hold;
 	stale = sub_sat(a->max_seen, ATTR_STALE_NS);
 	if (stale > cutoff)
 		stale = cutoff;
 	tidx_gc(&a->rqs, cutoff, stale, rq_free, a);
 	tidx_gc(&a->jnl, cutoff, stale, jrec_free, a);
 	return (int)n;
+}
+
+void fss_attr_hold(struct fss_attr *a, __u64 ts)
+{
+	if (a)
+		a->hold = ts;
 }
 
 void fss_attr_flush_stats(const struct fss_attr *a, struct fss_flush_stats *st)

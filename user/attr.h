@@ -98,6 +98,14 @@ int fss_attr_add(struct fss_attr *a, const struct fss_event *ev);
  */
 int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg);
 
+/*
+ * A sync began at ts and has not returned yet (its record comes at its
+ * exit): keep everything that overlaps [ts, now) until told otherwise.
+ * 0: no sync known to be in flight.  Without it, events older than about a
+ * second are forgotten, and a longer sync would lose its early requests.
+ */
+void fss_attr_hold(struct fss_attr *a, __u64 ts);
+
 /* Flush facts so far (all devices together). */
 void fss_attr_flush_stats(const struct fss_attr *a, struct fss_flush_stats *st);
 void fss_attr_reset_stats(struct fss_attr *a);

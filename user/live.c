@@ -1351,6 +1351,8 @@ static void print_slow(const struct fss_sync_result *r)
 			snprintf(k, sizeof(k), "%s_ns", fss_phase_name(p));
 			json_object_object_add(o, k, json_object_new_int64(r->phase_ns[p]));
 		}
+		json_object_object_add(o, "nr_rq", json_object_new_int(r->nr_rq));
+		json_object_object_add(o, "nr_write", json_object_new_int(r->nr_write));
 		json_object_object_add(o, "nr_flush", json_object_new_int(r->nr_flush));
 		json_object_object_add(o, "nr_fua", json_object_new_int(r->nr_fua));
 		json_object_object_add(o, "nr_journal", json_object_new_int(r->nr_journal));

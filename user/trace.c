@@ -37,6 +37,8 @@
 
 #define POLL_INTERVAL_MS	20
 #define DRAIN_LAG_NS		(300ULL * 1000 * 1000)
+/* A sync in flight for longer than this no longer holds old events. */
+#define HOLD_MAX_NS		(60ULL * 1000 * 1000 * 1000)
 
 enum layer { L_SYNC, L_FS, L_JOURNAL, L_BLOCK, L_NVME, L_MAX };
 static const char *layer_names[L_MAX] = { "sync", "fs", "journal", "block", "nvme" };
@@ -551,6 +553,25 @@ static int handle_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * Tell the attribution engine about the oldest sync still in flight (the
+ * BPF side stamps its start in .bss, read here without a system call), so
+ * the requests at the start of a long sync are still there at its end.
+ */
+static void hold_inflight(struct fss_tracer *t, __u64 now)
+{
+	const volatile __u64 *v = t->skel->bss->inflight_start;
+	__u64 oldest = 0;
+
+	for (int i = 0; i < FSS_INFLIGHT_SLOTS; i++) {
+		__u64 ts = v[i];
+
+		if (ts && ts + HOLD_MAX_NS > now && (!oldest || ts < oldest))
+			oldest = ts;
+	}
+	fss_attr_hold(t->attr, oldest);
+}
+
 static void *consumer(void *arg)
 {
 	struct fss_tracer *t = arg;
@@ -572,6 +593,7 @@ static void *consumer(void *arg)
 		if (t->collecting && t->attr) {
 			__u64 now = now_ns();
 
+			hold_inflight(t, now);
 			if (now > DRAIN_LAG_NS)
 				fss_attr_drain(t->attr, now - DRAIN_LAG_NS, on_sync, t);
 		}
@@ -1099,7 +1121,8 @@ int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
 	}
 	while (ring_buffer__consume(t->rb) > 0)
 		;
-	/* syncs still running have no SYNC record yet: they stay pending */
+	/* syncs still running have no SYNC record yet: what they overlap stays */
+	hold_inflight(t, now_ns());
 	rc = fss_attr_drain(t->attr, now_ns(), on_sync, t);
 	if (flush) {
 		fss_attr_flush_stats(t->attr, flush);

@@ -1186,6 +1186,70 @@ static void test_drain_horizon(void)
 	fss_attr_free(a);
 }
 
+/*
+ * A sync whose record has not come yet, 2 s long, while another disk keeps
+ * records coming (so the newest record seen moves on): drained every
+ * 100 ms of event time as the tracer does, with the horizon 300 ms behind.
+ * Its data write ends 0.3 ms after it starts.  Held (fss_attr_hold with the
+ * sync's start, as the tracer does from the BPF side's in-flight stamps),
+ * the write is still there when the record arrives; not held, the slack
+ * (about 1 s) runs out first and the write is forgotten.
+ */
+static void hold_case(bool hold, struct results *res)
+{
+	struct fss_event own[] = {
+		START(13, T(1100), 0xa1, W),
+		ISSUE(13, T(1200), 0xa1, W),
+		COMPLETE(T(1300), 0xa1, W),
+		ISSUE(KWORKER, T(1400), 0xc0, FL | KT),
+	};
+	struct fss_attr *a = new_attr();
+	__u64 t;
+	__u64 id = 0x5000;
+
+	FEED(a, own);
+	for (t = T(100000); t <= T(2001400); t += US(100000)) {
+		struct fss_event other[] = {
+			rq(FSS_EV_RQ_START, 99, OTHER_DISK, t, id, W),
+			rq(FSS_EV_RQ_ISSUE, 99, OTHER_DISK, t + US(10), id, W),
+			rq(FSS_EV_RQ_COMPLETE, 0, OTHER_DISK, t + US(50), id, W),
+		};
+
+		id++;
+		FEED(a, other);
+		fss_attr_hold(a, hold ? T(1000) : 0);
+		fss_attr_drain(a, t - US(300000), collect, res);
+	}
+	{
+		struct fss_event end[] = {
+			COMPLETE(T(2001400), 0xc0, FL),
+			sync_ev(13, FSS_SYNC_FDATASYNC, T(1000), T(2001500)),
+		};
+
+		FEED(a, end);
+	}
+	fss_attr_hold(a, 0);
+	fss_attr_drain(a, UINT64_MAX, collect, res);
+	fss_attr_free(a);
+}
+
+static void test_hold_inflight(void)
+{
+	struct results held = { 0 }, not_held = { 0 };
+
+	hold_case(true, &held);
+	CHECK_EQ(held.n, 1);
+	/* queue 100, write 100, flush [1400, 2001400], the rest other */
+	EXPECT_PHASES(&held.r[0], 0, 0, 100, 100, 2000000, 300);
+	CHECK_EQ(held.r[0].nr_write, 1);
+	CHECK_EQ(held.bad_sums, 0);
+
+	hold_case(false, &not_held);
+	CHECK_EQ(not_held.n, 1);
+	CHECK_EQ(not_held.r[0].nr_write, 0);	/* what the hold prevents */
+	CHECK_EQ(not_held.bad_sums, 0);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -1763,6 +1827,7 @@ static const struct {
 	CASE(long_requests),
 	CASE(random_vs_reference),
 	CASE(drain_horizon),
+	CASE(hold_inflight),
 	CASE(gc_bounded),
 	CASE(invalid_input),
 	CASE(report_percentiles),
