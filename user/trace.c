@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
@@ -989,6 +990,8 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	rc = calibrate(t, err, errlen);
 	if (rc)
 		goto fail;
+	/* libbpf's parsed BTF and ELF are freed by now: give the pages back */
+	malloc_trim(0);
 	t->setup_ms = (now_ns() - t0) / 1e6;
 	if (opts->live && fss_tracer_begin(t, "live")) {
 		snprintf(err, errlen, "out of memory");
