@@ -354,7 +354,8 @@ check_buffered_write_delay() {
 	[ "$(ctl append_f$d fsyncs)" -ge $((2 * N)) ]
 }
 
-# A sync longer than the tracer's slack for late records (about 1.3 s):
+# A sync longer than the tracer keeps finished requests for (the 300 ms
+# drain lag plus the 250 ms slack):
 # O_DSYNC writes of 8 KiB with a 1.5 s flush, in live mode, while another
 # disk keeps the tracer busy with requests (O_DIRECT writes on a second
 # loop filesystem).  Each write's data request completes right at the start

@@ -101,8 +101,9 @@ int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
 /*
  * A sync began at ts and has not returned yet (its record comes at its
  * exit): keep everything that overlaps [ts, now) until told otherwise.
- * 0: no sync known to be in flight.  Without it, events older than about a
- * second are forgotten, and a longer sync would lose its early requests.
+ * 0: no sync known to be in flight.  Without it, events that ended more
+ * than the slack (250 ms) before the horizon are forgotten, and a longer
+ * sync would lose its early requests.
  */
 void fss_attr_hold(struct fss_attr *a, __u64 ts);
 
