@@ -35,7 +35,7 @@ attr_case() {
 CASES="simple_fdatasync overlapping_requests batched_flush concurrent_syncers
 missing_completion dsync_write_native_fua unrelated_write ext4_journal
 journal_other_fs xfs_log kthread_log_write rq_id_reuse nvme_flush
-write_through_no_flush unknown_disk out_of_order_arrival long_requests
+write_through_no_flush unknown_disk out_of_order_arrival long_requests lookback
 random_vs_reference drain_horizon hold_inflight gc_bounded invalid_input report_percentiles
 report_print report_json report_no_rq_start report_sync_json_escaping names"
 
@@ -70,6 +70,7 @@ report_print report_json report_no_rq_start report_sync_json_escaping names"
 @test "attr: unknown disk accepts any disk" { attr_case unknown_disk; }
 @test "attr: records arriving out of order" { attr_case out_of_order_arrival; }
 @test "attr: requests that began long before the sync" { attr_case long_requests; }
+@test "attr: an 8 ms request among short ones is still found (look-back)" { attr_case lookback; }
 @test "attr: random streams match a naive reference" { attr_case random_vs_reference; }
 @test "attr: drain horizon and what GC keeps" { attr_case drain_horizon; }
 @test "attr: a sync in flight holds its early requests while other disks move on" { attr_case hold_inflight; }

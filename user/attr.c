@@ -8,7 +8,7 @@
  *
  *  - requests: one struct rq per life of a (disk, struct request *) pair,
  *    found by a hash on the id while it is the current owner of that id,
- *    and kept in a time index for the painting;
+ *    and kept in its disk's time index for the painting;
  *  - journal commits (jbd2) in a second time index, and the set of journal
  *    threads per filesystem;
  *  - pending syncs, painted when fss_attr_drain() is told that nothing
@@ -18,8 +18,11 @@
  * items are kept in an array sorted by their first timestamp; an item that
  * is still open, or lasted longer than TIDX_LONG_NS, or was evicted from
  * the sorted array while it could still matter, is also listed in a small
- * unsorted side list.  A query scans the sorted array back from e only to
- * s - TIDX_LONG_NS, plus the side list.
+ * unsorted side list.  Beside each slot of the sorted array, pm[] keeps an
+ * upper bound of the latest end among the closed, short items up to that
+ * slot: a query scans back from e only while that bound is past s, then
+ * the side list.  On a fast device that is a handful of items however
+ * many a slow one elsewhere in the window left behind.
  *
  * The model itself (which requests belong to a sync, which interval is
  * which phase) is documented in docs/model.md; keep the two in step.
@@ -89,8 +92,14 @@ struct tnode {
 	bool in_recent;		/* listed in the sorted array */
 };
 
+/*
+ * Invariant of pm: pm[i] >= pm[i - 1] and pm[i] >= tnode_reach(v[i]), so
+ * pm[i] bounds the end of every item in v[head .. i] that is not in the
+ * side list.  Forgetting items at the head keeps it true.
+ */
 struct tidx {
 	struct tnode **v;	/* v[head .. head + len) sorted by first */
+	__u64 *pm;		/* pm[i]: see above; same slots as v */
 	size_t head, len, cap;
 	struct tnode **side;	/* open, long or evicted-but-alive items */
 	size_t nside, cside;
@@ -107,6 +116,55 @@ static bool tnode_needs_side(const struct tnode *n)
 static bool tnode_overlaps(const struct tnode *n, __u64 s, __u64 e)
 {
 	return n->first < e && n->end > s;
+}
+
+/* How far an item in v reaches for the scan: side items are found apart. */
+static __u64 tnode_reach(const struct tnode *n)
+{
+	return n->side < 0 ? n->end : 0;
+}
+
+/* Restore the pm invariant from slot i on, after v[i] changed. */
+static void tidx_pm_fix(struct tidx *t, size_t i)
+{
+	size_t end = t->head + t->len;
+	__u64 m;
+
+	m = i > t->head ? t->pm[i - 1] : 0;
+	if (tnode_reach(t->v[i]) > m)
+		m = tnode_reach(t->v[i]);
+	t->pm[i] = m;
+	for (i++; i < end && t->pm[i] < m; i++)
+		t->pm[i] = tnode_reach(t->v[i]) > m ? (m = tnode_reach(t->v[i])) : m;
+}
+
+/*
+ * First index in the sorted array whose item starts at or after ts.  The
+ * callers ask about recent times: gallop back from the tail, then bisect.
+ */
+static size_t tidx_upper(const struct tidx *t, __u64 ts)
+{
+	size_t lo = t->head, hi = t->head + t->len, step = 1;
+
+	while (hi > t->head) {
+		size_t p = hi - t->head > step ? hi - step : t->head;
+
+		if (t->v[p]->first < ts) {
+			lo = p + 1;
+			break;
+		}
+		hi = p;
+		step *= 2;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid]->first < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static int tidx_side_add(struct tidx *t, struct tnode *n)
@@ -146,14 +204,20 @@ static int tidx_insert(struct tidx *t, struct tnode *n)
 	if (t->head + t->len == t->cap) {
 		if (t->head > t->cap / 2) {
 			memmove(t->v, t->v + t->head, t->len * sizeof(*t->v));
+			memmove(t->pm, t->pm + t->head, t->len * sizeof(*t->pm));
 			t->head = 0;
 		} else {
 			size_t nc = t->cap ? t->cap * 2 : 256;
 			struct tnode **p = realloc(t->v, nc * sizeof(*p));
+			__u64 *q;
 
 			if (!p)
 				return -ENOMEM;
-			t->v = p;
+			t->v = p;	/* cap unchanged until pm grew too */
+			q = realloc(t->pm, nc * sizeof(*q));
+			if (!q)
+				return -ENOMEM;
+			t->pm = q;
 			t->cap = nc;
 		}
 	}
@@ -166,35 +230,36 @@ static int tidx_insert(struct tidx *t, struct tnode *n)
 	for (i = end; i > t->head && t->v[i - 1]->first > n->first; i--)
 		;
 	memmove(t->v + i + 1, t->v + i, (end - i) * sizeof(*t->v));
+	memmove(t->pm + i + 1, t->pm + i, (end - i) * sizeof(*t->pm));
 	t->v[i] = n;
 	t->len++;
+	tidx_pm_fix(t, i);
 	return 0;
 }
 
-/* After n->end changed. */
+/*
+ * After n->end changed.  An item that leaves the side list is found in v
+ * by its start (updates come for recent items, near the tail) and the
+ * bound fixed from there.
+ */
 static int tidx_update(struct tidx *t, struct tnode *n)
 {
+	size_t i;
+
 	if (tnode_needs_side(n))
 		return tidx_side_add(t, n);
 	tidx_side_del(t, n);
-	return 0;
-}
-
-/* First index in the sorted array whose item starts at or after ts. */
-static size_t tidx_upper(const struct tidx *t, __u64 ts)
-{
-	size_t lo = t->head, hi = t->head + t->len;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid]->first < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
+	for (i = tidx_upper(t, n->first + 1); i > t->head; i--) {
+		if (t->v[i - 1] == n) {
+			tidx_pm_fix(t, i - 1);
+			return 0;
+		}
+		if (t->v[i - 1]->first < n->first)
+			break;
 	}
-	return lo;
+	return -EINVAL;		/* in_recent but not in v: cannot happen */
 }
+
 
 struct ptrvec {
 	void **p;
@@ -219,22 +284,20 @@ static int ptrvec_push(struct ptrvec *v, void *x)
 /* Append every item overlapping [s, e) to out. */
 static int tidx_query(const struct tidx *t, __u64 s, __u64 e, struct ptrvec *out)
 {
-	__u64 lo = s > TIDX_LONG_NS ? s - TIDX_LONG_NS : 0;
 	size_t i;
 
 	for (i = tidx_upper(t, e); i > t->head; i--) {
 		struct tnode *n = t->v[i - 1];
 
-		if (n->first < lo)
-			break;	/* earlier short items ended before s */
-		if (tnode_overlaps(n, s, e) && ptrvec_push(out, n))
+		if (t->pm[i - 1] <= s)
+			break;	/* v[head .. i - 1] all ended by s */
+		if (n->side < 0 && tnode_overlaps(n, s, e) &&
+		    ptrvec_push(out, n))
 			return -ENOMEM;
 	}
 	for (i = 0; i < t->nside; i++) {
 		struct tnode *n = t->side[i];
 
-		if (n->in_recent && n->first >= lo)
-			continue;	/* seen by the scan above */
 		if (tnode_overlaps(n, s, e) && ptrvec_push(out, n))
 			return -ENOMEM;
 	}
@@ -291,6 +354,7 @@ static void tidx_destroy(struct tidx *t, tnode_free_fn fn, void *ctx)
 	for (i = 0; i < t->len; i++)
 		fn(t->v[t->head + i], ctx);
 	free(t->v);
+	free(t->pm);
 	free(t->side);
 	memset(t, 0, sizeof(*t));
 }
@@ -345,8 +409,7 @@ struct jthread {
 };
 
 struct pending {
-	struct fss_event ev;
-	__u64 seq;		/* arrival order, tie-break on equal ts_end */
+	struct fss_event ev;	/* pend is sorted by ev.ts_end, then arrival */
 };
 
 /* One endpoint of a phase interval, for the sweep. */
@@ -354,6 +417,15 @@ struct paint_pt {
 	__u64 t;
 	__u32 phase;
 	__s32 delta;
+};
+
+/*
+ * Requests are indexed per disk: a sync looks only at its own disk's, so a
+ * slow disk elsewhere (whose requests set the look-back) costs it nothing.
+ */
+struct disk_idx {
+	__u32 dev;
+	struct tidx t;
 };
 
 struct fss_attr {
@@ -365,7 +437,8 @@ struct fss_attr {
 	struct rq *free_rqs;	/* recycled request records */
 	size_t nfree;
 
-	struct tidx rqs;
+	struct disk_idx *disks;	/* a time index of requests per disk */
+	size_t ndisks, cdisks, last_disk;
 	size_t nrqs;
 	struct tidx jnl;
 	size_t njnl;
@@ -373,8 +446,7 @@ struct fss_attr {
 	unsigned int njthreads;
 
 	struct pending *pend;
-	size_t npend, cpend;
-	__u64 seq;
+	size_t phead, npend, cpend;	/* waiting: pend[phead .. npend) */
 
 	__u64 max_seen;		/* latest timestamp in any record */
 	__u64 hold;		/* start of the oldest sync in flight (0: none) */
@@ -390,6 +462,38 @@ struct fss_attr {
 };
 
 #define RQ_FREE_MAX	4096
+
+/* The time index of dev's requests; create: make it if missing. */
+static struct tidx *rq_index(struct fss_attr *a, __u32 dev, bool create)
+{
+	struct disk_idx *d;
+	size_t i;
+
+	if (a->last_disk < a->ndisks && a->disks[a->last_disk].dev == dev)
+		return &a->disks[a->last_disk].t;
+	for (i = 0; i < a->ndisks; i++) {
+		if (a->disks[i].dev == dev) {
+			a->last_disk = i;
+			return &a->disks[i].t;
+		}
+	}
+	if (!create)
+		return NULL;
+	if (a->ndisks == a->cdisks) {
+		size_t nc = a->cdisks ? a->cdisks * 2 : 4;
+
+		d = realloc(a->disks, nc * sizeof(*d));
+		if (!d)
+			return NULL;
+		a->disks = d;
+		a->cdisks = nc;
+	}
+	d = &a->disks[a->ndisks];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	a->last_disk = a->ndisks++;
+	return &d->t;
+}
 
 static __u64 hash_id(__u64 id)
 {
@@ -496,6 +600,7 @@ static void jrec_free(struct tnode *n, void *ctx)
 static int rq_new(struct fss_attr *a, const struct fss_event *ev, struct rq **out)
 {
 	struct rq *r = a->free_rqs, *old;
+	struct tidx *t;
 
 	if (r) {
 		a->free_rqs = r->hnext;
@@ -513,7 +618,8 @@ static int rq_new(struct fss_attr *a, const struct fss_event *ev, struct rq **ou
 	r->n.first = ev->ts;
 	r->n.end = OPEN_END;
 	r->n.last = ev->ts;
-	if (tidx_insert(&a->rqs, &r->n)) {
+	t = rq_index(a, ev->dev, true);
+	if (!t || tidx_insert(t, &r->n)) {
 		free(r);
 		return -ENOMEM;
 	}
@@ -599,7 +705,7 @@ static int add_rq_event(struct fss_attr *a, const struct fss_event *ev)
 	r->all_flags |= ev->rq.flags;
 	if (ev->ts > r->n.last)
 		r->n.last = ev->ts;
-	return tidx_update(&a->rqs, &r->n);
+	return tidx_update(rq_index(a, r->dev, false), &r->n);
 }
 
 /* ---- journal ---- */
@@ -684,7 +790,9 @@ void fss_attr_free(struct fss_attr *a)
 
 	if (!a)
 		return;
-	tidx_destroy(&a->rqs, rq_free, a);
+	for (size_t i = 0; i < a->ndisks; i++)
+		tidx_destroy(&a->disks[i].t, rq_free, a);
+	free(a->disks);
 	tidx_destroy(&a->jnl, jrec_free, a);
 	for (r = a->free_rqs; r; r = next) {
 		next = r->hnext;
@@ -700,6 +808,7 @@ void fss_attr_free(struct fss_attr *a)
 int fss_attr_add(struct fss_attr *a, const struct fss_event *ev)
 {
 	__u64 latest;
+	size_t i;
 
 	if (!a || !ev)
 		return -EINVAL;
@@ -725,7 +834,12 @@ int fss_attr_add(struct fss_attr *a, const struct fss_event *ev)
 	}
 
 	if (ev->type == FSS_EV_SYNC) {
-		if (a->npend == a->cpend) {
+		if (a->npend == a->cpend && a->phead > a->cpend / 2) {
+			a->npend -= a->phead;
+			memmove(a->pend, a->pend + a->phead,
+				a->npend * sizeof(*a->pend));
+			a->phead = 0;
+		} else if (a->npend == a->cpend) {
 			size_t nc = a->cpend ? a->cpend * 2 : 256;
 			struct pending *p = realloc(a->pend, nc * sizeof(*p));
 
@@ -734,8 +848,18 @@ int fss_attr_add(struct fss_attr *a, const struct fss_event *ev)
 			a->pend = p;
 			a->cpend = nc;
 		}
-		a->pend[a->npend].ev = *ev;
-		a->pend[a->npend].seq = a->seq++;
+		/*
+		 * Keep pend sorted by exit time (then arrival): records come
+		 * nearly in order, so the insertion point is at or near the
+		 * tail and drain never sorts.
+		 */
+		i = a->npend;
+		while (i > a->phead && a->pend[i - 1].ev.ts_end > ev->ts_end)
+			i--;
+		if (i < a->npend)
+			memmove(a->pend + i + 1, a->pend + i,
+				(a->npend - i) * sizeof(*a->pend));
+		a->pend[i].ev = *ev;
 		a->npend++;
 	} else if (ev->type == FSS_EV_JOURNAL) {
 		int err = add_journal(a, ev);
@@ -803,8 +927,19 @@ static void paint_sweep(struct fss_attr *a, const struct paint *p,
 	__u64 cur = p->s;
 	size_t i = 0;
 
-	if (a->npts > 1)
+	if (a->npts > 32) {
 		qsort(a->pts, a->npts, sizeof(*a->pts), pt_cmp);
+	} else {	/* a sync has a handful of boundaries */
+		for (i = 1; i < a->npts; i++) {
+			struct paint_pt x = a->pts[i];
+			size_t j = i;
+
+			for (; j > 0 && a->pts[j - 1].t > x.t; j--)
+				a->pts[j] = a->pts[j - 1];
+			a->pts[j] = x;
+		}
+		i = 0;
+	}
 	for (;;) {
 		__u64 t = i < a->npts ? a->pts[i].t : p->e;
 		int ph;
@@ -982,7 +1117,15 @@ static int paint_sync(struct fss_attr *a, const struct fss_event *ev,
 
 	/* block requests that belong to this sync */
 	a->cand.n = 0;
-	err = tidx_query(&a->rqs, p.s, p.e, &a->cand);
+	if (disk) {
+		struct tidx *t = rq_index(a, disk, false);
+
+		err = t ? tidx_query(t, p.s, p.e, &a->cand) : 0;
+	} else {	/* disk unknown: every disk's requests */
+		err = 0;
+		for (i = 0; i < a->ndisks && !err; i++)
+			err = tidx_query(&a->disks[i].t, p.s, p.e, &a->cand);
+	}
 	if (err)
 		return err;
 	for (i = 0; i < a->cand.n; i++) {
@@ -1006,15 +1149,6 @@ static int paint_sync(struct fss_attr *a, const struct fss_event *ev,
 
 /* ---- draining ---- */
 
-static int pend_cmp(const void *x, const void *y)
-{
-	const struct pending *a = x, *b = y;
-
-	if (a->ev.ts_end != b->ev.ts_end)
-		return a->ev.ts_end < b->ev.ts_end ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 static __u64 sub_sat(__u64 a, __u64 b)
 {
 	return a > b ? a - b : 0;
@@ -1023,26 +1157,25 @@ static __u64 sub_sat(__u64 a, __u64 b)
 int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
 {
 	struct fss_sync_result res;
-	size_t n = 0, i;
+	size_t n, i, painted;
 	__u64 cutoff, stale;
 	int err = 0;
 
 	if (!a)
 		return -EINVAL;
 
-	if (a->npend > 1)
-		qsort(a->pend, a->npend, sizeof(*a->pend), pend_cmp);
-	while (n < a->npend && a->pend[n].ev.ts_end <= horizon) {
+	for (n = a->phead;
+	     n < a->npend && a->pend[n].ev.ts_end <= horizon; n++) {
 		err = paint_sync(a, &a->pend[n].ev, &res);
 		if (err)
 			break;
 		if (cb)
 			cb(&res, arg);
-		n++;
 	}
-	if (n && n < a->npend)
-		memmove(a->pend, a->pend + n, (a->npend - n) * sizeof(*a->pend));
-	a->npend -= n;
+	painted = n - a->phead;
+	a->phead = n;
+	if (a->phead == a->npend)
+		a->phead = a->npend = 0;
 	if (err)
 		return err;
 
@@ -1055,7 +1188,7 @@ int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
 	cutoff = sub_sat(horizon, ATTR_SLACK_NS);
 	if (sub_sat(a->max_seen, ATTR_SLACK_NS) < cutoff)
 		cutoff = sub_sat(a->max_seen, ATTR_SLACK_NS);
-	for (i = 0; i < a->npend; i++)
+	for (i = a->phead; i < a->npend; i++)
 		if (a->pend[i].ev.ts < cutoff)
 			cutoff = a->pend[i].ev.ts;
 	if (a->hold && a->hold < cutoff)
@@ -1063,9 +1196,10 @@ int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
 	stale = sub_sat(a->max_seen, ATTR_STALE_NS);
 	if (stale > cutoff)
 		stale = cutoff;
-	tidx_gc(&a->rqs, cutoff, stale, rq_free, a);
+	for (i = 0; i < a->ndisks; i++)
+		tidx_gc(&a->disks[i].t, cutoff, stale, rq_free, a);
 	tidx_gc(&a->jnl, cutoff, stale, jrec_free, a);
-	return (int)n;
+	return (int)painted;
 }
 
 void fss_attr_hold(struct fss_attr *a, __u64 ts)
@@ -1103,7 +1237,7 @@ void fss_attr__counts(const struct fss_attr *a, size_t *pending, size_t *rqs,
 void fss_attr__counts(const struct fss_attr *a, size_t *pending, size_t *rqs,
 		      size_t *hashed, size_t *journals)
 {
-	*pending = a->npend;
+	*pending = a->npend - a->phead;
 	*rqs = a->nrqs;
 	*hashed = a->nhashed;
 	*journals = a->njnl;

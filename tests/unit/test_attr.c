@@ -793,6 +793,35 @@ static void test_long_requests(void)
 }
 
 /*
+ * The time index looks back only as far as its longest closed request: an
+ * 8 ms write among 200 short requests of another process must still be
+ * found by a sync that overlaps only its last 100 us.
+ */
+static void test_lookback(void)
+{
+	struct fss_event ev[700];
+	struct fss_attr *a = new_attr();
+	struct results res;
+	int n = 0;
+
+	ev[n++] = START(100, T(0), 0xa0, W | SY);
+	ev[n++] = ISSUE(100, T(10), 0xa0, W | SY);
+	for (int i = 0; i < 200; i++) {
+		__u64 t = 20 + i * 39;
+
+		ev[n++] = START(999, T(t), 0x5000 + i, W);
+		ev[n++] = ISSUE(999, T(t + 5), 0x5000 + i, W);
+		ev[n++] = COMPLETE(T(t + 30), 0x5000 + i, W);
+	}
+	ev[n++] = COMPLETE(T(8000), 0xa0, W | SY);
+	ev[n++] = sync_ev(100, FSS_SYNC_FDATASYNC, T(7900), T(8100));
+	run_all(a, ev, n, &res, 1);
+	EXPECT_PHASES(&res.r[0], 0, 0, 0, 100, 0, 100);
+	CHECK_EQ(res.r[0].nr_rq, 1);
+	fss_attr_free(a);
+}
+
+/*
  * Randomized cross-check: a stream of 3 s with thousands of requests (ids
  * reused, long ones, lost completions, kernel threads, other disks) and
  * syncs, fed in time order with small local disorder and drained as a
@@ -1825,6 +1854,7 @@ static const struct {
 	CASE(unknown_disk),
 	CASE(out_of_order_arrival),
 	CASE(long_requests),
+	CASE(lookback),
 	CASE(random_vs_reference),
 	CASE(drain_horizon),
 	CASE(hold_inflight),
