@@ -14,7 +14,13 @@
  */
 #include "common.bpf.h"
 
-static __always_inline __u32 rq_flags(struct request *rq, const bool direct)
+/*
+ * who: also say whether the current task is a kernel thread.  Only the
+ * submitting side (start, issue) asks; a completion runs in whatever
+ * context the interrupt found, so it would say nothing.
+ */
+static __always_inline __u32 rq_flags(struct request *rq, const bool direct,
+				      const bool who)
 {
 	__u32 opf = FSS_RD(direct, rq, cmd_flags);
 	__u32 op = opf & ((1u << FSS_REQ_OP_BITS) - 1);
@@ -39,9 +45,11 @@ static __always_inline __u32 rq_flags(struct request *rq, const bool direct)
 		f |= FSS_RQ_SYNC;
 	if (opf & (1u << FSS_REQ_BIT(__REQ_META)))
 		f |= FSS_RQ_META;
-	task = bpf_get_current_task_btf();
-	if (!task->mm)
-		f |= FSS_RQ_KTHREAD;
+	if (who) {
+		task = bpf_get_current_task_btf();
+		if (!task->mm)
+			f |= FSS_RQ_KTHREAD;
+	}
 	return f;
 }
 
@@ -60,7 +68,7 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	e->id = (__u64)rq;
 	e->sector = FSS_RD(direct, rq, __sector);
 	e->bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
-	e->flags = rq_flags(rq, direct);
+	e->flags = rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE);
 	event_submit(e);
 	return 0;
 }
