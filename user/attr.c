@@ -260,7 +260,6 @@ static int tidx_update(struct tidx *t, struct tnode *n)
 	return -EINVAL;		/* in_recent but not in v: cannot happen */
 }
 
-
 struct ptrvec {
 	void **p;
 	size_t n, cap;
