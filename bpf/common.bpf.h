@@ -46,11 +46,13 @@ struct sync_state {
 	__u32 fd;
 };
 
-/* Per-journal state of an in-flight jbd2 commit. */
+/* Per-journal state of an in-flight jbd2 commit; start == 0: none. */
 struct commit_state {
 	__u64 start, locking, flushing, logging;
 	__u32 transaction;
 	__u32 sync_commit;
+	__u32 dev;
+	__u32 pad;
 };
 
 struct {
@@ -70,10 +72,15 @@ struct {
 	__type(value, struct sync_state);
 } syncs SEC(".maps") __weak;
 
+/*
+ * A jbd2 commit runs start to end in its journal's kthread
+ * (jbd2_journal_commit_transaction), so its state lives in that thread's
+ * task storage: no hash insert and delete per commit.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FSS_MAX_COMMITS);
-	__type(key, __u32);			/* journal fs dev */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct commit_state);
 } commits SEC(".maps") __weak;
 
@@ -86,7 +93,8 @@ struct {
 
 /*
  * [0]: events lost (ring buffer full); [1]: sync state lost (no task storage
- * slot could be made, or the io_uring request map was full)
+ * slot could be made for a sync or a journal commit, or the io_uring
+ * request map was full)
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -10,7 +10,6 @@
 #define __FSYNCSCOPE_H
 
 #define FSS_COMM_LEN	16
-#define FSS_MAX_COMMITS	1024	/* in-flight journal commits */
 #define FSS_INFLIGHT_SLOTS	4096	/* start times of syncs in flight, by tid (power of 2) */
 
 enum fss_ev_type {

@@ -3,8 +3,9 @@
  * journal.bpf.c - filesystem journal work.
  *
  * ext4/jbd2: a commit runs in the journal kthread, from jbd2_start_commit to
- * jbd2_end_commit (with locking/flushing/logging phases in between); one
- * FSS_EV_JOURNAL record per commit.  Syncs that wait for it are matched in
+ * jbd2_end_commit (with locking/flushing/logging phases in between), its
+ * state in that thread's task storage; one FSS_EV_JOURNAL record per
+ * commit.  Syncs that wait for it are matched in
  * user space by device and time.
  * xfs: the syncing thread forces the log itself (xfs_log_force); the first
  * force in a sync is stored in its state and the journal interval runs from
@@ -17,25 +18,48 @@ static __always_inline bool want_fs_dev(__u32 dev)
 	return !targ_fs_dev || dev == targ_fs_dev;
 }
 
+/* The current (journal) thread's commit slot; create: make it if missing. */
+static __always_inline struct commit_state *commit_slot(bool create)
+{
+	return bpf_task_storage_get(&commits, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* The commit in flight in this thread for journal dev, or NULL. */
+static __always_inline struct commit_state *commit_current(__u32 dev)
+{
+	struct commit_state *cs = commit_slot(false);
+
+	return cs && cs->start && cs->dev == dev ? cs : NULL;
+}
+
 SEC("tp/jbd2/jbd2_start_commit")
 int tp_jbd2_start_commit(struct trace_event_raw_jbd2_commit *ctx)
 {
 	__u32 dev = ctx->dev;
-	struct commit_state cs = {};
+	struct commit_state *cs;
 
 	if (!want_fs_dev(dev))
 		return 0;
 	count_hit(FSS_HOOK_JBD2);
-	cs.start = bpf_ktime_get_ns();
-	cs.transaction = ctx->transaction;
-	cs.sync_commit = ctx->sync_commit;
-	bpf_map_update_elem(&commits, &dev, &cs, BPF_ANY);
+	cs = commit_slot(true);
+	if (!cs) {
+		count_drop(1);
+		return 0;
+	}
+	cs->start = bpf_ktime_get_ns();
+	cs->locking = 0;
+	cs->flushing = 0;
+	cs->logging = 0;
+	cs->transaction = ctx->transaction;
+	cs->sync_commit = ctx->sync_commit;
+	cs->dev = dev;
 	return 0;
 }
 
 static __always_inline int commit_stamp(__u32 dev, int which)
 {
-	struct commit_state *cs = bpf_map_lookup_elem(&commits, &dev);
+	struct commit_state *cs = commit_current(dev);
 	__u64 now = bpf_ktime_get_ns();
 
 	if (!cs)
@@ -71,7 +95,7 @@ SEC("tp/jbd2/jbd2_end_commit")
 int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 {
 	__u32 dev = ctx->dev;
-	struct commit_state *cs = bpf_map_lookup_elem(&commits, &dev);
+	struct commit_state *cs = commit_current(dev);
 	struct fss_event *e;
 
 	if (!cs)
@@ -87,7 +111,7 @@ int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 		e->journal.sync_commit = cs->sync_commit;
 		event_submit(e);
 	}
-	bpf_map_delete_elem(&commits, &dev);
+	cs->start = 0;
 	return 0;
 }
 
