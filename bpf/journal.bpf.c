@@ -5,8 +5,8 @@
  * ext4/jbd2: a commit runs in the journal kthread, from jbd2_start_commit to
  * jbd2_end_commit (with locking/flushing/logging phases in between), its
  * state in that thread's task storage; one FSS_EV_JOURNAL record per
- * commit.  Syncs that wait for it are matched in
- * user space by device and time.
+ * commit.  Syncs that wait for it are matched in user space by device and
+ * time.
  * xfs: the syncing thread forces the log itself (xfs_log_force); the first
  * force in a sync is stored in its state and the journal interval runs from
  * there to the sync's exit.

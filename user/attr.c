@@ -128,14 +128,14 @@ static __u64 tnode_reach(const struct tnode *n)
 static void tidx_pm_fix(struct tidx *t, size_t i)
 {
 	size_t end = t->head + t->len;
-	__u64 m;
+	__u64 m = i > t->head ? t->pm[i - 1] : 0;
 
-	m = i > t->head ? t->pm[i - 1] : 0;
-	if (tnode_reach(t->v[i]) > m)
-		m = tnode_reach(t->v[i]);
-	t->pm[i] = m;
-	for (i++; i < end && t->pm[i] < m; i++)
-		t->pm[i] = tnode_reach(t->v[i]) > m ? (m = tnode_reach(t->v[i])) : m;
+	/* slot i always (it may be new); later ones until they already hold */
+	do {
+		if (tnode_reach(t->v[i]) > m)
+			m = tnode_reach(t->v[i]);
+		t->pm[i++] = m;
+	} while (i < end && t->pm[i] < m);
 }
 
 /*

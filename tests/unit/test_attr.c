@@ -88,6 +88,24 @@ static struct fss_event rq(__u32 type, __u32 tid, __u32 dev, __u64 ts,
 #define ISSUE(tid, ts, id, fl)		rq(FSS_EV_RQ_ISSUE, tid, DISK, ts, id, fl)
 #define COMPLETE(ts, id, fl)		rq(FSS_EV_RQ_COMPLETE, 0, DISK, ts, id, fl)
 
+/*
+ * count short writes of another process (tid 999, ids 0x5000 + i) at ev[n]:
+ * one every step us from t0, issued q us after they start, done d us after
+ * that.  Returns the new event count.
+ */
+static int other_writes(struct fss_event *ev, int n, int count, __u64 t0,
+			__u64 step, __u64 q, __u64 d)
+{
+	for (int i = 0; i < count; i++) {
+		__u64 t = t0 + i * step;
+
+		ev[n++] = START(999, T(t), 0x5000 + i, W);
+		ev[n++] = ISSUE(999, T(t + q), 0x5000 + i, W);
+		ev[n++] = COMPLETE(T(t + q + d), 0x5000 + i, W);
+	}
+	return n;
+}
+
 static struct fss_event nvme(__u32 type, __u64 ts, __u64 id, __u32 opcode)
 {
 	struct fss_event e = rq(type, 0, DISK, ts, id, 0);
@@ -775,13 +793,7 @@ static void test_long_requests(void)
 
 	ev[n++] = ISSUE(KWORKER, T(50000), 0xc0, FL | KT);
 	ev[n++] = START(100, T(70000), 0xa0, W | SY);
-	for (int i = 0; i < 100; i++) {		/* other process, short */
-		__u64 t = 60000 + i * 390;
-
-		ev[n++] = START(999, T(t), 0x5000 + i, W);
-		ev[n++] = ISSUE(999, T(t + 10), 0x5000 + i, W);
-		ev[n++] = COMPLETE(T(t + 100), 0x5000 + i, W);
-	}
+	n = other_writes(ev, n, 100, 60000, 390, 10, 90);
 	ev[n++] = COMPLETE(T(110000), 0xc0, FL);
 	ev[n++] = ISSUE(100, T(112000), 0xa0, W | SY);
 	ev[n++] = COMPLETE(T(115000), 0xa0, W | SY);
@@ -793,9 +805,9 @@ static void test_long_requests(void)
 }
 
 /*
- * The time index looks back only as far as its longest closed request: an
- * 8 ms write among 200 short requests of another process must still be
- * found by a sync that overlaps only its last 100 us.
+ * The time index walks back only while an earlier closed request can still
+ * reach the sync: an 8 ms write among 200 short requests of another
+ * process must still be found by a sync that overlaps only its last 100 us.
  */
 static void test_lookback(void)
 {
@@ -806,13 +818,7 @@ static void test_lookback(void)
 
 	ev[n++] = START(100, T(0), 0xa0, W | SY);
 	ev[n++] = ISSUE(100, T(10), 0xa0, W | SY);
-	for (int i = 0; i < 200; i++) {
-		__u64 t = 20 + i * 39;
-
-		ev[n++] = START(999, T(t), 0x5000 + i, W);
-		ev[n++] = ISSUE(999, T(t + 5), 0x5000 + i, W);
-		ev[n++] = COMPLETE(T(t + 30), 0x5000 + i, W);
-	}
+	n = other_writes(ev, n, 200, 20, 39, 5, 25);
 	ev[n++] = COMPLETE(T(8000), 0xa0, W | SY);
 	ev[n++] = sync_ev(100, FSS_SYNC_FDATASYNC, T(7900), T(8100));
 	run_all(a, ev, n, &res, 1);
