@@ -56,9 +56,14 @@ static __always_inline __u32 rq_flags(struct request *rq, const bool direct,
 static __always_inline int rq_event(struct request *rq, __u32 type,
 				    __u32 hook, __s64 nr_bytes, const bool direct)
 {
-	__u32 dev = fss_rq_kdev(rq, direct);
 	struct fss_rq_event *e;
+	__u32 dev;
 
+	if (floor_only) {
+		count_hit(hook);
+		return 0;
+	}
+	dev = fss_rq_kdev(rq, direct);
 	if (targ_disk_dev && dev != targ_disk_dev)
 		return 0;
 	count_hit(hook);

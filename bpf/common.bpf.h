@@ -21,6 +21,12 @@ const volatile __u32 targ_fs_dev __weak = 0;	/* 0: any filesystem */
 const volatile __u32 targ_disk_dev __weak = 0;	/* 0: any disk */
 const volatile char targ_comm[FSS_COMM_LEN] __weak = {};	/* "": any */
 const volatile __u64 targ_cgroup __weak = 0;	/* cgroup v2 id, 0: any */
+/*
+ * Benchmark floor (FSYNCSCOPE_FLOOR=1): every program counts its hook and
+ * returns, so a run costs only what having programs on these attach points
+ * costs; bench-overhead compares it with the full recording.
+ */
+const volatile bool floor_only __weak = false;
 
 /* Runtime switch: our own process during calibration (0: off). */
 __u32 calib_tgid __weak = 0;

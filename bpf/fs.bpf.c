@@ -13,8 +13,13 @@
 
 static __always_inline void fs_enter(__u32 hook, __u32 which)
 {
-	struct sync_state *st = sync_current();
+	struct sync_state *st;
 
+	if (floor_only) {
+		count_hit(which);
+		return;
+	}
+	st = sync_current();
 	if (!st)
 		return;
 	count_hit(which);
@@ -26,8 +31,11 @@ static __always_inline void fs_enter(__u32 hook, __u32 which)
 
 static __always_inline void fs_exit(__u32 which)
 {
-	struct sync_state *st = sync_current();
+	struct sync_state *st;
 
+	if (floor_only)
+		return;
+	st = sync_current();
 	if (!st || !st->fs_start)
 		return;
 	st->fs_end = bpf_ktime_get_ns();

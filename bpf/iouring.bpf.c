@@ -44,6 +44,10 @@ int iou_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
 	struct io_kiocb *req;
 	__u64 key;
 
+	if (floor_only) {
+		count_hit(FSS_HOOK_SYS_OTHER);
+		return 0;
+	}
 	if (!bpf_core_enum_value_exists(enum io_uring_op, IORING_OP_FSYNC) ||
 	    !bpf_core_field_exists(ctx->opcode) || !bpf_core_field_exists(ctx->req))
 		return 0;
@@ -78,6 +82,8 @@ int iou_complete(struct trace_event_raw_io_uring_complete *ctx)
 	__u32 dev = 0;
 	__u64 key;
 
+	if (floor_only)
+		return 0;
 	if (!bpf_core_field_exists(ctx->req) || !bpf_core_field_exists(ctx->res))
 		return 0;
 	req = ctx->req;

@@ -39,6 +39,10 @@ int tp_jbd2_start_commit(struct trace_event_raw_jbd2_commit *ctx)
 	__u32 dev = ctx->dev;
 	struct commit_state *cs;
 
+	if (floor_only) {
+		count_hit(FSS_HOOK_JBD2);
+		return 0;
+	}
 	if (!want_fs_dev(dev))
 		return 0;
 	count_hit(FSS_HOOK_JBD2);
@@ -59,11 +63,15 @@ int tp_jbd2_start_commit(struct trace_event_raw_jbd2_commit *ctx)
 
 static __always_inline int commit_stamp(__u32 dev, int which)
 {
-	struct commit_state *cs = commit_current(dev);
-	__u64 now = bpf_ktime_get_ns();
+	struct commit_state *cs;
+	__u64 now;
 
+	if (floor_only)
+		return 0;
+	cs = commit_current(dev);
 	if (!cs)
 		return 0;
+	now = bpf_ktime_get_ns();
 	if (which == 0)
 		cs->locking = now;
 	else if (which == 1)
@@ -95,9 +103,12 @@ SEC("tp/jbd2/jbd2_end_commit")
 int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 {
 	__u32 dev = ctx->dev;
-	struct commit_state *cs = commit_current(dev);
+	struct commit_state *cs;
 	struct fss_event *e;
 
+	if (floor_only)
+		return 0;
+	cs = commit_current(dev);
 	if (!cs)
 		return 0;
 	e = event_reserve(FSS_EV_JOURNAL, dev);
@@ -118,8 +129,13 @@ int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 SEC("tp/xfs/xfs_log_force")
 int tp_xfs_log_force(void *ctx)
 {
-	struct sync_state *st = sync_current();
+	struct sync_state *st;
 
+	if (floor_only) {
+		count_hit(FSS_HOOK_XFS_LOG);
+		return 0;
+	}
+	st = sync_current();
 	if (!st)
 		return 0;
 	count_hit(FSS_HOOK_XFS_LOG);

@@ -63,6 +63,10 @@ int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 	struct nvme_pending p = {};
 	__u64 key = (__u64)rq;
 
+	if (floor_only) {
+		count_hit(FSS_HOOK_NVME);
+		return 0;
+	}
 	if (targ_disk_dev && fss_rq_kdev(rq, true) != targ_disk_dev)
 		return 0;
 	count_hit(FSS_HOOK_NVME);
@@ -80,6 +84,8 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 	struct nvme_pending *p;
 	__u32 dev;
 
+	if (floor_only)
+		return 0;
 	p = bpf_map_lookup_elem(&nvme_pending, &key);
 	if (!p)
 		return 0;	/* set up before we attached, or another disk */

@@ -33,6 +33,13 @@ static __always_inline struct file *fd_file(__u32 fd)
 	return f;
 }
 
+static __always_inline __u32 sync_hook(__u32 kind)
+{
+	return kind == FSS_SYNC_FSYNC ? FSS_HOOK_SYS_FSYNC :
+	       kind == FSS_SYNC_FDATASYNC ? FSS_HOOK_SYS_FDATASYNC :
+	       FSS_HOOK_SYS_OTHER;
+}
+
 /*
  * Start tracking a sync of kind on fd.  dsync_only: a write that is a sync
  * only if the descriptor is O_DSYNC/O_SYNC (or the call asked RWF_DSYNC).
@@ -46,6 +53,10 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	__u32 dev = 0;
 	__u64 ino = 0;
 
+	if (floor_only) {
+		count_hit(sync_hook(kind));
+		return 0;
+	}
 	if (!want_task(id >> 32))
 		return 0;
 	if (fd >= 0)
@@ -81,18 +92,19 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	st->dev = dev;
 	st->fs_hook = 0;
 	st->fd = fd;
-	count_hit(kind == FSS_SYNC_FSYNC ? FSS_HOOK_SYS_FSYNC :
-		  kind == FSS_SYNC_FDATASYNC ? FSS_HOOK_SYS_FDATASYNC :
-		  FSS_HOOK_SYS_OTHER);
+	count_hit(sync_hook(kind));
 	return 0;
 }
 
 static __always_inline int sync_exit(long ret)
 {
-	struct sync_state *st = sync_current();
+	struct sync_state *st;
 	struct fss_event *e;
 	__u32 slot;
 
+	if (floor_only)
+		return 0;
+	st = sync_current();
 	if (!st)
 		return 0;
 	slot = (__u32)bpf_get_current_pid_tgid() & (FSS_INFLIGHT_SLOTS - 1);

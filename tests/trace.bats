@@ -108,6 +108,24 @@ assert_exact_sums() {
 	[[ "$stderr" == *FSYNCSCOPE_BLOCK_HOOKS* ]]
 }
 
+@test "FSYNCSCOPE_FLOOR=1 (benchmark floor): hooks attach and count, nothing is recorded, no made-up phases" {
+	fss_mkfs ext4
+	run --separate-stderr env FSYNCSCOPE_FLOOR=1 "$FSS_BIN" run --json --method fdatasync --bs 8k --count 50 "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	out="$FSS_SCRATCH/floor.json"
+	printf '%s\n' "$output" > "$out"
+	[[ "$stderr" == *"FSYNCSCOPE_FLOOR=1"* ]]
+	fss_jq "$out" '.strategy.floor_only == true'
+	# calibration passed on the hook counters alone
+	fss_jq "$out" '.strategy.calibration.hits.sys_fdatasync >= 3'
+	fss_jq "$out" '.tests[0].status == "ok" and .tests[0].ops == 50'
+	fss_jq "$out" '.tests[0].syncs_traced == 0'
+	fss_jq "$out" '[.tests[0].breakdown[] | .mean_us] | all(. == null)'
+	run -1 --separate-stderr env FSYNCSCOPE_FLOOR=yes "$FSS_BIN" run --method fdatasync --count 2 "$FSS_MNT"
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+	[[ "$stderr" == *FSYNCSCOPE_FLOOR* ]]
+}
+
 @test "ext4 append + fsync: the jbd2 commit shows as journal time" {
 	fss_mkfs ext4
 	traced_run --method fsync --bs 8k --count 100 --pattern append "$FSS_MNT"

@@ -83,6 +83,7 @@ struct fss_tracer {
 	char probe_fentry[128], probe_kprobe[128];
 	struct json_object *calib;
 	double setup_ms;		/* open: launch of the tracer -> calibrated */
+	bool floor_only;		/* FSYNCSCOPE_FLOOR=1: programs only count */
 
 	pthread_t thread;
 	bool thread_started;
@@ -435,6 +436,7 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->targ_fs_dev = t->opts.fs_dev;
 	t->skel->rodata->targ_disk_dev = t->opts.disk_dev;
 	t->skel->rodata->targ_cgroup = t->opts.cgroup_id;
+	t->skel->rodata->floor_only = t->floor_only;
 	t->skel->rodata->filter_tgids = t->opts.ntgids > 0;
 	if (t->opts.comm)
 		strncpy((char *)t->skel->rodata->targ_comm, t->opts.comm,
@@ -800,6 +802,7 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	bool fentry_ok, kprobe_ok, nvme;
 	enum hookset blk_set = HS_BLOCK_BTF;
 	const char *blk_env = getenv("FSYNCSCOPE_BLOCK_HOOKS");
+	const char *floor_env = getenv("FSYNCSCOPE_FLOOR");
 	__u64 t0 = now_ns();
 
 	t = calloc(1, sizeof(*t));
@@ -850,6 +853,18 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 			fs_try[nfs++] = HS_FS_KPROBE;
 		fs_try[nfs++] = HS_FS_TP;
 		break;
+	}
+	/*
+	 * benchmark knob: the programs attach and count their hooks but
+	 * record nothing (the cost floor of these attach points)
+	 */
+	if (floor_env && *floor_env && strcmp(floor_env, "0")) {
+		if (strcmp(floor_env, "1")) {
+			snprintf(err, errlen, "FSYNCSCOPE_FLOOR: '%s' is not 0 or 1", floor_env);
+			goto fail;
+		}
+		t->floor_only = true;
+		fprintf(stderr, "fsyncscope: FSYNCSCOPE_FLOOR=1: the BPF programs only count their hooks; nothing is recorded (a benchmark floor)\n");
 	}
 	/* test knob: start the block layer at its raw_tp fallback */
 	if (blk_env && !strcmp(blk_env, "raw_tp"))
@@ -1165,6 +1180,8 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 	json_object_object_add(o, "probes", probes);
 	json_object_object_add(o, "calibration", t->calib ? json_object_get(t->calib) : NULL);
 	json_object_object_add(o, "setup_ms", json_object_new_double(t->setup_ms));
+	if (t->floor_only)	/* FSYNCSCOPE_FLOOR=1: nothing was recorded */
+		json_object_object_add(o, "floor_only", json_object_new_boolean(true));
 	return o;
 }
 
