@@ -59,10 +59,8 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	struct fss_rq_event *e;
 	__u32 dev;
 
-	if (floor_only) {
-		count_hit(hook);
+	if (floor_hit(hook))
 		return 0;
-	}
 	dev = fss_rq_kdev(rq, direct);
 	if (targ_disk_dev && dev != targ_disk_dev)
 		return 0;

@@ -132,6 +132,18 @@ static __always_inline void count_hit(__u32 hook)
 		(*v)++;
 }
 
+/*
+ * Benchmark floor: count the hook and tell the program to return before
+ * it records anything (the exit-side programs just test floor_only).
+ */
+static __always_inline bool floor_hit(__u32 hook)
+{
+	if (!floor_only)
+		return false;
+	count_hit(hook);
+	return true;
+}
+
 /* The current thread's sync state slot; create: make it if missing. */
 static __always_inline struct sync_state *sync_slot(bool create)
 {

@@ -15,10 +15,8 @@ static __always_inline void fs_enter(__u32 hook, __u32 which)
 {
 	struct sync_state *st;
 
-	if (floor_only) {
-		count_hit(which);
+	if (floor_hit(which))
 		return;
-	}
 	st = sync_current();
 	if (!st)
 		return;

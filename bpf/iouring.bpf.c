@@ -44,10 +44,8 @@ int iou_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
 	struct io_kiocb *req;
 	__u64 key;
 
-	if (floor_only) {
-		count_hit(FSS_HOOK_SYS_OTHER);
+	if (floor_hit(FSS_HOOK_SYS_OTHER))
 		return 0;
-	}
 	if (!bpf_core_enum_value_exists(enum io_uring_op, IORING_OP_FSYNC) ||
 	    !bpf_core_field_exists(ctx->opcode) || !bpf_core_field_exists(ctx->req))
 		return 0;

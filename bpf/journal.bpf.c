@@ -39,10 +39,8 @@ int tp_jbd2_start_commit(struct trace_event_raw_jbd2_commit *ctx)
 	__u32 dev = ctx->dev;
 	struct commit_state *cs;
 
-	if (floor_only) {
-		count_hit(FSS_HOOK_JBD2);
+	if (floor_hit(FSS_HOOK_JBD2))
 		return 0;
-	}
 	if (!want_fs_dev(dev))
 		return 0;
 	count_hit(FSS_HOOK_JBD2);
@@ -131,10 +129,8 @@ int tp_xfs_log_force(void *ctx)
 {
 	struct sync_state *st;
 
-	if (floor_only) {
-		count_hit(FSS_HOOK_XFS_LOG);
+	if (floor_hit(FSS_HOOK_XFS_LOG))
 		return 0;
-	}
 	st = sync_current();
 	if (!st)
 		return 0;

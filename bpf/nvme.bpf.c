@@ -63,10 +63,8 @@ int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 	struct nvme_pending p = {};
 	__u64 key = (__u64)rq;
 
-	if (floor_only) {
-		count_hit(FSS_HOOK_NVME);
+	if (floor_hit(FSS_HOOK_NVME))
 		return 0;
-	}
 	if (targ_disk_dev && fss_rq_kdev(rq, true) != targ_disk_dev)
 		return 0;
 	count_hit(FSS_HOOK_NVME);

@@ -53,10 +53,8 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	__u32 dev = 0;
 	__u64 ino = 0;
 
-	if (floor_only) {
-		count_hit(sync_hook(kind));
+	if (floor_hit(sync_hook(kind)))
 		return 0;
-	}
 	if (!want_task(id >> 32))
 		return 0;
 	if (fd >= 0)
