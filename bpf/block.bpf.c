@@ -54,7 +54,8 @@ static __always_inline __u32 rq_flags(struct request *rq, const bool direct,
 }
 
 static __always_inline int rq_event(struct request *rq, __u32 type,
-				    __u32 hook, __s64 nr_bytes, const bool direct)
+				    __u32 hook, __s64 nr_bytes, const bool direct,
+				    const __u32 extra)
 {
 	struct fss_rq_event *e;
 	__u32 dev;
@@ -71,7 +72,8 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	e->id = (__u64)rq;
 	e->sector = FSS_RD(direct, rq, __sector);
 	e->bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
-	e->flags = rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE);
+	e->flags = rq_flags(rq, direct, type == FSS_EV_RQ_START ||
+			    type == FSS_EV_RQ_ISSUE) | extra;
 	event_submit(e);
 	return 0;
 }
@@ -80,50 +82,64 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 SEC("tp_btf/block_io_start")
 int BPF_PROG(btf_io_start, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true);
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true,
+			FSS_RQ_CREATE);
 }
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(btf_rq_insert, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true);
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true, 0);
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(btf_rq_issue, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1, true);
+	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1, true, 0);
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(btf_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes, true);
+	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes, true, 0);
+}
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(btf_rq_requeue, struct request *rq)
+{
+	return rq_event(rq, FSS_EV_RQ_REQUEUE, FSS_HOOK_RQ_REQUEUE, -1, true, 0);
 }
 
 /* --- raw_tp: same arguments, untyped context --- */
 SEC("raw_tp/block_io_start")
 int BPF_PROG(raw_io_start, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, false);
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, false,
+			FSS_RQ_CREATE);
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(raw_rq_insert, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, false);
+	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, false, 0);
 }
 
 SEC("raw_tp/block_rq_issue")
 int BPF_PROG(raw_rq_issue, struct request *rq)
 {
-	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1, false);
+	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1, false, 0);
 }
 
 SEC("raw_tp/block_rq_complete")
 int BPF_PROG(raw_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes, false);
+	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes, false, 0);
+}
+
+SEC("raw_tp/block_rq_requeue")
+int BPF_PROG(raw_rq_requeue, struct request *rq)
+{
+	return rq_event(rq, FSS_EV_RQ_REQUEUE, FSS_HOOK_RQ_REQUEUE, -1, false, 0);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

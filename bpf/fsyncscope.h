@@ -20,6 +20,7 @@ enum fss_ev_type {
 	FSS_EV_RQ_COMPLETE,	/* request (partially) completed */
 	FSS_EV_NVME_SETUP,	/* NVMe command set up for a request */
 	FSS_EV_NVME_COMPLETE,	/* NVMe command completed */
+	FSS_EV_RQ_REQUEUE,	/* request put back to be issued again */
 	FSS_EV_MAX,
 };
 
@@ -49,6 +50,7 @@ enum fss_sync_kind {
 #define FSS_RQ_SYNC	(1u << 7)	/* REQ_SYNC */
 #define FSS_RQ_META	(1u << 8)	/* REQ_META */
 #define FSS_RQ_KTHREAD	(1u << 9)	/* submitted by a kernel thread */
+#define FSS_RQ_CREATE	(1u << 10)	/* START from block_io_start: a new request */
 
 /* Which hook recorded the filesystem interval of a sync (sync.fs_hook). */
 enum fss_fs_hook {
@@ -72,6 +74,7 @@ enum fss_hook_id {
 	FSS_HOOK_RQ_ISSUE,
 	FSS_HOOK_RQ_COMPLETE,
 	FSS_HOOK_NVME,
+	FSS_HOOK_RQ_REQUEUE,
 	FSS_HOOK_MAX,
 };
 

@@ -116,6 +116,17 @@ rt_check() {
 # JSON).  Checks what must hold for every run: every op traced as one sync,
 # no lost events, every sync's phases adding up exactly to its total.
 #
+# A run whose own report says its data is incomplete (events lost: drops,
+# which counts the program runs the kernel skipped; or requests painted
+# with no completion seen: incomplete_rqs) is not a sample of what this
+# file checks, which is where the time goes when every event was seen.  It
+# is said on stderr and measured once more; the second run is kept
+# whatever it says, and must have no lost events.  (One CI run had a
+# request with no completion painted over most syncs of a run: median
+# writes=2, device_write covering fs and queue.  Lost completions are now
+# bounded by the request's reuse, docs/model.md; this keeps such a run
+# from deciding a test about delays.)
+#
 # The run is niced to -20.  A syncing thread that slept through an 8 ms
 # delay has to get a CPU back before its sync can go on or return; with
 # other test runs (and, to check, 4 busy loops) on the 2 CPUs that wait was
@@ -127,11 +138,16 @@ measure() {
 	local name="$1" fus="$2" wus="$3"
 	shift 3
 	local out="$FSS_SCRATCH/$name.json" ev="$FSS_SCRATCH/$name.events"
-	local st="$FSS_SCRATCH/$name.stats" line p
+	local st="$FSS_SCRATCH/$name.stats" line p try lost
 
-	delay_set fsync_us="$fus" write_us="$wus" reset
-	nice -n -20 "$FSS_BIN" run --json --events "$ev" --bs 8k --count "$N" "$@" \
-		"$DELAY_MNT" >"$out"
+	for try in 1 2; do
+		delay_set fsync_us="$fus" write_us="$wus" reset
+		nice -n -20 "$FSS_BIN" run --json --events "$ev" --bs 8k \
+			--count "$N" "$@" "$DELAY_MNT" >"$out"
+		lost="$(jq -r '"drops=\(.tests[0].drops) incomplete_rqs=\(.tests[0].incomplete_rqs)"' "$out")"
+		[ "$lost" != "drops=0 incomplete_rqs=0" ] || break
+		[ "$try" -eq 2 ] || echo "$name: incomplete run ($lost), measured again" >&2
+	done
 	delay_counters >"$FSS_SCRATCH/$name.ctl"
 	rt_check
 	"$PHASE_STATS" "$ev" "$out" >"$st"
@@ -144,7 +160,9 @@ measure() {
 		line+=" $p=$(jq ".$p / 1000 | floor" "$st")"
 	done
 	line+=" flushes=$(jq .flushes "$st") writes=$(jq .writes "$st")"
+	line+=" incomplete=$(jq .incomplete "$st")"
 	line+=" op_p50=$(jq '.op_p50 / 1000 | floor' "$st")"
+	[ "$try" -eq 1 ] || line+=" (second run: $lost)"
 	echo "$line"
 	if [ -n "${ACC_LOG:-}" ]; then
 		echo "$line" >>"$ACC_LOG"
@@ -154,6 +172,28 @@ measure() {
 # val NAME KEY: one value of a run's stats
 val() {
 	jq -e ".$2" "$FSS_SCRATCH/$1.stats"
+}
+
+# count_is NAME KEY WANT...: the median count KEY (flushes, writes or
+# journal_commits) of run NAME is one of WANT.  If not, the syncs whose own
+# count is none of WANT go to stderr (at most 8, with their phases and
+# request counts), so a failure in CI says which syncs and what they saw.
+count_is() {
+	local name="$1" key="$2" v w
+	shift 2
+	v="$(val "$name" "$key")" || return 1
+	for w in "$@"; do
+		[ "$v" -ne "$w" ] || return 0
+	done
+	echo "$name: median $key $v, expected one of: $*" >&2
+	jq -c --argjson want "$(printf '%s\n' "$@" | jq -s -c .)" --arg key "$key" '
+		{ flushes: .nr_flush,
+		  writes: (.nr_write + .nr_fua + (.nr_fua_emulated // 0)),
+		  journal_commits: .nr_journal }[$key] as $c
+		| select([$want[] | . == $c] | any | not)
+		| del(.test, .comm, .kind, .dev, .ino, .ret, .pid)' \
+		"$FSS_SCRATCH/$name.events" | head -n 8 >&2
+	return 1
 }
 
 # ctl NAME KEY: a delayfs counter read right after the run NAME
@@ -214,8 +254,8 @@ check_flush_delay() {
 		# exact: one flush and one write request per fdatasync, and
 		# every one of them reached delayfs (calibration and prefill
 		# add a few fsyncs of their own, hence >=)
-		[ "$(val "flush$d" flushes)" -eq 1 ]
-		[ "$(val "flush$d" writes)" -eq 1 ]
+		count_is flush$d flushes 1
+		count_is flush$d writes 1
 		[ "$(ctl "flush$d" fsyncs)" -ge "$N" ]
 	done
 }
@@ -248,7 +288,7 @@ check_direct_write_delay() {
 	delay_in dsync_w$d dsync_base device_write $((d * 1000))
 	# shellcheck disable=SC2046
 	stays dsync_w$d dsync_base $(phases_but device_write)
-	[ "$(val dsync_w$d writes)" -eq 1 ]
+	count_is dsync_w$d writes 1
 	[ "$(ctl dsync_w$d writes)" -ge "$N" ]
 }
 
@@ -269,9 +309,7 @@ check_buffered_write_delay() {
 	# K serial writes; the jbd2 commit may log its metadata in one or two
 	# requests (seen in CI: 4 on ext4), the extra one issued together with
 	# another, so the painted delay is still K x D — asserted just below.
-	local w
-	w="$(val fsync_w$d writes)"
-	[ "$w" -eq "$k" ] || [ "$w" -eq $((k + 1)) ]
+	count_is fsync_w$d writes "$k" $((k + 1))
 	delay_in fsync_w$d fsync_base device_write $((k * d * 1000))
 	# shellcheck disable=SC2046
 	stays fsync_w$d fsync_base $(phases_but device_write)
@@ -290,8 +328,8 @@ check_buffered_write_delay() {
 	fss_jq "$FSS_SCRATCH/baseline.stats" '.kinds == ["fdatasync"]'
 	# the loop device has a write-back cache: one data write and one flush
 	# per fdatasync, each served by delayfs
-	[ "$(val baseline flushes)" -eq 1 ]
-	[ "$(val baseline writes)" -eq 1 ]
+	count_is baseline flushes 1
+	count_is baseline writes 1
 	[ "$(ctl baseline fsyncs)" -ge "$N" ]
 	[ "$(ctl baseline writes)" -ge "$N" ]
 	# nothing injected: the delayfs handlers did not sleep
@@ -345,8 +383,8 @@ check_buffered_write_delay() {
 	[ "$(cat "$q/fua")" -eq 0 ]
 	measure append_base 0 0 --method fsync --pattern append
 	measure append_f$d "$d" 0 --method fsync --pattern append
-	[ "$(val append_f$d flushes)" -eq 2 ]
-	[ "$(val append_f$d journal_commits)" -eq 1 ]
+	count_is append_f$d flushes 2
+	count_is append_f$d journal_commits 1
 	[ "$(val append_f$d journal)" -gt 0 ]
 	delay_in append_f$d append_base device_flush $((2 * d * 1000))
 	# shellcheck disable=SC2046

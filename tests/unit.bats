@@ -34,7 +34,8 @@ attr_case() {
 # The cases below, in the order of the binary's --list.
 CASES="simple_fdatasync overlapping_requests batched_flush concurrent_syncers
 missing_completion dsync_write_native_fua unrelated_write ext4_journal
-journal_other_fs xfs_log kthread_log_write rq_id_reuse nvme_flush
+journal_other_fs xfs_log kthread_log_write rq_id_reuse
+lost_completion_reuse requeue_vs_lost nvme_flush
 write_through_no_flush unknown_disk out_of_order_arrival long_requests lookback
 random_vs_reference drain_horizon hold_inflight gc_bounded invalid_input report_percentiles
 report_print report_json report_no_rq_start report_sync_json_escaping names"
@@ -65,6 +66,8 @@ report_print report_json report_no_rq_start report_sync_json_escaping names"
 @test "attr: xfs log force in the caller" { attr_case xfs_log; }
 @test "attr: kernel thread log write with FUA" { attr_case kthread_log_write; }
 @test "attr: request pointer reuse" { attr_case rq_id_reuse; }
+@test "attr: a lost completion ends where its pointer is reused" { attr_case lost_completion_reuse; }
+@test "attr: an issue after a requeue is the same request, without one a new one" { attr_case requeue_vs_lost; }
 @test "attr: NVMe Flush command time" { attr_case nvme_flush; }
 @test "attr: write-through cache, no flush" { attr_case write_through_no_flush; }
 @test "attr: unknown disk accepts any disk" { attr_case unknown_disk; }

@@ -366,6 +366,8 @@ enum {
 	RQ_HAS_COMPLETE		= 1 << 2,
 	RQ_HAS_NVME_SETUP	= 1 << 3,
 	RQ_HAS_NVME_COMPLETE	= 1 << 4,
+	RQ_HAS_REQUEUED		= 1 << 5,	/* put back, not issued again yet */
+	RQ_HAS_LOST		= 1 << 6,	/* its id was reused, no completion seen */
 };
 
 /* What a request counts as in the flush statistics (bit per counter). */
@@ -388,6 +390,7 @@ struct rq {
 	__u32 issue_flags;
 	__u32 all_flags;	/* OR of every event's flags */
 	__u64 start, issue, complete, final;
+	__u64 lost_at;		/* RQ_HAS_LOST: when its id began another request */
 	__u64 nvme_setup, nvme_complete;
 	__u32 nvme_opcode;
 	__u32 stat_epoch;	/* stats epoch stat_mask belongs to */
@@ -632,6 +635,34 @@ static int rq_new(struct fss_attr *a, const struct fss_event *ev, struct rq **ou
 	return 0;
 }
 
+/*
+ * Does this START or ISSUE of an open (not completed) request r begin a
+ * new request with the same id?  Yes for a creation (block_io_start comes
+ * once per request), and for an insert or issue after r was issued with no
+ * requeue since: a request is only issued again after it was put back.
+ * Then r's completion was lost.
+ */
+static bool rq_reused(const struct rq *r, const struct fss_event *ev)
+{
+	if (ev->type == FSS_EV_RQ_START && (ev->rq.flags & FSS_RQ_CREATE))
+		return true;
+	return (r->has & RQ_HAS_ISSUE) && !(r->has & RQ_HAS_REQUEUED);
+}
+
+/*
+ * r ended before ts without a completion we saw (ts: its id in use again).
+ * It stays a request with no completion (nr_incomplete), but its paint now
+ * ends at ts instead of at the end of every sync that comes after it.
+ */
+static int rq_lost(struct fss_attr *a, struct rq *r, __u64 ts)
+{
+	r->has |= RQ_HAS_LOST;
+	r->lost_at = ts > r->n.first ? ts : r->n.first;
+	r->n.end = r->lost_at;
+	hash_del(a, r);
+	return tidx_update(rq_index(a, r->dev, false), &r->n);
+}
+
 static int add_rq_event(struct fss_attr *a, const struct fss_event *ev)
 {
 	bool nvme = ev->type == FSS_EV_NVME_SETUP ||
@@ -640,6 +671,14 @@ static int add_rq_event(struct fss_attr *a, const struct fss_event *ev)
 	struct rq *r = hash_find(a, ev->dev, ev->rq.id, nvme && !ev->dev);
 	bool done = r && (r->has & RQ_HAS_COMPLETE);
 	int err;
+
+	if ((ev->type == FSS_EV_RQ_START || ev->type == FSS_EV_RQ_ISSUE) &&
+	    r && !done && rq_reused(r, ev)) {
+		err = rq_lost(a, r, ev->ts);
+		if (err)
+			return err;
+		r = NULL;
+	}
 
 	switch (ev->type) {
 	case FSS_EV_RQ_START:
@@ -662,6 +701,7 @@ static int add_rq_event(struct fss_attr *a, const struct fss_event *ev)
 				return err;
 		}
 		/* a requeued request is issued again: keep the first issue */
+		r->has &= ~RQ_HAS_REQUEUED;
 		if (!(r->has & RQ_HAS_ISSUE)) {
 			r->has |= RQ_HAS_ISSUE;
 			r->issue = ev->ts;
@@ -681,6 +721,13 @@ static int add_rq_event(struct fss_attr *a, const struct fss_event *ev)
 			r->final = ev->ts;	/* e.g. after the post-flush */
 		}
 		r->n.end = r->final > r->n.first ? r->final : r->n.first;
+		break;
+	case FSS_EV_RQ_REQUEUE:
+		if (!r)
+			a->orphans++;
+		if (!r || done)
+			return 0;	/* after a partial completion: a new one */
+		r->has |= RQ_HAS_REQUEUED;
 		break;
 	case FSS_EV_NVME_SETUP:
 		if (!r || done || (r->has & RQ_HAS_NVME_SETUP)) {
@@ -826,6 +873,7 @@ int fss_attr_add(struct fss_attr *a, const struct fss_event *ev)
 	case FSS_EV_RQ_COMPLETE:
 	case FSS_EV_NVME_SETUP:
 	case FSS_EV_NVME_COMPLETE:
+	case FSS_EV_RQ_REQUEUE:
 		latest = ev->ts;
 		break;
 	default:
@@ -1005,6 +1053,9 @@ static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
 		    (r->has & RQ_HAS_NVME_COMPLETE);
 	bool nvme_flush = nvme && r->nvme_opcode == 0;
 	bool flushy = pure_flush || fua_native || nvme_flush;
+	/* no completion seen: open to the sync's end, or to its id's reuse */
+	__u64 open_end = (r->has & RQ_HAS_LOST) && r->lost_at < p->e ?
+			 r->lost_at : p->e;
 	__u64 dev_from = 0, dev_to = 0;
 	bool have_dev = false;
 
@@ -1019,7 +1070,7 @@ static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
 			paint_add(a, p, FSS_PH_QUEUE, r->start, r->issue);
 		else
 			paint_add(a, p, FSS_PH_QUEUE, r->start,
-				  completed ? r->final : p->e);
+				  completed ? r->final : open_end);
 	}
 
 	/* device: the NVMe command when seen, else issue -> completion */
@@ -1029,7 +1080,7 @@ static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
 		have_dev = true;
 	} else if (issued) {
 		dev_from = r->issue;
-		dev_to = completed ? r->complete : p->e;
+		dev_to = completed ? r->complete : open_end;
 		have_dev = true;
 	}
 	if (have_dev) {

@@ -1201,7 +1201,7 @@ static void report_plain(FILE *f, const struct window *w, const struct report_ct
 		fprintf(f, " (%llu failed)", (unsigned long long)w->all.errors);
 	fprintf(f, "\n");
 	if (rc->drops)
-		fprintf(f, "warning: %llu events lost (ring buffer or state map full): "
+		fprintf(f, "warning: %llu events lost (ring buffer or state map full, or hook skipped): "
 			"counts are incomplete\n", (unsigned long long)rc->drops);
 	if (!w->all.syncs) {
 		fprintf(f, "no syncs\n");

@@ -232,7 +232,7 @@ void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
 	if (!b->syncs) {
 		fprintf(f, "%*sno syncs were traced\n", indent, "");
 		if (b->drops)
-			fprintf(f, "%*s%llu events lost (ring buffer full)\n",
+			fprintf(f, "%*s%llu events lost (ring full, hook skipped)\n",
 				indent, "", (unsigned long long)b->drops);
 		return;
 	}
@@ -319,7 +319,7 @@ void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
 		fprintf(f, "%*s%llu requests without a completion seen (clipped at sync exit)\n",
 			indent, "", (unsigned long long)b->incomplete_rqs);
 	if (b->drops)
-		fprintf(f, "%*s%llu events lost (ring buffer full): breakdown may be incomplete\n",
+		fprintf(f, "%*s%llu events lost (ring full, hook skipped): breakdown incomplete\n",
 			indent, "", (unsigned long long)b->drops);
 }
 

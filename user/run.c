@@ -720,6 +720,8 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 				       json_object_new_int64((int64_t)r->b.syncs));
 		json_object_object_add(o, "drops",
 				       json_object_new_int64((int64_t)r->b.drops));
+		json_object_object_add(o, "incomplete_rqs",
+				       json_object_new_int64((int64_t)r->b.incomplete_rqs));
 	}
 	return o;
 }

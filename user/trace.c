@@ -527,7 +527,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(type))
 		return 0;
 	memcpy(&type, data, sizeof(type));
-	if (type >= FSS_EV_RQ_START && type <= FSS_EV_NVME_COMPLETE) {
+	if (type >= FSS_EV_RQ_START && type <= FSS_EV_RQ_REQUEUE) {
 		struct fss_rq_event w;
 
 		if (size < sizeof(w))
@@ -623,11 +623,35 @@ static __u64 read_percpu_sum(int fd, __u32 key)
 	return sum;
 }
 
+/*
+ * Runs of our programs that the kernel skipped: a program does not run
+ * inside itself on one CPU (a block completion in an interrupt that lands
+ * while the same hook runs in a task, say), and classic tracepoint and
+ * kprobe programs not inside any other one.  The kernel counts each skip in
+ * the program's recursion_misses; each is an event we never saw.
+ */
+static __u64 prog_misses(struct fss_tracer *t)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < t->nprogs; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(t->progs[i].prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
+/* Events lost: ring buffer full, state map full, program runs skipped. */
 __u64 fss_tracer_drops(struct fss_tracer *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.drops);
 
-	return read_percpu_sum(fd, 0) + read_percpu_sum(fd, 1);
+	return read_percpu_sum(fd, 0) + read_percpu_sum(fd, 1) + prog_misses(t);
 }
 
 static void read_hits(struct fss_tracer *t, __u64 *hits)
@@ -643,7 +667,7 @@ static void read_hits(struct fss_tracer *t, __u64 *hits)
 static const char *hook_names[FSS_HOOK_MAX] = {
 	"sys_fsync", "sys_fdatasync", "sys_other", "fs_tracepoint",
 	"fs_fentry", "fs_kprobe", "jbd2", "xfs_log_force", "rq_start",
-	"rq_issue", "rq_complete", "nvme",
+	"rq_issue", "rq_complete", "nvme", "rq_requeue",
 };
 
 static int calib_syncs(const char *dir, char *err, size_t errlen)

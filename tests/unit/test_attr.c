@@ -686,6 +686,81 @@ static void test_rq_id_reuse(void)
 	fss_attr_free(a);
 }
 
+#define CR		FSS_RQ_CREATE
+#define REQUEUE(ts, id, fl)		rq(FSS_EV_RQ_REQUEUE, 0, DISK, ts, id, fl)
+
+/*
+ * A completion was lost (0x55, the first sync's write), then its pointer
+ * was created again by another process at 5000: the lost request ends
+ * there, instead of painting the second sync to its end.
+ */
+static void test_lost_completion_reuse(void)
+{
+	struct fss_event ev[] = {
+		START(800, T(1000), 0x55, W | SY | CR),
+		ISSUE(800, T(1100), 0x55, W | SY),
+		/* its COMPLETE never came */
+		sync_ev(800, FSS_SYNC_FDATASYNC, T(900), T(2000)),
+		START(800, T(3100), 0x66, W | SY | CR),
+		ISSUE(800, T(3200), 0x66, W | SY),
+		COMPLETE(T(3600), 0x66, W | SY),
+		START(999, T(5000), 0x55, W | CR),	/* reused */
+		ISSUE(999, T(5100), 0x55, W),
+		COMPLETE(T(5300), 0x55, W),
+		sync_ev(800, FSS_SYNC_FDATASYNC, T(3000), T(6000)),
+	};
+	struct fss_attr *a = new_attr();
+	struct results res;
+
+	RUN(a, ev, &res, 2);
+	/* first sync: queue 1000-1100, then the write to the sync's end */
+	EXPECT_PHASES(&res.r[0], 0, 0, 100, 900, 0, 100);
+	CHECK_EQ(res.r[0].nr_incomplete, 1);
+	/* second: the lost write until 5000 covers its own write */
+	EXPECT_PHASES(&res.r[1], 0, 0, 0, 2000, 0, 1000);
+	CHECK_EQ(res.r[1].nr_incomplete, 1);
+	CHECK_EQ(res.r[1].nr_rq, 2);
+	CHECK_EQ(res.r[1].nr_write, 2);
+	fss_attr_free(a);
+}
+
+/*
+ * The same pointer issued twice: with a requeue between, one request that
+ * keeps its first issue; without one (a flush whose completion was lost),
+ * two requests, the first ending where the second was issued.
+ */
+static void test_requeue_vs_lost(void)
+{
+	struct fss_event ev[] = {
+		START(810, T(1100), 0x70, W | SY | CR),
+		ISSUE(810, T(1200), 0x70, W | SY),
+		REQUEUE(T(1300), 0x70, W | SY),
+		START(810, T(1400), 0x70, W | SY),	/* re-inserted */
+		ISSUE(810, T(1500), 0x70, W | SY),
+		COMPLETE(T(1900), 0x70, W | SY),
+		ISSUE(KWORKER, T(2000), 0xc0, FL | KT),
+		/* that flush's COMPLETE never came */
+		ISSUE(KWORKER, T(2600), 0xc0, FL | KT),
+		COMPLETE(T(2900), 0xc0, FL),
+		sync_ev(810, FSS_SYNC_FDATASYNC, T(1000), T(3000)),
+	};
+	struct fss_attr *a = new_attr();
+	struct fss_flush_stats st;
+	struct results res;
+
+	RUN(a, ev, &res, 1);
+	/* queue 1100-1200, write 1200-1900 (first issue kept), the flushes
+	 * 2000-2600 (no completion: to the reuse) and 2600-2900 */
+	EXPECT_PHASES(&res.r[0], 0, 0, 100, 700, 900, 100 + 100 + 100);
+	CHECK_EQ(res.r[0].nr_rq, 3);
+	CHECK_EQ(res.r[0].nr_write, 1);
+	CHECK_EQ(res.r[0].nr_flush, 2);
+	CHECK_EQ(res.r[0].nr_incomplete, 1);
+	fss_attr_flush_stats(a, &st);
+	CHECK_EQ(st.flushes, 2);
+	fss_attr_free(a);
+}
+
 /* NVMe: device time of the flush comes from the Flush command. */
 static void test_nvme_flush(void)
 {
@@ -1855,6 +1930,8 @@ static const struct {
 	CASE(xfs_log),
 	CASE(kthread_log_write),
 	CASE(rq_id_reuse),
+	CASE(lost_completion_reuse),
+	CASE(requeue_vs_lost),
 	CASE(nvme_flush),
 	CASE(write_through_no_flush),
 	CASE(unknown_disk),
