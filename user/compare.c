@@ -37,6 +37,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
+#include "doc.h"
 #include "run.h"
 #include "workload.h"
 
@@ -1801,6 +1802,7 @@ cleanup:
 	if (o.wl.json) {
 		struct json_object *doc = json_object_new_object(), *a;
 
+		fss_doc_stamp(doc, "compare");
 		json_object_object_add(doc, "version", json_object_new_string(fss_version));
 		json_object_object_add(doc, "host", fss_run_host_json());
 		if (o.scratch_dev) {

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
+#include "doc.h"
 #include "run.h"
 #include "verdict.h"
 #include "workload.h"
@@ -256,6 +257,7 @@ static struct json_object *chain_json(const struct chain *c)
 
 static int emit_json(struct json_object *root)
 {
+	fss_doc_stamp(root, "devices");
 	const char *s = json_object_to_json_string_ext(root,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 

@@ -43,6 +43,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
+#include "doc.h"
 #include "report.h"
 #include "trace.h"
 
@@ -1020,6 +1021,7 @@ static struct json_object *report_json(const struct window *w, const struct repo
 	char tbuf[64];
 
 	iso_time(&w->start_wall, tbuf, sizeof(tbuf));
+	fss_doc_stamp(o, "trace");
 	json_object_object_add(o, "type", json_object_new_string(rc->type));
 	if (rc->index)
 		json_object_object_add(o, "interval", json_object_new_int(rc->index));
@@ -1788,6 +1790,7 @@ int cmd_trace(int argc, char **argv)
 	if (env.json) {
 		struct json_object *o = json_object_new_object();
 
+		fss_doc_stamp(o, "trace");
 		json_object_object_add(o, "type", json_object_new_string("start"));
 		json_object_object_add(o, "version", json_object_new_string(fss_version));
 		json_object_object_add(o, "filters", filters_json(cg, fs_dev, disk_dev));

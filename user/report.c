@@ -30,11 +30,24 @@ struct coll_rec {
 struct fss_collector {
 	struct coll_rec *v;
 	size_t n, cap;
+	struct fss_hist hist[FSS_COLL_NHIST];	/* total, then each phase */
 };
+
+static void coll_hist_init(struct fss_collector *c)
+{
+	int i;
+
+	for (i = 0; i < FSS_COLL_NHIST; i++)
+		fss_hist_init(&c->hist[i]);
+}
 
 struct fss_collector *fss_collector_new(void)
 {
-	return calloc(1, sizeof(struct fss_collector));
+	struct fss_collector *c = calloc(1, sizeof(struct fss_collector));
+
+	if (c)
+		coll_hist_init(c);
+	return c;
 }
 
 void fss_collector_free(struct fss_collector *c)
@@ -50,6 +63,7 @@ void fss_collector_reset(struct fss_collector *c)
 	if (!c)
 		return;
 	c->n = 0;
+	coll_hist_init(c);
 }
 
 void fss_collector_add(const struct fss_sync_result *res, void *arg)
@@ -75,6 +89,14 @@ void fss_collector_add(const struct fss_sync_result *res, void *arg)
 	memcpy(r->phase_ns, res->phase_ns, sizeof(r->phase_ns));
 	r->nr_incomplete = res->nr_incomplete;
 	r->kind = res->kind;
+	fss_hist_add(&c->hist[0], res->total);
+	for (int ph = 0; ph < FSS_PH_MAX; ph++)
+		fss_hist_add(&c->hist[1 + ph], res->phase_ns[ph]);
+}
+
+const struct fss_hist *fss_collector_hist(const struct fss_collector *c, int i)
+{
+	return c && i >= 0 && i < FSS_COLL_NHIST ? &c->hist[i] : NULL;
 }
 
 __u64 fss_collector_count(const struct fss_collector *c)

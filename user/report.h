@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "attr.h"
+#include "hist.h"
 
 struct fss_phase_stat {
 	double mean_us, p50_us, p99_us;
@@ -41,6 +42,9 @@ void fss_collector_reset(struct fss_collector *c);
 /* Has the signature of fss_sync_cb: pass it (with c as arg) to fss_attr_drain. */
 void fss_collector_add(const struct fss_sync_result *res, void *c);
 __u64 fss_collector_count(const struct fss_collector *c);
+/* Histograms of what was collected: 0 the sync totals, 1 + ph phase ph. */
+#define FSS_COLL_NHIST	(1 + FSS_PH_MAX)
+const struct fss_hist *fss_collector_hist(const struct fss_collector *c, int i);
 /* Fill *out from what was collected; flush stats and drops are copied in. */
 void fss_collector_breakdown(const struct fss_collector *c,
 			     const struct fss_flush_stats *flush, __u64 drops,

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
+#include "doc.h"
 #include "report.h"
 #include "run.h"
 #include "trace.h"
@@ -491,11 +492,18 @@ static void hook_after(void *arg)
 	if (!h->begun)
 		return;
 	rc = fss_tracer_end(h->tr, &h->cur->b);
-	if (rc < 0)
+	if (rc < 0) {
 		fprintf(stderr, "fsyncscope: warning: tracer: no breakdown for %s: %s\n",
 			h->cur->name, strerror(-rc));
-	else
-		h->cur->traced = true;
+		return;
+	}
+	h->cur->traced = true;
+	free(h->cur->hist);
+	h->cur->hist = malloc(FSS_COLL_NHIST * sizeof(*h->cur->hist));
+	if (h->cur->hist && fss_tracer_hists(h->tr, h->cur->hist)) {
+		free(h->cur->hist);
+		h->cur->hist = NULL;
+	}
 }
 
 /* ---- plain output ----------------------------------------------------- */
@@ -671,6 +679,28 @@ static struct json_object *flush_json(const struct fss_breakdown *b, int write_c
 	return o;
 }
 
+/*
+ * "hist": the test's histograms (hist.h): "op" the per-op latency of every
+ * op, and, when traced, "total" and each phase of the traced syncs.
+ */
+static struct json_object *hists_json(const struct fss_run_test *r)
+{
+	struct json_object *o = json_object_new_object();
+	int ph;
+
+	json_object_object_add(o, "scheme", json_object_new_string(FSS_HIST_SCHEME));
+	json_object_object_add(o, "unit", json_object_new_string("ns"));
+	if (r->res.lat_hist)
+		json_object_object_add(o, "op", fss_hist_json(r->res.lat_hist));
+	if (r->traced && r->hist) {
+		json_object_object_add(o, "total", fss_hist_json(&r->hist[0]));
+		for (ph = 0; ph < FSS_PH_MAX; ph++)
+			json_object_object_add(o, fss_phase_name(ph),
+					       fss_hist_json(&r->hist[1 + ph]));
+	}
+	return o;
+}
+
 struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_cache)
 {
 	const struct fss_wl_result *res = &r->res;
@@ -723,6 +753,8 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 		json_object_object_add(o, "incomplete_rqs",
 				       json_object_new_int64((int64_t)r->b.incomplete_rqs));
 	}
+	if (ok)
+		json_object_object_add(o, "hist", hists_json(r));
 	return o;
 }
 
@@ -1626,6 +1658,7 @@ int cmd_run(int argc, char **argv)
 		verdict_print(&c, &rv);
 	if (o.wl.json) {
 		doc = json_object_new_object();
+		fss_doc_stamp(doc, "run");
 		json_object_object_add(doc, "version", json_object_new_string(fss_version));
 		json_object_object_add(doc, "host", fss_run_host_json());
 		json_object_object_add(doc, "target", target_json(&c.ti));

@@ -27,6 +27,7 @@ struct fss_run_test {
 	struct fss_wl_result res;
 	bool traced;			/* b is valid */
 	struct fss_breakdown b;
+	struct fss_hist *hist;		/* traced: [FSS_COLL_NHIST], else NULL */
 	bool ran;			/* res is valid */
 };
 

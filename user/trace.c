@@ -1152,6 +1152,19 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out)
 	return rc < 0 ? rc : 0;
 }
 
+int fss_tracer_hists(struct fss_tracer *t, struct fss_hist *out)
+{
+	int i;
+
+	if (!t || !out)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < FSS_COLL_NHIST; i++)
+		out[i] = *fss_collector_hist(t->coll, i);
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
 int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
 {
 	int rc;

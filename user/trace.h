@@ -63,6 +63,11 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 int fss_tracer_begin(struct fss_tracer *t, const char *test_name);
 /* Stop collecting; attribute everything and fill *out. */
 int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out);
+/*
+ * After fss_tracer_end: copy the histograms of the test's syncs into
+ * out[0..FSS_COLL_NHIST) (total, then each phase).  0 or -EINVAL.
+ */
+int fss_tracer_hists(struct fss_tracer *t, struct fss_hist *out);
 /* {"sync":"tracepoint","fs":"...","journal":"...","block":"...","nvme":"...","calibration":{...}} */
 struct json_object *fss_tracer_strategy_json(struct fss_tracer *t);
 /* One line per layer, for -v. */

@@ -1096,6 +1096,9 @@ int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
 			total += c->n;
 		}
 	fss_lat_compute(all, total, &res->lat);
+	res->lat_hist = fss_hist_new();
+	for (i = 0; res->lat_hist && i < total; i++)
+		fss_hist_add(res->lat_hist, all[i]);
 	free(all);
 out:
 	if (jobs) {

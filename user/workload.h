@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "hist.h"
 
 /* How each op syncs. */
 enum fss_method {
@@ -89,6 +90,7 @@ struct fss_wl_result {
 	double ops_per_sec;		/* ops / elapsed_s */
 	double usecs_per_op;		/* 1e6 / ops_per_sec */
 	struct fss_lat lat;		/* per-op latency over all jobs */
+	struct fss_hist *lat_hist;	/* the same as a histogram (caller frees) */
 };
 
 /* Called right before the timed loop starts and right after it ends. */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * doc.h - the result document: the one model every renderer reads.
+ *
+ * Each command (run, trace, compare, devices, diff) fills a JSON document
+ * (json-c tree) whose shape is its contract (docs/run.md, live.md,
+ * compare.md, devices.md, report.md); it carries "schema":
+ * "fsyncscope/<kind>" and "schema_version".  Renderers (text, json, html,
+ * csv) take that tree and nothing else, so `fsyncscope report saved.json`
+ * gives what the command gave.  Output files are written whole or not at
+ * all (temp file + rename).
+ */
+#ifndef __FSS_DOC_H
+#define __FSS_DOC_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
+
+struct json_object;
+
+#define FSS_SCHEMA_VERSION	1
+
+/* Adds "schema": "fsyncscope/<kind>" and "schema_version" to doc. */
+void fss_doc_stamp(struct json_object *doc, const char *kind);
+
+/* "run", "compare", ... of a stamped document, or NULL. */
+const char *fss_doc_kind(struct json_object *doc);
+
+/*
+ * Read a saved result: a JSON document, or JSON Lines from `trace --json`
+ * (then the last line whose "type" is "summary", else the last "interval").
+ * Checks schema and schema_version.  Returns the tree (caller puts it) or
+ * NULL with one line in err.
+ */
+struct json_object *fss_doc_load(const char *path, char *err, size_t errlen);
+
+/* Output formats. */
+enum fss_fmt { FSS_FMT_TEXT, FSS_FMT_JSON, FSS_FMT_HTML, FSS_FMT_CSV };
+int fss_fmt_parse(const char *s, enum fss_fmt *out);
+const char *fss_fmt_name(enum fss_fmt f);
+
+/*
+ * An output destination: stdout, or PATH written through PATH.tmp.XXXXXX
+ * and renamed over PATH by fss_out_commit (fss_out_abort removes it).
+ */
+struct fss_out {
+	FILE *f;
+	char *path, *tmp;
+};
+int fss_out_open(struct fss_out *o, const char *path, char *err, size_t errlen);
+int fss_out_commit(struct fss_out *o, char *err, size_t errlen);
+void fss_out_abort(struct fss_out *o);
+
+#endif /* __FSS_DOC_H */
