@@ -7,6 +7,8 @@ int cmd_run(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 extern const char *fss_version;
 

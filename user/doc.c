@@ -4,6 +4,7 @@
  * output files (doc.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,4 +307,83 @@ void fss_out_abort(struct fss_out *o)
 	free(o->path);
 	free(o->tmp);
 	o->path = o->tmp = NULL;
+}
+
+struct json_object *fss_j(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+const char *fss_jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v = fss_j(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : NULL;
+}
+
+double fss_jnum(struct json_object *o, const char *key)
+{
+	struct json_object *v = fss_j(o, key);
+
+	if (v && (json_object_is_type(v, json_type_double) ||
+		  json_object_is_type(v, json_type_int)))
+		return json_object_get_double(v);
+	return NAN;
+}
+
+long long fss_jint(struct json_object *o, const char *key, long long def)
+{
+	struct json_object *v = fss_j(o, key);
+
+	return v && json_object_is_type(v, json_type_int) ?
+	       (long long)json_object_get_int64(v) : def;
+}
+
+int fss_doc_foreach_test(struct json_object *doc, fss_doc_test_fn fn, void *arg)
+{
+	const char *kind = fss_doc_kind(doc);
+	struct json_object *arr;
+	char key[256];
+	size_t i, j;
+	int n = 0;
+
+	if (kind && !strcmp(kind, "run") &&
+	    (arr = fss_j(doc, "tests")) && json_object_is_type(arr, json_type_array)) {
+		for (i = 0; i < json_object_array_length(arr); i++) {
+			struct json_object *t = json_object_array_get_idx(arr, i);
+			const char *name = fss_jstr(t, "name");
+
+			n++;
+			if (name && fn(name, t, arg))
+				break;
+		}
+		return n;
+	}
+	if (!kind || strcmp(kind, "compare") ||
+	    !(arr = fss_j(doc, "workloads")) || !json_object_is_type(arr, json_type_array))
+		return 0;
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *res = fss_j(json_object_array_get_idx(arr, i), "results");
+
+		if (!res || !json_object_is_type(res, json_type_array))
+			continue;
+		for (j = 0; j < json_object_array_length(res); j++) {
+			struct json_object *t = json_object_array_get_idx(res, j);
+			const char *fs = fss_jstr(t, "fs"), *name = fss_jstr(t, "name");
+
+			if (!fs || !name)
+				continue;
+			snprintf(key, sizeof(key), "%s/%s", fs, name);
+			n++;
+			if (fn(key, t, arg))
+				return n;
+		}
+	}
+	return n;
 }

@@ -35,6 +35,21 @@ const char *fss_doc_kind(struct json_object *doc);
  */
 struct json_object *fss_doc_load(const char *path, char *err, size_t errlen);
 
+/*
+ * The tests of a run or compare document, each with a key unique in the
+ * document: the test name (run), "FS/name" (compare).  fn returns
+ * non-zero to stop.  Returns the number of tests visited.
+ */
+typedef int (*fss_doc_test_fn)(const char *key, struct json_object *test,
+			       void *arg);
+int fss_doc_foreach_test(struct json_object *doc, fss_doc_test_fn fn, void *arg);
+
+/* Small typed getters: NULL / NAN / def when absent or of another type. */
+struct json_object *fss_j(struct json_object *o, const char *key);
+const char *fss_jstr(struct json_object *o, const char *key);
+double fss_jnum(struct json_object *o, const char *key);
+long long fss_jint(struct json_object *o, const char *key, long long def);
+
 /* Output formats. */
 enum fss_fmt { FSS_FMT_TEXT, FSS_FMT_JSON, FSS_FMT_HTML, FSS_FMT_CSV };
 int fss_fmt_parse(const char *s, enum fss_fmt *out);

@@ -15,6 +15,8 @@ static const struct {
 	{ "devices", cmd_devices, "block device facts: write cache, FUA, NVMe VWC" },
 	{ "trace", cmd_trace, "attach to a running host: why are its syncs slow" },
 	{ "compare", cmd_compare, "the same syncs on ext4, xfs, btrfs side by side" },
+	{ "report", cmd_report, "render a saved result: HTML, CSV, JSON, histograms" },
+	{ "diff", cmd_diff, "is B slower than A? per phase, with 95% intervals" },
 };
 
 static void usage(FILE *f)

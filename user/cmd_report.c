@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * cmd_report.c - `fsyncscope report FILE`: render a saved result (any
+ * command's --json output) again, as HTML, CSV, JSON or the --hist text
+ * view, later and elsewhere; needs no privilege and no tracer.
+ */
+#include <argp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <json-c/json.h>
+#include "cli.h"
+#include "commands.h"
+#include "doc.h"
+#include "render.h"
+
+#define PROG	"fsyncscope report"
+
+struct report_opts {
+	const char *in, *out, *events;
+	enum fss_fmt fmt;
+	bool fmt_set, hist, help;
+};
+
+enum { OPT_EVENTS = 256, OPT_HIST, OPT_USAGE };
+
+static const char doc[] =
+"Render a saved fsyncscope result (the --json output of run, compare, trace "
+"or diff) as HTML (one self-contained page: charts of the phases, latency "
+"histograms with p50/p99/p99.9, a timeline of the syncs with --events), "
+"CSV, JSON, or the --hist text view.  Needs no privilege and no tracer."
+"\v"
+"EXAMPLES:\n"
+"  fsyncscope run --json --events ev.jsonl /mnt/db > run.json\n"
+"  fsyncscope report run.json --format html -o run.html\n"
+"  fsyncscope report run.json --events ev.jsonl --format html -o run.html\n"
+"  fsyncscope report run.json --format csv -o run.csv\n"
+"  fsyncscope report run.json --events ev.jsonl --format csv   (per sync)\n"
+"  fsyncscope report --hist run.json\n"
+"\n"
+"Exit status: 0 done, 1 output could not be written, 2 bad input (not a\n"
+"result, wrong schema, newer schema_version, bad option).";
+
+static const struct argp_option options[] = {
+	{ "format", 'f', "FMT", 0, "html (default), csv, json, text (text: with --hist)", 0 },
+	{ "output", 'o', "FILE", 0, "Write to FILE (whole or not at all) instead of stdout", 0 },
+	{ "events", OPT_EVENTS, "FILE", 0, "Per-sync records from run --events: the "
+	  "timeline (html) or one CSV row per sync", 0 },
+	{ "hist", OPT_HIST, NULL, 0, "Text: each test's latency histograms, "
+	  "biolatency style", 0 },
+	{ "json", 'j', NULL, 0, "Same as --format json", 0 },
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ 0 },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct report_opts *o = state->input;
+
+	switch (key) {
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		o->help = true;
+		break;
+	case OPT_USAGE:
+		argp_state_help(state, stdout, ARGP_HELP_USAGE);
+		o->help = true;
+		break;
+	case 'f':
+		if (fss_fmt_parse(arg, &o->fmt)) {
+			argp_error(state, "unknown --format '%s' (html, csv, json, text)", arg);
+			return EINVAL;
+		}
+		o->fmt_set = true;
+		break;
+	case 'j':
+		o->fmt = FSS_FMT_JSON;
+		o->fmt_set = true;
+		break;
+	case 'o':
+		o->out = arg;
+		break;
+	case OPT_EVENTS:
+		o->events = arg;
+		break;
+	case OPT_HIST:
+		o->hist = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->in) {
+			argp_error(state, "too many arguments: '%s' (one FILE)", arg);
+			return EINVAL;
+		}
+		o->in = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->in && !o->help) {
+			argp_error(state, "no FILE: which saved result to render?");
+			return EINVAL;
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = { options, parse_opt, "FILE", doc };
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { .fmt = FSS_FMT_HTML };
+	struct fss_render_opts ro = { 0 };
+	struct json_object *d;
+	struct fss_out out;
+	char err[512];
+	int rc;
+
+	rc = fss_cli_parse(&argp, argc, argv, &o, PROG, 2);
+	if (rc || o.help)
+		return rc;
+	if (o.hist && !o.fmt_set)
+		o.fmt = FSS_FMT_TEXT;
+	if (o.hist && o.fmt != FSS_FMT_TEXT)
+		return fss_cli_usage_error(PROG, "--hist is a text view: not with "
+					   "--format html, csv or json");
+	d = fss_doc_load(o.in, err, sizeof(err));
+	if (!d) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		return 2;
+	}
+	ro.events_path = o.events;
+	ro.hist = o.hist;
+	if (fss_out_open(&out, o.out, err, sizeof(err))) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		json_object_put(d);
+		return 1;
+	}
+	rc = fss_render(d, o.fmt, out.f, &ro, err, sizeof(err));
+	json_object_put(d);
+	if (rc) {
+		fss_out_abort(&out);
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		return 2;
+	}
+	if (fss_out_commit(&out, err, sizeof(err))) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * out_text.c - plain text (80 columns) of a diff document, and the
+ * biolatency-style --hist view of the histograms of run / compare tests.
+ */
+#include <math.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "hist.h"
+#include "render.h"
+
+static void fmt_us(char *buf, size_t len, double us)
+{
+	if (!isfinite(us))
+		snprintf(buf, len, "n/a");
+	else if (us < 1000)
+		snprintf(buf, len, "%.1fus", us);
+	else if (us < 1e6)
+		snprintf(buf, len, "%.2fms", us / 1e3);
+	else
+		snprintf(buf, len, "%.2fs", us / 1e6);
+}
+
+static void diff_side(FILE *f, const char *name, struct json_object *s)
+{
+	fprintf(f, "%s: %s (%s on %s, Linux %s)\n", name, fss_jstr(s, "path") ?: "?",
+		fss_jstr(s, "target") ?: "?", fss_jstr(s, "hostname") ?: "?",
+		fss_jstr(s, "kernel") ?: "?");
+}
+
+static void diff_row(FILE *f, struct json_object *r)
+{
+	struct json_object *cp = fss_j(r, "ci95_pct");
+	double pct = fss_jnum(r, "change_pct");
+	char a[24], b[24], ch[24], ci[40];
+
+	fmt_us(a, sizeof(a), fss_jnum(r, "a_us"));
+	fmt_us(b, sizeof(b), fss_jnum(r, "b_us"));
+	if (isfinite(pct)) {
+		snprintf(ch, sizeof(ch), "%+.1f%%", pct);
+		snprintf(ci, sizeof(ci), "%+.1f%% .. %+.1f%%",
+			 json_object_get_double(json_object_array_get_idx(cp, 0)),
+			 json_object_get_double(json_object_array_get_idx(cp, 1)));
+	} else {
+		snprintf(ch, sizeof(ch), "%+.1fus", fss_jnum(r, "change_us"));
+		snprintf(ci, sizeof(ci), "n/a (A is 0)");
+	}
+	fprintf(f, "  %-13s %-5s %9s %9s %8s  %-19s %s\n", fss_jstr(r, "series"),
+		fss_jstr(r, "stat"), a, b, ch, ci, fss_jstr(r, "verdict"));
+}
+
+static void render_diff(FILE *f, struct json_object *doc)
+{
+	struct json_object *m = fss_j(doc, "method"), *ts = fss_j(doc, "tests");
+	struct json_object *oa = fss_j(doc, "only_in_a"), *ob = fss_j(doc, "only_in_b");
+	size_t i, j;
+
+	diff_side(f, "A", fss_j(doc, "a"));
+	diff_side(f, "B", fss_j(doc, "b"));
+	fprintf(f, "95%% intervals of B - A from %lld Poisson bootstrap resamples of the\n"
+		"histograms; \"within noise\" unless the whole interval is beyond "
+		"%.3g%% and %.3gus\n", fss_jint(m, "resamples", 0),
+		fss_jnum(m, "min_change_pct"), fss_jnum(m, "min_change_us"));
+	for (i = 0; ts && i < json_object_array_length(ts); i++) {
+		struct json_object *t = json_object_array_get_idx(ts, i);
+		struct json_object *rows = fss_j(t, "rows");
+
+		fprintf(f, "\n%s (A %lld, B %lld samples)\n", fss_jstr(t, "test"),
+			fss_jint(t, "a_count", 0), fss_jint(t, "b_count", 0));
+		fprintf(f, "  %-13s %-5s %9s %9s %8s  %-19s %s\n", "series", "stat",
+			"A", "B", "change", "95% interval", "verdict");
+		for (j = 0; rows && j < json_object_array_length(rows); j++)
+			diff_row(f, json_object_array_get_idx(rows, j));
+	}
+	for (i = 0; oa && i < json_object_array_length(oa); i++)
+		fprintf(f, "\nonly in A: %s", json_object_get_string(
+			json_object_array_get_idx(oa, i)));
+	for (i = 0; ob && i < json_object_array_length(ob); i++)
+		fprintf(f, "\nonly in B: %s", json_object_get_string(
+			json_object_array_get_idx(ob, i)));
+	if ((oa && json_object_array_length(oa)) || (ob && json_object_array_length(ob)))
+		fputc('\n', f);
+	if (fss_jnum(m, "fail_if_slower_pct") >= 0)
+		fprintf(f, "\ngate --fail-if-slower %.3g%%: %lld row(s) of total/op p50 "
+			"or p99 significantly slower by more than that\n",
+			fss_jnum(m, "fail_if_slower_pct"), fss_jint(doc, "gate_failures", 0));
+}
+
+static const char *const series[] = {
+	"op", "total", "fs", "journal", "queue", "device_write", "device_flush", "other",
+};
+
+static int hist_fn(const char *key, struct json_object *t, void *arg)
+{
+	FILE *f = arg;
+	struct json_object *hj = fss_j(t, "hist");
+	size_t i;
+
+	fprintf(f, "%s\n", key);
+	if (!hj) {
+		fprintf(f, "  no histogram (%s)\n", fss_jstr(t, "reason") ?: "n/a");
+		return 0;
+	}
+	for (i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
+		struct fss_hist h;
+		char title[160], p50[24], p99[24];
+
+		if (fss_hist_from_json(fss_j(hj, series[i]), &h) || !h.count)
+			continue;
+		fmt_us(p50, sizeof(p50), fss_hist_quantile_ns(&h, 0.5) / 1e3);
+		fmt_us(p99, sizeof(p99), fss_hist_quantile_ns(&h, 0.99) / 1e3);
+		snprintf(title, sizeof(title), "%s: %llu samples, p50 %s, p99 %s",
+			 i ? series[i] : "per op", (unsigned long long)h.count, p50, p99);
+		fss_hist_print(f, &h, title, 2);
+	}
+	return 0;
+}
+
+int fss_render_text(struct json_object *doc, FILE *f,
+		    const struct fss_render_opts *ro, char *err, size_t errlen)
+{
+	const char *kind = fss_doc_kind(doc);
+
+	if (!strcmp(kind, "diff")) {
+		render_diff(f, doc);
+		return 0;
+	}
+	if ((!strcmp(kind, "run") || !strcmp(kind, "compare")) && ro && ro->hist) {
+		fss_doc_foreach_test(doc, hist_fn, f);
+		return 0;
+	}
+	snprintf(err, errlen, "text of a saved %s result: not available yet; use "
+		 "--hist, --format html, csv or json", kind);
+	return -1;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * render.h - renderers over a result document (doc.h) and nothing else:
+ * json, html, csv, and the text of a diff / the --hist view.  Each takes
+ * the tree and a FILE; none knows the tracer or the workload.
+ */
+#ifndef __FSS_RENDER_H
+#define __FSS_RENDER_H
+
+#include <stdio.h>
+#include "doc.h"
+
+struct json_object;
+
+struct fss_render_opts {
+	const char *events_path;	/* per-sync JSON lines (run --events) */
+	int hist;			/* text: add the --hist view */
+};
+
+/*
+ * Render doc as fmt to f.  Returns 0, or -1 with one line in err (the
+ * format does not apply to this kind, the events file is unreadable...).
+ */
+int fss_render(struct json_object *doc, enum fss_fmt fmt, FILE *f,
+	       const struct fss_render_opts *ro, char *err, size_t errlen);
+
+/* The renderers behind it. */
+int fss_render_html(struct json_object *doc, FILE *f,
+		    const struct fss_render_opts *ro, char *err, size_t errlen);
+int fss_render_csv(struct json_object *doc, FILE *f,
+		   const struct fss_render_opts *ro, char *err, size_t errlen);
+int fss_render_text(struct json_object *doc, FILE *f,
+		    const struct fss_render_opts *ro, char *err, size_t errlen);
+
+/*
+ * Per-sync records of an --events file, for the timeline and the CSV:
+ * calls fn for each line whose "test" is test (NULL: every line).
+ */
+typedef void (*fss_event_fn)(struct json_object *ev, void *arg);
+int fss_events_each(const char *path, const char *test, fss_event_fn fn,
+		    void *arg, char *err, size_t errlen);
+
+#endif /* __FSS_RENDER_H */
