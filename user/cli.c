@@ -95,7 +95,7 @@ int fss_cli_parse_seconds(const char *s, double max, double *out)
 
 enum {
 	CLI_BS = 0x1000, CLI_WPS, CLI_JOBS, CLI_FILE_SIZE, CLI_NO_TRACE,
-	CLI_STRATEGY, CLI_JSON,
+	CLI_STRATEGY, CLI_JSON, CLI_FORMAT,
 };
 
 static const struct argp_option wl_options[] = {
@@ -111,7 +111,13 @@ static const struct argp_option wl_options[] = {
 	  "phases)", 5 },
 	{ "strategy", CLI_STRATEGY, "S", 0, "Attach strategy: auto (default), "
 	  "fentry, kprobe, tracepoint", 5 },
-	{ "json", CLI_JSON, NULL, 0, "One JSON document on stdout", 5 },
+	{ "json", CLI_JSON, NULL, 0, "One JSON document on stdout (same as "
+	  "--format json)", 5 },
+	{ "format", CLI_FORMAT, "FMT", 0, "text (default), json, html, csv: the "
+	  "result rendered once it is complete (fsyncscope report renders a "
+	  "saved JSON later)", 5 },
+	{ "output", 'o', "FILE", 0, "Write the result to FILE (whole or not at "
+	  "all) instead of stdout", 5 },
 	{ "verbose", 'v', NULL, 0, "Attach strategy and progress on stderr", 5 },
 	{ 0 },
 };
@@ -190,6 +196,19 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case CLI_JSON:
 		w->json = true;
+		w->format = FSS_FMT_JSON;
+		break;
+	case CLI_FORMAT:
+		if (fss_fmt_parse(arg, &w->format)) {
+			argp_error(state, "unknown --format '%s' (text, json, html, csv)",
+				   arg);
+			return EINVAL;
+		}
+		/* everything but text is rendered from the result document */
+		w->json = w->format != FSS_FMT_TEXT;
+		break;
+	case 'o':
+		w->output = arg;
 		break;
 	case 'v':
 		w->verbose++;

@@ -10,6 +10,7 @@
 #include <argp.h>
 #include <stdbool.h>
 #include <linux/types.h>
+#include "doc.h"
 
 /*
  * argp_parse() with prog ("fsyncscope run") as the program name and every
@@ -51,7 +52,9 @@ struct fss_cli_wl {
 	bool workload_set;		/* any option of group 2 was given */
 	bool no_trace;			/* --no-trace */
 	const char *strategy;		/* --strategy, checked by the command */
-	bool json;			/* --json */
+	bool json;			/* --json, or --format other than text */
+	enum fss_fmt format;		/* --format (text) */
+	const char *output;		/* -o FILE, or NULL: stdout */
 	int verbose;			/* -v, repeatable */
 };
 

@@ -158,9 +158,9 @@ int cmd_diff(int argc, char **argv)
 	    !(b = fss_doc_load(o.b, err, sizeof(err))) ||
 	    !(d = fss_diff_build(a, o.a, b, o.b, &o.d, err, sizeof(err))))
 		goto fail;
-	rc = 1;
 	if (fss_out_open(&out, o.out, err, sizeof(err)))
-		goto fail;
+		goto fail;		/* a bad -o path is bad input: 2 */
+	rc = 1;
 	if (fss_render(d, o.fmt, out.f, NULL, err, sizeof(err))) {
 		fss_out_abort(&out);
 		rc = 2;

@@ -134,7 +134,7 @@ int cmd_report(int argc, char **argv)
 	if (fss_out_open(&out, o.out, err, sizeof(err))) {
 		fprintf(stderr, "fsyncscope: %s\n", err);
 		json_object_put(d);
-		return 1;
+		return 2;		/* a bad -o path is bad input */
 	}
 	rc = fss_render(d, o.fmt, out.f, &ro, err, sizeof(err));
 	json_object_put(d);

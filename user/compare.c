@@ -38,6 +38,7 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
+#include "render.h"
 #include "run.h"
 #include "workload.h"
 
@@ -1740,6 +1741,10 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	pl->workdir_made = true;
+	if (!o.wl.json && o.wl.output && fss_stdout_to_begin(o.wl.output)) {
+		ret = 1;
+		goto cleanup;
+	}
 	if (!o.wl.json)
 		print_header(&o, pl, wl, nwl);
 
@@ -1847,10 +1852,8 @@ cleanup:
 		json_object_object_add(doc, "workloads", a);
 		json_object_object_add(doc, "interrupted",
 				       fss_run_interrupted_json());
-		printf("%s\n", json_object_to_json_string_ext(doc,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(doc);
+		if (fss_emit(doc, o.wl.format, o.wl.output, NULL))
+			ret = 1;
 	} else {
 		for (int w = 0; w < nwl; w++)
 			print_table(&o, runs, &wl[w], w);
@@ -1866,6 +1869,8 @@ cleanup:
 		ret = 128 + fss_wl_stop;
 	}
 out:
+	if (fss_stdout_to_end(ret != 1) && !ret)
+		ret = 1;
 	if (runs)
 		for (int i = 0; i < MAX_FS; i++)
 			json_object_put(runs[i].strategy);

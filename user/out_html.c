@@ -69,8 +69,11 @@ static void page_open(FILE *f, const char *title)
 
 static void page_close(FILE *f, struct json_object *doc)
 {
-	fputs("<p class=\"note\">Made by fsyncscope ", f);
-	esc(f, fss_jstr(doc, "version"));
+	fputs("<p class=\"note\">Made by fsyncscope", f);
+	if (fss_jstr(doc, "version")) {
+		fputc(' ', f);
+		esc(f, fss_jstr(doc, "version"));
+	}
 	fputs(" from a result of schema ", f);
 	esc(f, fss_jstr(doc, "schema"));
 	fputs(". Phases add up to each sync's total; see docs/model.md.</p>\n"
@@ -574,6 +577,57 @@ static void render_diff(FILE *f, struct json_object *doc)
 
 /* ---- trace summary ----------------------------------------------------- */
 
+/* Top rows (processes or files) of a trace summary: a table and bars. */
+static void trace_top(FILE *f, struct json_object *arr, const char *what,
+		      const char *name_key, const char *title)
+{
+	struct bars *bs = calloc(1, sizeof(*bs));
+	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	int p;
+
+	if (!bs || !n) {
+		free(bs);
+		return;
+	}
+	fprintf(f, "<h2>%s</h2>\n<table class=\"top\" data-what=\"%s\"><tr><th>%s</th>"
+		"<th>syncs</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>\n",
+		title, what, what);
+	for (i = 0; i < n && i < 10; i++) {
+		struct json_object *r = json_object_array_get_idx(arr, i);
+		char lbl[128];
+
+		if (!strcmp(name_key, "name"))
+			snprintf(lbl, sizeof(lbl), "%s (%lld)", fss_jstr(r, "name") ?: "?",
+				 fss_jint(r, "pid", 0));
+		else
+			snprintf(lbl, sizeof(lbl), "%s", fss_jstr(r, name_key) ?: "?");
+		fputs("<tr><td>", f);
+		esc(f, lbl);
+		fprintf(f, "</td><td>%lld</td>", fss_jint(r, "syncs", 0));
+		num_cell(f, "mean", fss_jnum(r, "mean_us"));
+		num_cell(f, "p50", fss_jnum(r, "p50_us"));
+		num_cell(f, "p99", fss_jnum(r, "p99_us"));
+		num_cell(f, "max", fss_jnum(r, "max_us"));
+		fputs("</tr>\n", f);
+		if (strlen(lbl) > 30)	/* paths: keep their end */
+			snprintf(bs->labels[bs->n], sizeof(bs->labels[0]), "…%s",
+				 lbl + strlen(lbl) - 29);
+		else
+			snprintf(bs->labels[bs->n], sizeof(bs->labels[0]), "%s", lbl);
+		bs->b[bs->n].label = bs->labels[bs->n];
+		for (p = 0; p < SVG_NPH; p++)
+			bs->b[bs->n].share[p] = fss_jnum(fss_j(fss_j(r, "phases"),
+						 svg_phase_names[p]), "share");
+		fmt_us(lbl, 32, fss_jnum(r, "mean_us"));
+		snprintf(bs->b[bs->n].note, sizeof(bs->b[0].note), "mean %.32s", lbl);
+		bs->n++;
+	}
+	fputs("</table>\n", f);
+	svg_stacked_shares(f, "Share of each one's sync time by phase (right: mean)",
+			   bs->b, bs->n);
+	free(bs);
+}
+
 static void render_trace(FILE *f, struct json_object *doc)
 {
 	struct json_object *all = fss_j(doc, "all");
@@ -585,19 +639,28 @@ static void render_trace(FILE *f, struct json_object *doc)
 	page_open(f, buf);
 	fputs("<table class=\"facts\">\n", f);
 	fact(f, "started", fss_jstr(doc, "start"));
+	snprintf(buf, sizeof(buf), "%lld syncs, %lld processes, %lld files",
+		 fss_jint(all, "syncs", 0), fss_jint(doc, "processes_total", 0),
+		 fss_jint(doc, "files_total", 0));
+	fact(f, "traced", buf);
 	snprintf(buf, sizeof(buf), "%lld", fss_jint(doc, "events_lost", 0));
 	fact(f, "events lost", buf);
 	fputs("</table>\n", f);
-	if (bs && all && fss_j(all, "breakdown")) {
+	if (bs && fss_j(all, "phases")) {
 		bs->b[0].label = "all traced syncs";
 		for (int p = 0; p < SVG_NPH; p++)
-			bs->b[0].share[p] = fss_jnum(fss_j(fss_j(all, "breakdown"),
+			bs->b[0].share[p] = fss_jnum(fss_j(fss_j(all, "phases"),
 						     svg_phase_names[p]), "share");
+		fmt_us(buf, 32, fss_jnum(all, "mean_us"));
+		snprintf(bs->b[0].note, sizeof(bs->b[0].note), "mean %.32s", buf);
 		bs->n = 1;
 		svg_phase_legend(f);
-		svg_stacked_shares(f, "Share of sync time by phase", bs->b, 1);
+		svg_stacked_shares(f, "Share of all traced sync time by phase", bs->b, 1);
 	}
 	free(bs);
+	trace_top(f, fss_j(doc, "processes"), "process", "name",
+		  "Top processes by sync time");
+	trace_top(f, fss_j(doc, "files"), "file", "path", "Top files by sync time");
 	page_close(f, doc);
 }
 

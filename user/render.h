@@ -24,6 +24,22 @@ struct fss_render_opts {
 int fss_render(struct json_object *doc, enum fss_fmt fmt, FILE *f,
 	       const struct fss_render_opts *ro, char *err, size_t errlen);
 
+/*
+ * What a command does with its finished result document: render it as fmt
+ * to path (NULL or "-": stdout; else whole or not at all).  Puts doc.
+ * Returns 0, or 1 after one line on stderr.
+ */
+int fss_emit(struct json_object *doc, enum fss_fmt fmt, const char *path,
+	     const struct fss_render_opts *ro);
+
+/*
+ * Text output to -o FILE: stdout itself is sent to a temporary file next
+ * to FILE from begin on, and renamed over FILE by end(ok) (removed when
+ * !ok).  Both return 0, or 1 after one line on stderr.
+ */
+int fss_stdout_to_begin(const char *path);
+int fss_stdout_to_end(bool ok);
+
 /* The renderers behind it. */
 int fss_render_html(struct json_object *doc, FILE *f,
 		    const struct fss_render_opts *ro, char *err, size_t errlen);

@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
+#include "render.h"
 #include "report.h"
 #include "run.h"
 #include "trace.h"
@@ -1548,6 +1549,7 @@ int cmd_run(int argc, char **argv)
 	struct ctx c = { .o = &o };
 	struct run_verdict rv;
 	struct json_object *doc = NULL, *tests;
+	struct fss_render_opts ro = { 0 };
 	FILE *events = NULL;
 	bool events_created = false;
 	char err[512], fdir[PATH_MAX];
@@ -1634,6 +1636,10 @@ int cmd_run(int argc, char **argv)
 			fss_tracer_print_strategy(c.tr, stderr);
 	}
 
+	if (!o.wl.json && o.wl.output && fss_stdout_to_begin(o.wl.output)) {
+		ret = 1;
+		goto out;
+	}
 	if (!o.wl.json)
 		print_header(&c);
 	if (fss_wl_stop)
@@ -1682,10 +1688,11 @@ int cmd_run(int argc, char **argv)
 				       json_object_new_string(rv.why));
 		json_object_object_add(doc, "interrupted",
 				       fss_run_interrupted_json());
-		printf("%s\n", json_object_to_json_string_ext(doc,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(doc);
+		if (events)
+			fflush(events);
+		ro.events_path = o.events;
+		if (fss_emit(doc, o.wl.format, o.wl.output, &ro))
+			ret = 1;
 	}
 	fflush(stdout);
 	if (drops)
@@ -1704,6 +1711,8 @@ out:
 		if (ret == 1 && events_created)
 			unlink(o.events);
 	}
+	if (fss_stdout_to_end(ret != 1) && !ret)
+		ret = 1;
 	fss_wl_free(c.w);
 	free(c.tests);
 	fss_run_signals_restore(&sigs);
