@@ -29,7 +29,8 @@ endif
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libfuse3-dev fuse3 pkg-config make
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
-	postgresql-15 fio bpftrace kmod procps psmisc time bc
+	postgresql-15 fio bpftrace kmod procps psmisc time bc \
+	chromium python3-venv
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
 LIBS_PC   := libbpf json-c mount libnvme
@@ -54,7 +55,13 @@ UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict
 FIXTURES   := $(OUTPUT)/tests/delayfs
 HELPERS    := $(OUTPUT)/tests/syncer
 
-.PHONY: all deps run test unit vmtest install clean bench
+# Python packages from PyPI for the tests, in a venv under build/ (Debian's
+# python3 is externally managed): Playwright drives Debian's chromium.
+PY_TEST   := playwright==$(PLAYWRIGHT_VERSION)
+PLAYWRIGHT_VERSION ?= 1.65.2
+PYENV     := $(OUTPUT)/pyenv
+
+.PHONY: all deps pydeps run test unit vmtest install clean bench
 all: fsyncscope $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
 
 deps:
@@ -64,6 +71,14 @@ deps:
 		apt-get update -q >/dev/null && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing >/dev/null || \
 		{ echo "make deps: apt-get install failed for: $$missing" >&2; exit 1; }; \
+	fi
+
+pydeps: deps
+	$(Q)if ! $(PYENV)/bin/python -c 'import playwright' 2>/dev/null; then \
+		echo "  PYDEPS   $(PY_TEST) in $(PYENV)"; \
+		rm -rf $(PYENV) && /usr/bin/python3 -m venv $(PYENV) && \
+		$(PYENV)/bin/pip install -q --disable-pip-version-check $(PY_TEST) || \
+		{ echo "make pydeps: pip install $(PY_TEST) failed" >&2; exit 1; }; \
 	fi
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests:
@@ -116,7 +131,7 @@ unit: $(UNIT_TESTS)
 	$(Q)for t in $(UNIT_TESTS); do $$t || exit 1; done
 
 # The contract: one command sets up everything and runs the tests.
-test: deps
+test: deps pydeps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bats --tap tests/
 

@@ -24,7 +24,7 @@ void fss_diff_defaults(struct fss_diff_opts *o)
 	o->resamples = 1000;
 	o->seed = 1;
 	o->min_change_pct = 2;
-	o->min_change_us = 1;
+	o->min_change_us = 5;
 	o->fail_if_slower_pct = -1;
 }
 
