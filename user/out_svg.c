@@ -243,7 +243,7 @@ void svg_hist(FILE *f, const char *title, const struct fss_hist *h,
 	for (k = 0; k < nb; k++)
 		peak = fmax(peak, sh[k]);
 	fr.ymax = nice_up(peak);
-	fig_open(f, title, fr.x0 + fr.w + 12, fr.y0 + fr.h + 36, small ? "hist small" : "hist");
+	fig_open(f, title, fr.x0 + fr.w + 28, fr.y0 + fr.h + 36, small ? "hist small" : "hist");
 	lin_y_axis(f, &fr, "% of syncs");
 	bw = (double)fr.w / nb;
 	for (k = 0; k < nb; k++) {
@@ -269,6 +269,13 @@ void svg_hist(FILE *f, const char *title, const struct fss_hist *h,
 	log_x_axis(f, &fr, "latency (log scale)");
 	if (!h->count)
 		snprintf(note, sizeof(note), "no samples");
+	else if (h->b[0] == h->count)
+		snprintf(note, sizeof(note), "all %llu at 0 ns: no time in this phase",
+			 (unsigned long long)h->count);
+	else if (h->b[0])
+		snprintf(note, sizeof(note), "%llu of %llu at 0 ns (drawn at the left "
+			 "edge)", (unsigned long long)h->b[0],
+			 (unsigned long long)h->count);
 	fig_close(f, note);
 }
 
@@ -289,7 +296,7 @@ void svg_hist_overlay(FILE *f, const char *title, const struct fss_hist *hs,
 			peak = fmax(peak, sh[s][k]);
 	}
 	fr.ymax = nice_up(peak);
-	fig_open(f, title, fr.x0 + fr.w + 12, fr.y0 + fr.h + 36, "hist overlay");
+	fig_open(f, title, fr.x0 + fr.w + 28, fr.y0 + fr.h + 36, "hist overlay");
 	lin_y_axis(f, &fr, "% of syncs");
 	bw = nb ? (double)fr.w / nb : 1;
 	for (s = 0; s < n; s++) {
