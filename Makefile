@@ -51,7 +51,8 @@ USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # Pure-C units tested without BPF.
-UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict
+UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
+	$(OUTPUT)/tests/test_hist
 FIXTURES   := $(OUTPUT)/tests/delayfs
 HELPERS    := $(OUTPUT)/tests/syncer
 
@@ -118,6 +119,10 @@ $(OUTPUT)/tests/test_attr: tests/unit/test_attr.c user/attr.c user/report.c user
 $(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -o $@
+
+$(OUTPUT)/tests/test_hist: tests/unit/test_hist.c user/hist.c user/stats.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

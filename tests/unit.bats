@@ -11,7 +11,7 @@ TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
 
 setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
-	make -s -C "$FSS_ROOT" build/tests/test_attr >&2
+	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist >&2
 }
 
 setup() {
@@ -93,3 +93,20 @@ report_print report_json report_no_rq_start report_sync_json_escaping names"
 	! grep -q '^not ok' <<<"$output"
 	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(echo $CASES | wc -w)" ]
 }
+
+# The histogram and the bootstrap (tests/unit/test_hist.c over user/hist.c
+# and user/stats.c).
+TEST_HIST="${TEST_HIST:-$FSS_BUILD/tests/test_hist}"
+
+hist_case() {
+	run "$TEST_HIST" "$1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "ok 1 - $1" ]
+}
+
+@test "hist: buckets are contiguous, at most 1/64 wide" { hist_case bounds; }
+@test "hist: quantiles within 0.8 % of exact nearest rank over 100k samples" { hist_case quantiles; }
+@test "hist: merge equals adding everything; JSON round trip; bad counts refused" { hist_case merge_and_json; }
+@test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
+@test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }

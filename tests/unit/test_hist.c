@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * test_hist.c - the histogram (user/hist.c) and the bootstrap (user/stats.c):
+ * bucket bounds, quantiles against exact nearest rank, merge, JSON round
+ * trip, Poisson draws, and the diff word on synthetic samples.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "hist.h"
+#include "stats.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...) do {						\
+	checks++;							\
+	if (!(cond)) {							\
+		failures++;						\
+		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+		fprintf(stderr, __VA_ARGS__);				\
+		fputc('\n', stderr);					\
+	}								\
+} while (0)
+
+static int u64cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void bounds(void)
+{
+	unsigned int i;
+
+	/* every bucket is contiguous with the next, and at most 1/64 wide */
+	for (i = 0; i + 1 < FSS_HIST_NB; i++) {
+		CHECK(fss_hist_hi(i) + 1 == fss_hist_lo(i + 1), "bucket %u", i);
+		CHECK(fss_hist_index(fss_hist_lo(i)) == i, "lo of %u", i);
+		CHECK(fss_hist_index(fss_hist_hi(i)) == i, "hi of %u", i);
+		if (fss_hist_lo(i) >= 64)
+			CHECK((double)(fss_hist_hi(i) - fss_hist_lo(i) + 1) <=
+			      (double)fss_hist_lo(i) / 64 + 1e-9, "width of %u", i);
+	}
+	CHECK(fss_hist_index(0) == 0, "0");
+	CHECK(fss_hist_index(~0ULL) == FSS_HIST_NB - 1, "huge");
+}
+
+static void quantiles(void)
+{
+	static __u64 v[100000];
+	struct fss_hist *h = fss_hist_new();
+	uint64_t seed = 7;
+	const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+	size_t i, n = sizeof(v) / sizeof(v[0]);
+
+	for (i = 0; i < n; i++) {
+		/* log-normal-ish latencies from 10 us to tens of ms */
+		double u = fss_rand_unit(&seed), w = fss_rand_unit(&seed);
+
+		v[i] = (__u64)(20000.0 * exp(2.0 * sqrt(-2 * log(u)) * cos(6.2831853 * w) / 3));
+		fss_hist_add(h, v[i]);
+	}
+	qsort(v, n, sizeof(v[0]), u64cmp);
+	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		size_t rank = (size_t)ceil(qs[i] * n);
+		double exact = (double)v[rank - 1], got = fss_hist_quantile_ns(h, qs[i]);
+
+		CHECK(fabs(got - exact) <= 0.008 * exact + 1, "q %.3f: %.0f vs exact %.0f",
+		      qs[i], got, exact);
+	}
+	CHECK(h->count == n, "count");
+	CHECK(h->min == v[0] && h->max == v[n - 1], "min/max");
+	free(h);
+}
+
+static void merge_and_json(void)
+{
+	struct fss_hist *a = fss_hist_new(), *b = fss_hist_new(), *all = fss_hist_new();
+	struct fss_hist *back = fss_hist_new();
+	struct json_object *j;
+	uint64_t seed = 3;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		__u64 x = fss_rand_next(&seed) % 10000000;
+
+		fss_hist_add(i % 2 ? a : b, x);
+		fss_hist_add(all, x);
+	}
+	fss_hist_merge(a, b);
+	CHECK(!memcmp(a, all, sizeof(*a)), "merge equals adding all");
+	j = fss_hist_json(all);
+	CHECK(fss_hist_from_json(j, back) == 0, "from json");
+	CHECK(!memcmp(back, all, sizeof(*all)), "json round trip");
+	/* a bucket count that disagrees with count is refused */
+	json_object_object_add(j, "count", json_object_new_uint64(all->count + 1));
+	CHECK(fss_hist_from_json(j, back) != 0, "inconsistent count refused");
+	json_object_put(j);
+	/* empty */
+	fss_hist_init(b);
+	CHECK(isnan(fss_hist_quantile_ns(b, 0.5)), "empty quantile is NAN");
+	free(a);
+	free(b);
+	free(all);
+	free(back);
+}
+
+static void poisson(void)
+{
+	const double lams[] = { 0.5, 4, 30, 1000 };
+	uint64_t seed = 11;
+	size_t k, i;
+
+	for (k = 0; k < sizeof(lams) / sizeof(lams[0]); k++) {
+		double s = 0, s2 = 0, n = 20000;
+
+		for (i = 0; i < n; i++) {
+			double x = (double)fss_rand_poisson(&seed, lams[k]);
+
+			s += x;
+			s2 += x * x;
+		}
+		double mean = s / n, var = s2 / n - mean * mean;
+
+		/* mean within 4 standard errors, variance within 10 % */
+		CHECK(fabs(mean - lams[k]) < 4 * sqrt(lams[k] / n), "lambda %g: mean %g",
+		      lams[k], mean);
+		CHECK(fabs(var - lams[k]) < 0.1 * lams[k], "lambda %g: var %g", lams[k], var);
+	}
+}
+
+static void fill(struct fss_hist *h, double center_ns, int n, uint64_t *seed)
+{
+	int i;
+
+	fss_hist_init(h);
+	for (i = 0; i < n; i++)
+		fss_hist_add(h, (__u64)(center_ns * (0.8 + 0.4 * fss_rand_unit(seed))));
+}
+
+static void change_words(void)
+{
+	struct fss_hist *a = fss_hist_new(), *b = fss_hist_new();
+	struct fss_change c;
+	uint64_t seed = 5;
+
+	/* the same histogram: within noise, interval around 0 */
+	fill(a, 200000, 2000, &seed);
+	CHECK(fss_change_compute(a, a, 0.5, 1000, 1, 0.02, 5000, &c) == 0, "self");
+	CHECK(c.word == 0 && c.lo <= 0 && c.hi >= 0 && c.diff == 0, "self: %d [%g, %g]",
+	      c.word, c.lo, c.hi);
+	/* 4 ms more: slower, interval excludes 0 */
+	fill(b, 4200000, 300, &seed);
+	CHECK(fss_change_compute(a, b, 0.5, 1000, 1, 0.02, 5000, &c) == 0, "slower");
+	CHECK(c.word == 1 && c.lo > 0, "slower: %d [%g, %g]", c.word, c.lo, c.hi);
+	CHECK(fss_change_compute(b, a, 0.99, 1000, 1, 0.02, 5000, &c) == 0, "faster");
+	CHECK(c.word == -1 && c.hi < 0, "faster: %d", c.word);
+	/* 1 % apart with many samples: below the 2 % floor, within noise */
+	fill(a, 200000, 20000, &seed);
+	fill(b, 202000, 20000, &seed);
+	CHECK(fss_change_compute(a, b, 0.5, 1000, 1, 0.02, 5000, &c) == 0, "1 pct");
+	CHECK(c.word == 0, "1 %% change is within noise: %d (%g)", c.word, c.diff);
+	/* the same inputs and seed give the same interval */
+	{
+		struct fss_change d;
+
+		fss_change_compute(a, b, 0.99, 500, 42, 0.02, 5000, &c);
+		fss_change_compute(a, b, 0.99, 500, 42, 0.02, 5000, &d);
+		CHECK(c.lo == d.lo && c.hi == d.hi, "seeded: deterministic");
+	}
+	fss_hist_init(b);
+	CHECK(fss_change_compute(a, b, 0.5, 1000, 1, 0.02, 5000, &c) != 0, "empty B");
+	free(a);
+	free(b);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+	{ "bounds", bounds },
+	{ "quantiles", quantiles },
+	{ "merge_and_json", merge_and_json },
+	{ "poisson", poisson },
+	{ "change_words", change_words },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i, n = sizeof(cases) / sizeof(cases[0]), ran = 0;
+
+	printf("1..%zu\n", argc > 1 ? (size_t)1 : n);
+	for (i = 0; i < n; i++) {
+		int before = failures;
+
+		if (argc > 1 && strcmp(argv[1], cases[i].name))
+			continue;
+		cases[i].fn();
+		ran++;
+		printf("%sok %zu - %s\n", failures > before ? "not " : "", ran, cases[i].name);
+	}
+	if (!ran) {
+		fprintf(stderr, "no case %s\n", argv[1]);
+		return 2;
+	}
+	return failures ? 1 : 0;
+}
