@@ -284,3 +284,20 @@ EOF
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "test,fs,series,"* ]]
 }
+
+@test "compare: --json -o, its HTML (filesystems on shared axes) in chromium, diff of compare results" {
+	mkdir -p "$S/cmpdir"
+	"$FSS_BIN" compare --fs ext4,xfs -s 0.3 --dir "$S/cmpdir" --json -o "$S/cmp.json"
+	run jq -e '.schema == "fsyncscope/compare" and
+		([.workloads[].results[] | select(.hist.total)] | length) == 6' "$S/cmp.json"
+	[ "$status" -eq 0 ]
+	"$FSS_BIN" report "$S/cmp.json" -o "$S/cmp.html"
+	grep -q 'sync latency per filesystem, same axes' "$S/cmp.html"
+	check_page "$S/cmp.html" "$S/cmp.json" compare
+	"$FSS_BIN" diff -j "$S/cmp.json" "$S/cmp.json" > "$S/cmpdiff.json"
+	run jq -e '[.tests[].test] | (index("ext4/fdatasync_overwrite") != null) and
+		(index("xfs/fdatasync_overwrite") != null)' "$S/cmpdiff.json"
+	[ "$status" -eq 0 ]
+	# the images are gone
+	[ -z "$(ls -A "$S/cmpdir")" ]
+}
