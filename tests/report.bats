@@ -301,3 +301,30 @@ EOF
 	# the images are gone
 	[ -z "$(ls -A "$S/cmpdir")" ]
 }
+
+@test "perfetto: run --events --format perfetto is a Chrome JSON trace; syncs, phases, requests, flows and commits check out" {
+	local m; m="$(cat "$S/mnt")"
+	# two threads appending + fsync on ext4: jbd2 commits, flushes
+	"$FSS_BIN" run --method fsync --pattern append --jobs 2 --count 150 \
+		--events "$S/p.ev" --format perfetto -o "$S/p.trace.json" "$m"
+	run "$PY" "$FSS_ROOT/tests/helpers/check-perfetto" "$S/p.trace.json" "$S/p.ev"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "300 syncs, "*" 0 problems" ]]
+	# the journal has its own track with commits, the disk its requests
+	[[ "${lines[-1]}" != *" 0 commits,"* ]]
+	[[ "${lines[-1]}" != *" 0 requests,"* ]]
+	# report renders the same from the saved pieces
+	"$FSS_BIN" run --method fdatasync --count 100 --json --events "$S/q.ev" "$m" > "$S/q.json"
+	"$FSS_BIN" report "$S/q.json" --events "$S/q.ev" --format perfetto -o "$S/q.trace.json"
+	run "$PY" "$FSS_ROOT/tests/helpers/check-perfetto" "$S/q.trace.json" "$S/q.ev"
+	[ "$status" -eq 0 ]
+	# without per-sync records there is nothing to draw: one line, exit 2
+	run --separate-stderr "$FSS_BIN" run --format perfetto --count 5 "$m"
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run --separate-stderr "$FSS_BIN" report --format perfetto "$S/q.json" -o "$S/none.json"
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ ! -e "$S/none.json" ]
+}

@@ -461,6 +461,14 @@ struct fss_attr {
 	struct ptrvec cand;
 	struct paint_pt *pts;
 	size_t npts, cpts;
+
+	/* opts.detail: what the sync was made of (fss_sync_detail) */
+	struct fss_sync_detail detail;
+	struct fss_seg *seg;
+	struct fss_rq_span *rqd;
+	struct fss_jnl_span *jd;
+	size_t cseg, crqd, cjd;
+	int detail_err;
 };
 
 #define RQ_FREE_MAX	4096
@@ -848,6 +856,9 @@ void fss_attr_free(struct fss_attr *a)
 	free(a->pend);
 	free(a->cand.p);
 	free(a->pts);
+	free(a->seg);
+	free(a->rqd);
+	free(a->jd);
 	free(a);
 }
 
@@ -926,6 +937,77 @@ int fss_attr_add(struct fss_attr *a, const struct fss_event *ev)
 
 /* ---- painting ---- */
 
+/* Grow *v (of elem bytes each) to hold n + 1; false on ENOMEM. */
+static bool grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+	size_t nc;
+
+	if (n < *cap)
+		return true;
+	nc = *cap ? *cap * 2 : 16;
+	p = realloc(*v, nc * elem);
+	if (!p)
+		return false;
+	*v = p;
+	*cap = nc;
+	return true;
+}
+
+static void detail_seg(struct fss_attr *a, __u64 from, __u64 to, int ph)
+{
+	struct fss_sync_detail *d = &a->detail;
+
+	if (!a->opts.detail)
+		return;
+	if (d->nseg && a->seg[d->nseg - 1].phase == (__u32)ph &&
+	    a->seg[d->nseg - 1].to == from) {
+		a->seg[d->nseg - 1].to = to;
+		return;
+	}
+	if (!grow((void **)&a->seg, &a->cseg, d->nseg, sizeof(*a->seg))) {
+		a->detail_err = -ENOMEM;
+		return;
+	}
+	a->seg[d->nseg++] = (struct fss_seg){ from, to, (__u32)ph };
+	d->seg = a->seg;
+}
+
+static void detail_rq(struct fss_attr *a, const struct rq *r, __u32 cls,
+		      __u64 end)
+{
+	struct fss_sync_detail *d = &a->detail;
+
+	if (!a->opts.detail)
+		return;
+	if (!grow((void **)&a->rqd, &a->crqd, d->nrq, sizeof(*a->rqd))) {
+		a->detail_err = -ENOMEM;
+		return;
+	}
+	a->rqd[d->nrq++] = (struct fss_rq_span){
+		.id = r->id, .dev = r->dev, .cls = cls,
+		.start = (r->has & RQ_HAS_START) ? r->start :
+			 (r->has & RQ_HAS_ISSUE) ? r->issue : r->n.first,
+		.issue = (r->has & RQ_HAS_ISSUE) ? r->issue : 0,
+		.end = end, .completed = r->has & RQ_HAS_COMPLETE,
+	};
+	d->rq = a->rqd;
+}
+
+static void detail_jnl(struct fss_attr *a, const struct jrec *j)
+{
+	struct fss_sync_detail *d = &a->detail;
+
+	if (!a->opts.detail)
+		return;
+	if (!grow((void **)&a->jd, &a->cjd, d->njnl, sizeof(*a->jd))) {
+		a->detail_err = -ENOMEM;
+		return;
+	}
+	a->jd[d->njnl++] = (struct fss_jnl_span){ j->dev, j->n.first, j->n.end };
+	d->jnl = a->jd;
+}
+
 struct paint {
 	__u64 s, e;
 	int err;
@@ -995,6 +1077,7 @@ static void paint_sweep(struct fss_attr *a, const struct paint *p,
 			for (ph = FSS_PH_OTHER - 1; ph >= 0 && !active[ph]; ph--)
 				;
 			res->phase_ns[ph >= 0 ? ph : FSS_PH_OTHER] += t - cur;
+			detail_seg(a, cur, t, ph >= 0 ? ph : FSS_PH_OTHER);
 			cur = t;
 		}
 		if (i == a->npts)
@@ -1112,6 +1195,9 @@ static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
 	if (!pure_flush && !preflush && !(asked & FSS_RQ_FUA) && !fua_native &&
 	    (r->all_flags & FSS_RQ_WRITE))
 		res->nr_write++;
+	detail_rq(a, r, pure_flush || nvme_flush ? FSS_RQC_FLUSH : fua_native ?
+		  FSS_RQC_FUA : preflush ? FSS_RQC_PREFLUSH : FSS_RQC_WRITE,
+		  completed ? (nvme ? r->nvme_complete : r->complete) : open_end);
 
 	return pure_flush || preflush || (asked & FSS_RQ_FUA) || fua_native ||
 	       nvme_flush;
@@ -1139,6 +1225,8 @@ static int paint_sync(struct fss_attr *a, const struct fss_event *ev,
 	res->ret = sr->ret;
 	memcpy(res->comm, ev->comm, sizeof(res->comm));
 	a->npts = 0;
+	memset(&a->detail, 0, sizeof(a->detail));
+	a->detail_err = 0;
 
 	/* fs: the filesystem's fsync in the caller */
 	if (sr->fs_start)
@@ -1160,6 +1248,7 @@ static int paint_sync(struct fss_attr *a, const struct fss_event *ev,
 		if (j->dev != ev->dev)
 			continue;
 		res->nr_journal++;
+		detail_jnl(a, j);
 		if (j->n.end > j->n.first)
 			res->journal_seen = true;
 		paint_add(a, &p, FSS_PH_JOURNAL, j->n.first, j->n.end);
@@ -1188,6 +1277,8 @@ static int paint_sync(struct fss_attr *a, const struct fss_event *ev,
 		return p.err;
 
 	paint_sweep(a, &p, res);
+	if (a->opts.detail && !a->detail_err)
+		res->detail = &a->detail;
 
 	a->stats.syncs++;
 	if (saw_flush)

@@ -32,6 +32,43 @@ const char *fss_phase_name(enum fss_phase ph);
 /* "fsync", "fdatasync", "sync_file_range", "msync", "syncfs", "dsync_write", "io_uring_fsync" */
 const char *fss_sync_kind_name(enum fss_sync_kind kind);
 
+/*
+ * What a sync was made of, when fss_attr_opts.detail asks for it (the
+ * --events records, for timelines): the painted stretches in time order
+ * (they cover [start, start + total) exactly), the requests painted into
+ * it and the journal commits it overlapped.  Valid during the callback.
+ */
+struct fss_seg {
+	__u64 from, to;			/* CLOCK_MONOTONIC ns */
+	__u32 phase;			/* enum fss_phase */
+};
+
+enum fss_rq_class { FSS_RQC_WRITE, FSS_RQC_FLUSH, FSS_RQC_FUA, FSS_RQC_PREFLUSH };
+
+struct fss_rq_span {
+	__u64 id;			/* the kernel's request pointer */
+	__u32 dev;			/* disk dev_t (kernel encoding) */
+	__u32 cls;			/* enum fss_rq_class */
+	__u64 start;			/* created/inserted, else issued */
+	__u64 issue;			/* 0: not seen issued */
+	__u64 end;			/* completed, else where painting stopped */
+	bool completed;
+};
+
+struct fss_jnl_span {
+	__u32 dev;			/* fs dev_t */
+	__u64 first, end;
+};
+
+struct fss_sync_detail {
+	const struct fss_seg *seg;
+	size_t nseg;
+	const struct fss_rq_span *rq;
+	size_t nrq;
+	const struct fss_jnl_span *jnl;
+	size_t njnl;
+};
+
 struct fss_sync_result {
 	__u64 start;			/* sync entry, CLOCK_MONOTONIC ns */
 	__u64 total;			/* ts_end - ts */
@@ -55,6 +92,7 @@ struct fss_sync_result {
 	bool journal_seen;		/* a journal interval was painted */
 	bool device_flush_from_nvme;	/* flush time came from NVMe Flush commands */
 	char comm[FSS_COMM_LEN];
+	const struct fss_sync_detail *detail;	/* NULL unless opts.detail */
 };
 
 /* Per-device flush facts accumulated over all drained syncs. */
@@ -78,6 +116,7 @@ struct fss_attr_opts {
 	 */
 	__u32 (*disk_of)(__u32 fs_dev, void *arg);
 	void *disk_of_arg;
+	bool detail;		/* fill fss_sync_result.detail */
 };
 
 struct fss_attr;

@@ -337,6 +337,9 @@ static int check_combinations(struct cmp_opts *o)
 
 	if (o->wl.count && o->wl.seconds_set)
 		return usage_error("use either -s/--runtime or --count, not both");
+	if (o->wl.format == FSS_FMT_PERFETTO)
+		return usage_error("--format perfetto is for run --events (compare "
+				   "keeps no per-sync records)");
 	if (o->wl.no_trace && o->wl.strategy)
 		return usage_error("--strategy needs tracing (drop --no-trace)");
 	if (o->wl.strategy && fss_strategy_parse(o->wl.strategy, &st))

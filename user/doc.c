@@ -217,7 +217,7 @@ struct json_object *fss_doc_load(const char *path, char *err, size_t errlen)
 	return o;
 }
 
-static const char *const fmt_names[] = { "text", "json", "html", "csv" };
+static const char *const fmt_names[] = { "text", "json", "html", "csv", "perfetto" };
 
 int fss_fmt_parse(const char *s, enum fss_fmt *out)
 {

@@ -51,7 +51,8 @@ double fss_jnum(struct json_object *o, const char *key);
 long long fss_jint(struct json_object *o, const char *key, long long def);
 
 /* Output formats. */
-enum fss_fmt { FSS_FMT_TEXT, FSS_FMT_JSON, FSS_FMT_HTML, FSS_FMT_CSV };
+enum fss_fmt { FSS_FMT_TEXT, FSS_FMT_JSON, FSS_FMT_HTML, FSS_FMT_CSV,
+	       FSS_FMT_PERFETTO };
 int fss_fmt_parse(const char *s, enum fss_fmt *out);
 const char *fss_fmt_name(enum fss_fmt f);
 

@@ -133,6 +133,8 @@ int fss_render(struct json_object *doc, enum fss_fmt fmt, FILE *f,
 		return fss_render_csv(doc, f, ro, err, errlen);
 	case FSS_FMT_TEXT:
 		return fss_render_text(doc, f, ro, err, errlen);
+	case FSS_FMT_PERFETTO:
+		return fss_render_perfetto(doc, f, ro, err, errlen);
 	}
 	snprintf(err, errlen, "unknown format");
 	return -1;

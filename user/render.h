@@ -47,6 +47,9 @@ int fss_render_csv(struct json_object *doc, FILE *f,
 		   const struct fss_render_opts *ro, char *err, size_t errlen);
 int fss_render_text(struct json_object *doc, FILE *f,
 		    const struct fss_render_opts *ro, char *err, size_t errlen);
+/* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */
+int fss_render_perfetto(struct json_object *doc, FILE *f,
+			const struct fss_render_opts *ro, char *err, size_t errlen);
 
 /*
  * Per-sync records of an --events file, for the timeline and the CSV:

@@ -1509,6 +1509,9 @@ static int check_combinations(struct run_opts *o)
 
 	if (o->wl.count && o->wl.seconds_set)
 		return usage_error("use either -s/--runtime or --count, not both");
+	if (o->wl.format == FSS_FMT_PERFETTO && !o->events)
+		return usage_error("--format perfetto draws the traced syncs: it "
+				   "needs --events FILE");
 	if (o->wl.no_trace && (o->wl.strategy || o->events))
 		return usage_error("--strategy and --events need tracing "
 				   "(drop --no-trace)");
