@@ -17,11 +17,12 @@
 
 struct report_opts {
 	const char *in, *out, *events;
+	unsigned long long max_syncs;
 	enum fss_fmt fmt;
 	bool fmt_set, hist, help;
 };
 
-enum { OPT_EVENTS = 256, OPT_HIST, OPT_USAGE };
+enum { OPT_EVENTS = 256, OPT_HIST, OPT_MAX_SYNCS, OPT_USAGE };
 
 static const char doc[] =
 "Render a saved fsyncscope result (the --json output of run, compare, trace "
@@ -41,12 +42,15 @@ static const char doc[] =
 "result, wrong schema, newer schema_version, bad option).";
 
 static const struct argp_option options[] = {
-	{ "format", 'f', "FMT", 0, "html (default), csv, json, text (text: with --hist)", 0 },
+	{ "format", 'f', "FMT", 0, "html (default), csv, json, perfetto (with "
+	  "--events), text (with --hist)", 0 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (whole or not at all) instead of stdout", 0 },
 	{ "events", OPT_EVENTS, "FILE", 0, "Per-sync records from run --events: the "
 	  "timeline (html) or one CSV row per sync", 0 },
 	{ "hist", OPT_HIST, NULL, 0, "Text: each test's latency histograms, "
 	  "biolatency style", 0 },
+	{ "max-syncs", OPT_MAX_SYNCS, "N", 0, "perfetto: draw the first N syncs "
+	  "of the events file (default 50000; the trace says how many there were)", 0 },
 	{ "json", 'j', NULL, 0, "Same as --format json", 0 },
 	{ "help", 'h', NULL, 0, "Give this help list", -1 },
 	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
@@ -85,6 +89,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HIST:
 		o->hist = true;
+		break;
+	case OPT_MAX_SYNCS:
+		if (fss_cli_parse_uint(arg, 100000000, &o->max_syncs)) {
+			argp_error(state, "bad --max-syncs '%s': 1 to 100000000", arg);
+			return EINVAL;
+		}
 		break;
 	case ARGP_KEY_ARG:
 		if (o->in) {
@@ -131,6 +141,7 @@ int cmd_report(int argc, char **argv)
 	}
 	ro.events_path = o.events;
 	ro.hist = o.hist;
+	ro.max_syncs = (size_t)o.max_syncs;
 	if (fss_out_open(&out, o.out, err, sizeof(err))) {
 		fprintf(stderr, "fsyncscope: %s\n", err);
 		json_object_put(d);

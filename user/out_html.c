@@ -248,7 +248,8 @@ static void tls_free(struct tls *ts)
 }
 
 /* The timeline of one test: at most MAX_POINTS, evenly strided. */
-static void test_timeline(FILE *f, const char *name, struct tls *ts)
+static void test_timeline(FILE *f, const char *name, struct tls *ts,
+			  size_t traced)
 {
 	struct tl *t = NULL;
 	char title[300];
@@ -267,7 +268,7 @@ static void test_timeline(FILE *f, const char *name, struct tls *ts)
 	}
 	snprintf(title, sizeof(title), "%s: each traced sync over time "
 		 "(latency, colour = dominant phase)", name);
-	svg_timeline(f, title, t->p, kept, t->n - kept);
+	svg_timeline(f, title, t->p, kept, traced > kept ? traced - kept : 0);
 }
 
 static void test_hists(FILE *f, const char *key, struct json_object *t,
@@ -301,7 +302,8 @@ static void test_hists(FILE *f, const char *key, struct json_object *t,
 		mk[1].ns = fss_hist_quantile_ns(&h[1 + p], 0.99);
 		svg_hist(f, title, &h[1 + p], lo, hi, svg_phase_colors[p], mk, 2, 1);
 	}
-	test_timeline(f, key, events);
+	if (traced)
+		test_timeline(f, key, events, (size_t)h[0].count);
 }
 
 /* ---- run --------------------------------------------------------------- */
@@ -669,11 +671,17 @@ int fss_render_html(struct json_object *doc, FILE *f,
 {
 	const char *kind = fss_doc_kind(doc);
 	struct tls ts = { 0 };
+	long long lines;
 
-	if (ro && ro->events_path &&
-	    fss_events_each(ro->events_path, NULL, tl_add, &ts, err, errlen)) {
-		tls_free(&ts);
-		return -1;
+	/* parse only every stride-th record: at most MAX_POINTS in all */
+	if (ro && ro->events_path) {
+		lines = fss_events_count(ro->events_path, err, errlen);
+		if (lines < 0 || fss_events_some(ro->events_path,
+				(size_t)((lines + MAX_POINTS - 1) / MAX_POINTS), 0,
+				tl_add, &ts, err, errlen)) {
+			tls_free(&ts);
+			return -1;
+		}
 	}
 	if (!strcmp(kind, "run"))
 		render_run(f, doc, &ts);

@@ -49,6 +49,7 @@ struct flow {
 struct pctx {
 	FILE *f;
 	bool first;
+	size_t nsync;
 	unsigned long long flow;
 	struct flow *flows;
 	size_t nflow, cflow;
@@ -132,6 +133,7 @@ static void sync_event(struct json_object *ev, void *arg)
 
 	if (!segs || !isfinite(start) || !isfinite(total))
 		return;
+	c->nsync++;
 	snprintf(key, sizeof(key), "%lld/%lld", pid, tid);
 	snprintf(tname, sizeof(tname), "%s %lld", fss_jstr(ev, "comm") ?: "?", tid);
 	json_object_object_add(c->threads, key, json_object_new_string(tname));
@@ -317,7 +319,8 @@ int fss_render_perfetto(struct json_object *doc, FILE *f,
 	      "\"fsyncscope\",\"schema\":", f);
 	fputs(json_object_to_json_string(fss_j(doc, "schema")), f);
 	fputs("},\"traceEvents\":[", f);
-	rc = fss_events_each(ro->events_path, NULL, sync_event, &c, err, errlen);
+	rc = fss_events_some(ro->events_path, 1, ro->max_syncs ? ro->max_syncs :
+			     FSS_PERFETTO_MAX_SYNCS, sync_event, &c, err, errlen);
 	if (!rc && (assign_lanes(&c.rq) || assign_lanes(&c.jnl))) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
@@ -327,7 +330,8 @@ int fss_render_perfetto(struct json_object *doc, FILE *f,
 		emit_spans(&c, &c.jnl, JNL_PID_BASE, "commit", "journal");
 		emit_flow_ends(&c);
 		emit_names(&c);
-		fputs("\n]}\n", f);
+		fprintf(f, "\n],\"fsyncscope\":{\"syncs_drawn\":%zu,\"syncs_in_events\":%lld}}\n",
+			c.nsync, fss_events_count(ro->events_path, err, errlen));
 	}
 	json_object_put(c.threads);
 	json_object_put(c.rq.index);

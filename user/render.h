@@ -15,7 +15,10 @@ struct json_object;
 struct fss_render_opts {
 	const char *events_path;	/* per-sync JSON lines (run --events) */
 	int hist;			/* text: add the --hist view */
+	size_t max_syncs;		/* perfetto: the first N (0: default) */
 };
+
+#define FSS_PERFETTO_MAX_SYNCS	50000
 
 /*
  * Render doc as fmt to f.  Returns 0, or -1 with one line in err (the
@@ -58,5 +61,13 @@ int fss_render_perfetto(struct json_object *doc, FILE *f,
 typedef void (*fss_event_fn)(struct json_object *ev, void *arg);
 int fss_events_each(const char *path, const char *test, fss_event_fn fn,
 		    void *arg, char *err, size_t errlen);
+/*
+ * The same, parsing only every stride-th line (1: all) and at most limit
+ * lines (0: no limit): long runs have millions.
+ */
+int fss_events_some(const char *path, size_t stride, size_t limit,
+		    fss_event_fn fn, void *arg, char *err, size_t errlen);
+/* Lines in an events file, or -1 with err. */
+long long fss_events_count(const char *path, char *err, size_t errlen);
 
 #endif /* __FSS_RENDER_H */
