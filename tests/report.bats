@@ -328,3 +328,17 @@ EOF
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[ ! -e "$S/none.json" ]
 }
+
+@test "run and compare: an -o that cannot be written is refused before anything runs" {
+	local m; m="$(cat "$S/mnt")"
+	run --separate-stderr "$FSS_BIN" run --format html -o /nonexistent/dir/r.html "$m"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"/nonexistent/dir/r.html"* ]]
+	# nothing ran: no test file, no trace of a run in the directory
+	[ -z "$(find "$m" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
+	run --separate-stderr "$FSS_BIN" compare -o /nonexistent/dir/c.json --json
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}

@@ -207,9 +207,17 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 		/* everything but text is rendered from the result document */
 		w->json = w->format != FSS_FMT_TEXT;
 		break;
-	case 'o':
+	case 'o': {
+		char err[512];
+
+		/* a result must not be lost at the end of a long run */
+		if (fss_out_check(arg, err, sizeof(err))) {
+			argp_error(state, "-o: %s", err);
+			return EINVAL;
+		}
 		w->output = arg;
 		break;
+	}
 	case 'v':
 		w->verbose++;
 		break;

@@ -145,9 +145,8 @@ int cmd_diff(int argc, char **argv)
 {
 	struct diff_cli o = { .fmt = FSS_FMT_TEXT };
 	struct json_object *a = NULL, *b = NULL, *d = NULL;
-	struct fss_out out;
 	char err[768];
-	int rc;
+	int rc, failed;
 
 	fss_diff_defaults(&o.d);
 	rc = fss_cli_parse(&argp, argc, argv, &o, PROG, 2);
@@ -158,21 +157,14 @@ int cmd_diff(int argc, char **argv)
 	    !(b = fss_doc_load(o.b, err, sizeof(err))) ||
 	    !(d = fss_diff_build(a, o.a, b, o.b, &o.d, err, sizeof(err))))
 		goto fail;
-	if (fss_out_open(&out, o.out, err, sizeof(err)))
-		goto fail;		/* a bad -o path is bad input: 2 */
-	rc = 1;
-	if (fss_render(d, o.fmt, out.f, NULL, err, sizeof(err))) {
-		fss_out_abort(&out);
-		rc = 2;
-		goto fail;
-	}
-	if (fss_out_commit(&out, err, sizeof(err)))
-		goto fail;
-	rc = fss_diff_failed(d) ? 1 : 0;
-	if (rc)
+	failed = fss_diff_failed(d);
+	rc = fss_emit(d, o.fmt, o.out, NULL);	/* puts d */
+	d = NULL;
+	if (!rc && failed) {
 		fprintf(stderr, "fsyncscope: %d row(s) slower than A by more than "
-			"%.3g%% (--fail-if-slower)\n", fss_diff_failed(d),
-			o.d.fail_if_slower_pct);
+			"%.3g%% (--fail-if-slower)\n", failed, o.d.fail_if_slower_pct);
+		rc = 1;
+	}
 	goto out;
 fail:
 	fprintf(stderr, "fsyncscope: %s\n", err);

@@ -122,7 +122,6 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .fmt = FSS_FMT_HTML };
 	struct fss_render_opts ro = { 0 };
 	struct json_object *d;
-	struct fss_out out;
 	char err[512];
 	int rc;
 
@@ -142,21 +141,5 @@ int cmd_report(int argc, char **argv)
 	ro.events_path = o.events;
 	ro.hist = o.hist;
 	ro.max_syncs = (size_t)o.max_syncs;
-	if (fss_out_open(&out, o.out, err, sizeof(err))) {
-		fprintf(stderr, "fsyncscope: %s\n", err);
-		json_object_put(d);
-		return 2;		/* a bad -o path is bad input */
-	}
-	rc = fss_render(d, o.fmt, out.f, &ro, err, sizeof(err));
-	json_object_put(d);
-	if (rc) {
-		fss_out_abort(&out);
-		fprintf(stderr, "fsyncscope: %s\n", err);
-		return 2;
-	}
-	if (fss_out_commit(&out, err, sizeof(err))) {
-		fprintf(stderr, "fsyncscope: %s\n", err);
-		return 1;
-	}
-	return 0;
+	return fss_emit(d, o.fmt, o.out, &ro);
 }

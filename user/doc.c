@@ -267,6 +267,16 @@ int fss_out_open(struct fss_out *o, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+int fss_out_check(const char *path, char *err, size_t errlen)
+{
+	struct fss_out o;
+
+	if (fss_out_open(&o, path, err, errlen))
+		return -1;
+	fss_out_abort(&o);
+	return 0;
+}
+
 int fss_out_commit(struct fss_out *o, char *err, size_t errlen)
 {
 	int rc = 0;

@@ -65,6 +65,8 @@ struct fss_out {
 	char *path, *tmp;
 };
 int fss_out_open(struct fss_out *o, const char *path, char *err, size_t errlen);
+/* Can PATH be written (a temporary file made and removed next to it)? */
+int fss_out_check(const char *path, char *err, size_t errlen);
 int fss_out_commit(struct fss_out *o, char *err, size_t errlen);
 void fss_out_abort(struct fss_out *o);
 

@@ -90,7 +90,7 @@ int fss_emit(struct json_object *doc, enum fss_fmt fmt, const char *path,
 {
 	struct fss_out out;
 	char err[512];
-	int rc = 1;
+	int rc = 2;
 
 	if (fss_out_open(&out, path, err, sizeof(err)))
 		goto fail;
@@ -98,6 +98,7 @@ int fss_emit(struct json_object *doc, enum fss_fmt fmt, const char *path,
 		fss_out_abort(&out);
 		goto fail;
 	}
+	rc = 1;
 	if (fss_out_commit(&out, err, sizeof(err)))
 		goto fail;
 	json_object_put(doc);

@@ -30,7 +30,8 @@ int fss_render(struct json_object *doc, enum fss_fmt fmt, FILE *f,
 /*
  * What a command does with its finished result document: render it as fmt
  * to path (NULL or "-": stdout; else whole or not at all).  Puts doc.
- * Returns 0, or 1 after one line on stderr.
+ * Returns 0; 2 when path cannot be created or fmt does not apply to this
+ * result (bad input); 1 when writing failed; each after one line on stderr.
  */
 int fss_emit(struct json_object *doc, enum fss_fmt fmt, const char *path,
 	     const struct fss_render_opts *ro);
