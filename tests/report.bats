@@ -315,7 +315,11 @@ EOF
 	[[ "${lines[-1]}" != *" 0 commits,"* ]]
 	[[ "${lines[-1]}" != *" 0 requests,"* ]]
 	# report renders the same from the saved pieces
-	"$FSS_BIN" run --method fdatasync --count 100 --json --events "$S/q.ev" "$m" > "$S/q.json"
+	"$FSS_BIN" run --method fdatasync --count 100 --json --events "$S/q.ev" --events-detail "$m" > "$S/q.json"
+	# records without the detail: there is nothing to draw, and it says how to get it
+	run --separate-stderr "$FSS_BIN" report "$S/suite.json" --events "$S/suite.ev" --format perfetto
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--events-detail"* ]]
 	"$FSS_BIN" report "$S/q.json" --events "$S/q.ev" --format perfetto -o "$S/q.trace.json"
 	run "$PY" "$FSS_ROOT/tests/helpers/check-perfetto" "$S/q.trace.json" "$S/q.ev"
 	[ "$status" -eq 0 ]

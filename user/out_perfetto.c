@@ -49,7 +49,7 @@ struct flow {
 struct pctx {
 	FILE *f;
 	bool first;
-	size_t nsync;
+	size_t nsync, no_detail;
 	unsigned long long flow;
 	struct flow *flows;
 	size_t nflow, cflow;
@@ -131,8 +131,10 @@ static void sync_event(struct json_object *ev, void *arg)
 	char ts[32], dur[32], key[48], tname[64];
 	size_t i;
 
-	if (!segs || !isfinite(start) || !isfinite(total))
+	if (!segs || !isfinite(start) || !isfinite(total)) {
+		c->no_detail++;
 		return;
+	}
 	c->nsync++;
 	snprintf(key, sizeof(key), "%lld/%lld", pid, tid);
 	snprintf(tname, sizeof(tname), "%s %lld", fss_jstr(ev, "comm") ?: "?", tid);
@@ -321,6 +323,11 @@ int fss_render_perfetto(struct json_object *doc, FILE *f,
 	fputs("},\"traceEvents\":[", f);
 	rc = fss_events_some(ro->events_path, 1, ro->max_syncs ? ro->max_syncs :
 			     FSS_PERFETTO_MAX_SYNCS, sync_event, &c, err, errlen);
+	if (!rc && !c.nsync && c.no_detail) {
+		snprintf(err, errlen, "%s has no per-sync detail (segments): record "
+			 "it with run --events FILE --events-detail", ro->events_path);
+		rc = -1;
+	}
 	if (!rc && (assign_lanes(&c.rq) || assign_lanes(&c.jnl))) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;

@@ -1098,7 +1098,8 @@ void fss_tracer_close(struct fss_tracer *t)
 int fss_tracer_begin(struct fss_tracer *t, const char *test_name)
 {
 	struct fss_attr_opts ao = { .disk_of = disk_of, .disk_of_arg = t,
-				    .detail = t->opts.events_out != NULL };
+				    .detail = t->opts.events_out &&
+					      t->opts.events_detail };
 	int rc = 0;
 
 	pthread_mutex_lock(&t->lock);

@@ -38,6 +38,7 @@ struct fss_trace_opts {
 	 */
 	__u32 sync_kinds;
 	FILE *events_out;	/* --events: one JSON line per sync, or NULL */
+	bool events_detail;	/* ...with its segments, requests, commits */
 	/* live mode (fsyncscope trace) */
 	const __u32 *tgids;	/* only syncs of these processes (ntgids > 0) */
 	int ntgids;
