@@ -112,13 +112,13 @@ fsyncscope: $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c user/attr.c user/report.c user/hist.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c user/attr.c user/report.c user/hist.c user/order_ci.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
-$(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c user/order_ci.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -o $@
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/test_hist: tests/unit/test_hist.c user/hist.c user/stats.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

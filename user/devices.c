@@ -496,7 +496,8 @@ static int show_probe(const char *path)
 		goto out;
 	}
 	idx = fss_run_verdict_test(&test, 1);
-	fss_run_verdict(disk, &test, idx, &v);
+	fss_run_verdict(disk, "probe longer (a larger -s or --count)", &test,
+			idx, &v);
 	if (env.json) {
 		struct json_object *root = json_object_new_object();
 		struct json_object *pr = json_object_new_object();

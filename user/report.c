@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "order_ci.h"
 
 #define REPORT_WIDTH	80
 
@@ -123,6 +124,23 @@ static __u64 nearest_rank(const __u64 *v, size_t n, unsigned int pct)
 	return v[rank - 1];
 }
 
+/* Ranks (1-based) of the p50 confidence interval; 0 / n + 1: unbounded. */
+struct ci_ranks {
+	size_t lo, hi;
+	bool ok;
+};
+
+/* The p50 interval of sorted v[0..n) from the ranks, in us. */
+static void p50_ci(const __u64 *v, size_t n, const struct ci_ranks *r,
+		   double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (!r->ok)
+		return;
+	*lo = r->lo >= 1 ? (double)v[r->lo - 1] / 1000.0 : 0.0;
+	*hi = r->hi <= n ? (double)v[r->hi - 1] / 1000.0 : INFINITY;
+}
+
 /* Fill mean/p50/p99 (us) of vals; sorts vals; returns their sum. */
 static __u64 summarize(__u64 *vals, size_t n, double *mean, double *p50,
 		       double *p99)
@@ -144,6 +162,7 @@ void fss_collector_breakdown(const struct fss_collector *c,
 			     struct fss_breakdown *out)
 {
 	size_t n = c ? c->n : 0, i;
+	struct ci_ranks ranks = { 0 };
 	__u64 sum_total, *vals;
 	int ph;
 
@@ -158,6 +177,8 @@ void fss_collector_breakdown(const struct fss_collector *c,
 		out->phase[ph].p50_us = NAN;
 		out->phase[ph].p99_us = NAN;
 		out->phase[ph].share = NAN;
+		out->phase[ph].p50_lo_us = NAN;
+		out->phase[ph].p50_hi_us = NAN;
 	}
 	out->total_mean_us = out->total_p50_us = out->total_p99_us = NAN;
 	if (!n)
@@ -181,6 +202,9 @@ void fss_collector_breakdown(const struct fss_collector *c,
 		vals[i] = c->v[i].total;
 	sum_total = summarize(vals, n, &out->total_mean_us,
 			      &out->total_p50_us, &out->total_p99_us);
+	/* the same n for every phase: the ranks once */
+	ranks.ok = !fss_quantile_ci_ranks(n, 0.5, FSS_CI_LEVEL, &ranks.lo,
+					  &ranks.hi);
 	for (ph = 0; ph < FSS_PH_MAX; ph++) {
 		struct fss_phase_stat *st = &out->phase[ph];
 		__u64 sum;
@@ -188,6 +212,7 @@ void fss_collector_breakdown(const struct fss_collector *c,
 		for (i = 0; i < n; i++)
 			vals[i] = c->v[i].phase_ns[ph];
 		sum = summarize(vals, n, &st->mean_us, &st->p50_us, &st->p99_us);
+		p50_ci(vals, n, &ranks, &st->p50_lo_us, &st->p50_hi_us);
 		/* all syncs of zero length: there is nothing to share */
 		st->share = sum_total ? (double)sum / (double)sum_total : NAN;
 	}

@@ -13,6 +13,12 @@
 
 struct fss_phase_stat {
 	double mean_us, p50_us, p99_us;
+	/*
+	 * 95 % distribution-free confidence interval of p50 (order_ci.h): NAN
+	 * when not known; p50_lo_us 0 / p50_hi_us INFINITY when there are too
+	 * few syncs for that side (fewer than 6 for either).
+	 */
+	double p50_lo_us, p50_hi_us;
 	double share;			/* phase total / sum of sync totals, 0..1 */
 };
 

@@ -975,7 +975,7 @@ int fss_run_verdict_test(const struct fss_run_test *t, int n)
 	return -1;
 }
 
-void fss_run_verdict(const struct fss_devinfo *dev,
+void fss_run_verdict(const struct fss_devinfo *dev, const char *retry_hint,
 		     const struct fss_run_test *tests, int idx,
 		     struct fss_verdict *v)
 {
@@ -983,6 +983,7 @@ void fss_run_verdict(const struct fss_devinfo *dev,
 		.write_cache = -1, .fua = -1,
 		.nvme_vwc_present = -1, .nvme_vwc_enabled = -1,
 		.flush_p50_us = -1, .sync_p50_us = -1,
+		.retry_hint = retry_hint,
 	};
 
 	if (dev) {
@@ -1002,6 +1003,10 @@ void fss_run_verdict(const struct fss_devinfo *dev,
 		in.syncs_no_flush = b->flush.syncs_no_flush;
 		in.fua_writes = b->flush.fua_writes;
 		in.flush_p50_us = b->phase[FSS_PH_DEV_FLUSH].p50_us;
+		in.flush_p50_lo_us = b->phase[FSS_PH_DEV_FLUSH].p50_lo_us;
+		in.flush_p50_hi_us = b->phase[FSS_PH_DEV_FLUSH].p50_hi_us;
+		in.flush_ci = !isnan(in.flush_p50_lo_us) &&
+			      !isnan(in.flush_p50_hi_us);
 		in.sync_p50_us = b->total_p50_us;
 		if (!isfinite(in.flush_p50_us))
 			in.flush_p50_us = -1;
@@ -1439,7 +1444,7 @@ static void verdict_get(struct ctx *c, struct run_verdict *rv)
 		dev_unknown(&rv->dev, t->disk);
 	}
 	rv->idx = fss_run_verdict_test(c->tests, c->ntests);
-	fss_run_verdict(&rv->dev, c->tests, rv->idx, &rv->v);
+	fss_run_verdict(&rv->dev, NULL, c->tests, rv->idx, &rv->v);
 	rv->have = true;
 }
 

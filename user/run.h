@@ -73,8 +73,10 @@ int fss_run_verdict_test(const struct fss_run_test *tests, int n);
 /*
  * Verdict from the facts of dev (the whole disk under the target) and the
  * measurements of tests[idx] (idx < 0: facts only, nothing measured).
+ * retry_hint: what a borderline verdict tells the user to do (NULL: run
+ * longer or use devices --probe).
  */
-void fss_run_verdict(const struct fss_devinfo *dev,
+void fss_run_verdict(const struct fss_devinfo *dev, const char *retry_hint,
 		     const struct fss_run_test *tests, int idx,
 		     struct fss_verdict *v);
 

@@ -4,8 +4,10 @@
  * plain-language verdict about durability, with the facts it rests on.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include "order_ci.h"
 #include "verdict.h"
 
 #define WRAP_COLS 80
@@ -21,7 +23,14 @@ static const char *const code_names[FSS_V_MAX] = {
 	[FSS_V_CACHE_DISABLED] = "cache_disabled",
 	[FSS_V_CACHE_IGNORED] = "cache_ignored",
 	[FSS_V_WRITE_BACK_UNMEASURED] = "write_back_unmeasured",
+	[FSS_V_FLUSH_BORDERLINE] = "flush_borderline",
 };
+
+const char *fss_verdict_conf_name(enum fss_verdict_conf conf)
+{
+	return conf == FSS_VC_CLEAR ? "clear" :
+	       conf == FSS_VC_BORDERLINE ? "borderline" : "n/a";
+}
 
 const char *fss_verdict_code_name(enum fss_verdict_code code)
 {
@@ -126,6 +135,93 @@ static void v_loop(const struct fss_verdict_in *in, struct fss_verdict *v)
 	    "Run 'fsyncscope devices' on the backing file for the real disk.");
 }
 
+/* "48-53 us", "0-inf us" (too few syncs), "n/a" (not known) */
+static void fmt_ci(char *buf, size_t len, double lo, double hi)
+{
+	char a[32], b[32];
+
+	if (isnan(lo) || isnan(hi)) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	if (isinf(hi)) {
+		snprintf(buf, len, "unbounded (too few syncs)");
+		return;
+	}
+	fmt_us(a, sizeof(a), lo);
+	fmt_us(b, sizeof(b), hi);
+	/* "48 us-53 us" reads worse than "48-53 us" */
+	if (strchr(a, ' ') && strchr(b, ' ') &&
+	    !strcmp(strchr(a, ' '), strchr(b, ' ')))
+		*strchr(a, ' ') = '\0';
+	snprintf(buf, len, "%s-%s", a, b);
+}
+
+/*
+ * Set v->conf and its figures: the flush p50's interval (or the p50 alone
+ * when no interval is known) against the band around the threshold.
+ */
+static void flush_confidence(const struct fss_verdict_in *in,
+			     struct fss_verdict *v)
+{
+	double lo = in->flush_p50_us, hi = in->flush_p50_us;
+	char ci[64], fig[128], band[48], thr[32];
+
+	if (in->flush_ci && !isnan(in->flush_p50_lo_us) &&
+	    !isnan(in->flush_p50_hi_us)) {
+		lo = in->flush_p50_lo_us;
+		hi = in->flush_p50_hi_us;
+	}
+	v->value_us = in->flush_p50_us;
+	v->ci_lo_us = in->flush_ci ? in->flush_p50_lo_us : NAN;
+	v->ci_hi_us = in->flush_ci ? in->flush_p50_hi_us : NAN;
+	v->samples = in->syncs;
+	v->threshold_us = FSS_VERDICT_FAST_FLUSH_US;
+	v->band_lo_us = FSS_VERDICT_FAST_FLUSH_US / FSS_VERDICT_BAND;
+	v->band_hi_us = FSS_VERDICT_FAST_FLUSH_US * FSS_VERDICT_BAND;
+	v->conf = hi < v->band_lo_us || lo > v->band_hi_us ?
+		  FSS_VC_CLEAR : FSS_VC_BORDERLINE;
+
+	if (isnan(v->ci_lo_us) || isnan(v->ci_hi_us)) {
+		fmt_us(ci, sizeof(ci), v->value_us);
+		snprintf(fig, sizeof(fig), "%s (no interval known)", ci);
+	} else {
+		fmt_ci(ci, sizeof(ci), v->ci_lo_us, v->ci_hi_us);
+		snprintf(fig, sizeof(fig), "%s (%.0f%% interval over %llu syncs)",
+			 ci, FSS_CI_LEVEL * 100, v->samples);
+	}
+	fmt_ci(band, sizeof(band), v->band_lo_us, v->band_hi_us);
+	fmt_us(thr, sizeof(thr), v->threshold_us);
+	if (v->conf == FSS_VC_CLEAR)
+		snprintf(v->conf_text, sizeof(v->conf_text),
+			 "clear: flush p50 %s, outside the borderline band %s "
+			 "around the threshold %s", fig, band, thr);
+	else
+		snprintf(v->conf_text, sizeof(v->conf_text),
+			 "borderline: flush p50 %s, threshold %s (borderline "
+			 "band %s); %s", fig, thr, band,
+			 in->retry_hint ? in->retry_hint :
+			 "run longer or use 'fsyncscope devices --probe'");
+}
+
+static void v_borderline(const struct fss_verdict_in *in,
+			 struct fss_verdict *v, const char *t)
+{
+	size_t bl = sizeof(v->basis);
+
+	v->code = FSS_V_FLUSH_BORDERLINE;
+	snprintf(v->headline, sizeof(v->headline),
+		 "Flushes take ~%s on a write-back cache: too close to the "
+		 "%.0f us line to tell an ignored or protected flush from one "
+		 "that pays", t, FSS_VERDICT_FAST_FLUSH_US);
+	facts(v->basis, bl, in);
+	measured(v->basis, bl, in);
+	cat(v->basis, bl, "Under ~%.0f us a flush is protected or not done; "
+	    "a volatile cache emptied to flash takes 0.5-5 ms. This run's "
+	    "flush p50 is near the line, where noise decides.",
+	    FSS_VERDICT_FAST_FLUSH_US);
+}
+
 static void v_write_back(const struct fss_verdict_in *in, struct fss_verdict *v)
 {
 	char t[32], s[32];
@@ -183,6 +279,11 @@ static void v_write_back(const struct fss_verdict_in *in, struct fss_verdict *v)
 		return;
 	}
 	fmt_us(t, sizeof(t), in->flush_p50_us);
+	flush_confidence(in, v);
+	if (v->conf == FSS_VC_BORDERLINE) {
+		v_borderline(in, v, t);
+		return;
+	}
 	if (in->flush_p50_us < FSS_VERDICT_FAST_FLUSH_US) {
 		v->code = FSS_V_FLUSH_SUSPICIOUSLY_FAST;
 		snprintf(v->headline, sizeof(v->headline),
@@ -325,6 +426,46 @@ void fss_verdict_print(FILE *f, const struct fss_verdict *v)
 {
 	print_wrapped(f, "Verdict:  ", v->headline);
 	print_wrapped(f, "Based on: ", v->basis);
+	if (v->conf != FSS_VC_NA)
+		print_wrapped(f, "Confidence: ", v->conf_text);
+}
+
+/* A number, or null for NAN / infinity (no bound). */
+static struct json_object *num_or_null(double x)
+{
+	return isfinite(x) ? json_object_new_double(x) : NULL;
+}
+
+static struct json_object *interval_json(const struct fss_verdict *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "figure",
+			       json_object_new_string("device_flush_p50_us"));
+	json_object_object_add(o, "p50_us", num_or_null(v->value_us));
+	json_object_object_add(o, "low_us", num_or_null(v->ci_lo_us));
+	json_object_object_add(o, "high_us", num_or_null(v->ci_hi_us));
+	json_object_object_add(o, "level", json_object_new_double(FSS_CI_LEVEL));
+	json_object_object_add(o, "method", json_object_new_string(
+		"order-statistic (binomial), distribution-free"));
+	json_object_object_add(o, "samples", json_object_new_uint64(v->samples));
+	return o;
+}
+
+static struct json_object *threshold_json(const struct fss_verdict *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "us", json_object_new_double(v->threshold_us));
+	json_object_object_add(o, "borderline_low_us",
+			       json_object_new_double(v->band_lo_us));
+	json_object_object_add(o, "borderline_high_us",
+			       json_object_new_double(v->band_hi_us));
+	return o;
 }
 
 struct json_object *fss_verdict_json(const struct fss_verdict *v)
@@ -337,5 +478,11 @@ struct json_object *fss_verdict_json(const struct fss_verdict *v)
 			       json_object_new_string(fss_verdict_code_name(v->code)));
 	json_object_object_add(o, "headline", json_object_new_string(v->headline));
 	json_object_object_add(o, "basis", json_object_new_string(v->basis));
+	json_object_object_add(o, "confidence",
+			       json_object_new_string(fss_verdict_conf_name(v->conf)));
+	json_object_object_add(o, "interval", v->conf != FSS_VC_NA ?
+			       interval_json(v) : NULL);
+	json_object_object_add(o, "threshold", v->conf != FSS_VC_NA ?
+			       threshold_json(v) : NULL);
 	return o;
 }

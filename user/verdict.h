@@ -17,6 +17,13 @@
 
 /* A device_flush p50 below this (us) is "about zero" for a write-back cache. */
 #define FSS_VERDICT_FAST_FLUSH_US	50.0
+/*
+ * A flush p50 whose 95 % interval reaches into [threshold / BAND, threshold
+ * x BAND] (40-62.5 us) is borderline: the sampling interval only covers the
+ * noise of one run, and two runs side by side differ by more than that
+ * (50 and 52 us in issue 21), so a verdict must not turn on a few percent.
+ */
+#define FSS_VERDICT_BAND		1.25
 
 struct fss_verdict_in {
 	const char *dev_name;	/* e.g. "nvme0n1"; NULL: "the device" */
@@ -31,6 +38,10 @@ struct fss_verdict_in {
 	__u64 syncs_no_flush;	/* syncs that saw no flush-class request */
 	__u64 fua_writes;	/* native FUA writes seen */
 	double flush_p50_us;	/* device_flush phase p50 per sync (us); <0 unknown */
+	bool flush_ci;		/* the next two are known */
+	double flush_p50_lo_us;	/* 95 % CI of flush_p50_us (order_ci.h): 0 ... */
+	double flush_p50_hi_us;	/* ... INFINITY when too few syncs */
+	const char *retry_hint;	/* borderline: what to do; NULL: run longer */
 	double sync_p50_us;	/* sync total p50 (us); <0 unknown */
 };
 
@@ -45,13 +56,27 @@ enum fss_verdict_code {
 	FSS_V_CACHE_DISABLED,		/* NVMe VWC present but disabled */
 	FSS_V_CACHE_IGNORED,		/* NVMe VWC enabled, kernel told write through */
 	FSS_V_WRITE_BACK_UNMEASURED,	/* write back, flush time not measured */
+	FSS_V_FLUSH_BORDERLINE,		/* write back, flush p50 near the line */
 	FSS_V_MAX,
+};
+
+/* How firmly the verdict stands on its measured figure. */
+enum fss_verdict_conf {
+	FSS_VC_NA = 0,		/* rests on facts and counts, no measured figure */
+	FSS_VC_CLEAR,		/* the figure's interval is clear of the band */
+	FSS_VC_BORDERLINE,	/* the interval reaches into the band */
 };
 
 struct fss_verdict {
 	enum fss_verdict_code code;
 	char headline[160];
-	char basis[512];
+	char basis[640];
+	enum fss_verdict_conf conf;
+	/* with conf != FSS_VC_NA: the flush p50 and what it was held against */
+	double value_us, ci_lo_us, ci_hi_us;	/* ci: NAN unknown, hi INFINITY */
+	unsigned long long samples;
+	double threshold_us, band_lo_us, band_hi_us;
+	char conf_text[320];	/* "clear: ..." / "borderline: ..." */
 };
 
 /* Stable snake_case name of a code ("volatile_cache_pays_flush", ...). */
@@ -60,10 +85,21 @@ const char *fss_verdict_code_name(enum fss_verdict_code code);
 /* Fill *out from *in.  0, or -EINVAL on NULL arguments. */
 int fss_verdict_compute(const struct fss_verdict_in *in, struct fss_verdict *out);
 
-/* "Verdict: <headline>" and "Based on: <basis>", wrapped at 80 columns. */
+/* "clear", "borderline", "n/a" */
+const char *fss_verdict_conf_name(enum fss_verdict_conf conf);
+
+/*
+ * "Verdict: <headline>", "Based on: <basis>" and, for a measured figure,
+ * "Confidence: <conf_text>", wrapped at 80 columns.
+ */
 void fss_verdict_print(FILE *f, const struct fss_verdict *v);
 
-/* {"code":"...","headline":"...","basis":"..."} */
+/*
+ * {"code","headline","basis","confidence","interval","threshold"}:
+ * interval {"figure","p50_us","low_us","high_us","level","method","samples"}
+ * and threshold {"us","borderline_low_us","borderline_high_us"}, both null
+ * when confidence is "n/a".
+ */
 struct json_object *fss_verdict_json(const struct fss_verdict *v);
 
 #endif /* __FSS_VERDICT_H */

@@ -2,13 +2,17 @@
 /*
  * test_verdict.c - every branch of fss_verdict_compute() with exact codes
  * and the key phrases the user reads; the printers' 80-column wrapping and
- * JSON shape.  Numbers are from the seed articles (Samsung 990 Pro
+ * JSON shape; the flush-time threshold with synthetic per-sync samples just
+ * below, just above and straddling it, through the same order-statistic
+ * interval the collector computes (order_ci.c).  Numbers are from the seed articles (Samsung 990 Pro
  * fdatasync ~1.6 ms, Micron 7400 with PLP ~24 us).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <math.h>
+#include "order_ci.h"
 #include "verdict.h"
 
 static int failures, checks;
@@ -275,17 +279,168 @@ static void test_fast_flush(void)
 	HAS(v.basis, "diskchecker.pl");
 	HAS(v.basis, "FUA yes");
 
-	/* zero and just under the threshold are fast; the threshold is not */
-	in.flush_p50_us = 0;
-	v = run(&in);
-	CHECK(v.code == FSS_V_FLUSH_SUSPICIOUSLY_FAST, "code %d", v.code);
-	HAS(v.headline, "~0.0 us");
+	/* no interval known: the p50 alone is held against the band */
+	CHECK(v.conf == FSS_VC_CLEAR, "conf %d", v.conf);
+	HAS(v.conf_text, "clear: flush p50 12 us (no interval known)");
 	in.flush_p50_us = FSS_VERDICT_FAST_FLUSH_US - 0.1;
 	v = run(&in);
-	CHECK(v.code == FSS_V_FLUSH_SUSPICIOUSLY_FAST, "code %d", v.code);
-	in.flush_p50_us = FSS_VERDICT_FAST_FLUSH_US;
+	CHECK(v.code == FSS_V_FLUSH_BORDERLINE, "code %d", v.code);
+}
+
+/* ---- thresholds against synthetic samples ---------------------------- */
+
+static unsigned long long lcg = 0x2545F4914F6CDD1DULL;
+
+/* Uniform in [0, 1), deterministic. */
+static double uni(void)
+{
+	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(lcg >> 11) / 9007199254740992.0;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * n per-sync flush times spread uniformly over center x (1 +- spread),
+ * reduced as the collector does: nearest-rank p50 and its interval.
+ */
+static void samples(struct fss_verdict_in *in, size_t n, double center,
+		    double spread)
+{
+	double *v = malloc(n * sizeof(*v));
+	size_t lo, hi;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = center * (1.0 + spread * (2.0 * uni() - 1.0));
+	qsort(v, n, sizeof(*v), dbl_cmp);
+	measured(in, n, v[(n + 1) / 2 - 1], center * 1.5);
+	CHECK(!fss_quantile_ci_ranks(n, 0.5, FSS_CI_LEVEL, &lo, &hi), "ranks");
+	in->flush_ci = true;
+	in->flush_p50_lo_us = lo ? v[lo - 1] : 0.0;
+	in->flush_p50_hi_us = hi <= n ? v[hi - 1] : INFINITY;
+	free(v);
+}
+
+static void test_ci_ranks(void)
+{
+	size_t lo, hi;
+	int covered = 0;
+
+	/* exact binomial ranks (checked against math.comb in Python) */
+	static const size_t want[][3] = {
+		{ 5, 0, 6 }, { 6, 1, 6 }, { 10, 2, 9 }, { 100, 40, 61 },
+		{ 1000, 469, 532 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CHECK(!fss_quantile_ci_ranks(want[i][0], 0.5, 0.95, &lo, &hi),
+		      "n %zu", want[i][0]);
+		CHECK(lo == want[i][1] && hi == want[i][2], "n %zu: ranks "
+		      "%zu..%zu, want %zu..%zu", want[i][0], lo, hi,
+		      want[i][1], want[i][2]);
+	}
+	CHECK(fss_quantile_ci_ranks(10, 0, 0.95, &lo, &hi) == -1, "q 0");
+	CHECK(fss_quantile_ci_ranks(10, 0.5, 1, &lo, &hi) == -1, "level 1");
+
+	/* coverage: the true median of U(0,1) is 0.5; 2000 runs of 51 */
+	for (int t = 0; t < 2000; t++) {
+		double v[51];
+
+		for (int i = 0; i < 51; i++)
+			v[i] = uni();
+		qsort(v, 51, sizeof(v[0]), dbl_cmp);
+		fss_quantile_ci_ranks(51, 0.5, 0.95, &lo, &hi);
+		covered += v[lo - 1] <= 0.5 && 0.5 <= v[hi - 1];
+	}
+	CHECK(covered >= 1880, "coverage %d/2000 under 94%%", covered);
+}
+
+static void test_thresholds(void)
+{
+	struct fss_verdict_in in = base();
+	struct fss_verdict v, w;
+
+	in.write_cache = 1;
+	in.fua = 1;
+
+	/* just below the band (40 us): clearly fast */
+	samples(&in, 2000, 38, 0.05);
 	v = run(&in);
-	CHECK(v.code == FSS_V_VOLATILE_CACHE_PAYS_FLUSH, "code %d", v.code);
+	CHECK(v.code == FSS_V_FLUSH_SUSPICIOUSLY_FAST, "38 us: code %d", v.code);
+	CHECK(v.conf == FSS_VC_CLEAR, "38 us: conf %d", v.conf);
+	CHECK(v.ci_hi_us < 40 && v.ci_lo_us > 36, "38 us: %g-%g", v.ci_lo_us,
+	      v.ci_hi_us);
+	HAS(v.conf_text, "clear: flush p50 ");
+	HAS(v.conf_text, "95% interval over 2000 syncs");
+	HAS(v.conf_text, "band 40-62 us");
+
+	/* just above the band (62.5 us): clearly pays */
+	samples(&in, 2000, 65, 0.05);
+	v = run(&in);
+	CHECK(v.code == FSS_V_VOLATILE_CACHE_PAYS_FLUSH, "65 us: code %d", v.code);
+	CHECK(v.conf == FSS_VC_CLEAR, "65 us: conf %d", v.conf);
+
+	/* the pair, 50 and 52 us: the same borderline verdict */
+	samples(&in, 2000, 50, 0.05);
+	v = run(&in);
+	samples(&in, 2000, 52, 0.05);
+	w = run(&in);
+	CHECK(v.code == FSS_V_FLUSH_BORDERLINE && w.code == v.code,
+	      "50/52 us: codes %d %d", v.code, w.code);
+	CHECK(v.conf == FSS_VC_BORDERLINE && w.conf == FSS_VC_BORDERLINE, "conf");
+	HAS(v.conf_text, "borderline: flush p50 ");
+	HAS(v.conf_text, "threshold 50 us");
+	HAS(v.conf_text, "run longer or use 'fsyncscope devices --probe'");
+	HAS(v.headline, "too close to the 50 us line");
+	CHECK(v.ci_lo_us <= 50 && v.ci_hi_us >= 50, "interval %g-%g holds 50",
+	      v.ci_lo_us, v.ci_hi_us);
+
+	/* straddling a band edge: a wide spread over 37 us reaches 40 */
+	samples(&in, 20, 37, 0.8);
+	v = run(&in);
+	CHECK(v.ci_hi_us >= 40, "wide: hi %g", v.ci_hi_us);
+	CHECK(v.code == FSS_V_FLUSH_BORDERLINE, "wide 37 us: code %d", v.code);
+	/* the same center, tight: clear */
+	samples(&in, 3000, 37, 0.05);
+	v = run(&in);
+	CHECK(v.code == FSS_V_FLUSH_SUSPICIOUSLY_FAST, "tight 37: code %d", v.code);
+	/* straddling the upper edge */
+	samples(&in, 20, 66, 0.8);
+	v = run(&in);
+	CHECK(v.ci_lo_us <= 62.5, "wide: lo %g", v.ci_lo_us);
+	CHECK(v.code == FSS_V_FLUSH_BORDERLINE, "wide 66 us: code %d", v.code);
+
+	/* five syncs bound nothing at 95 %: borderline even at 1.6 ms */
+	samples(&in, 5, 1600, 0.01);
+	v = run(&in);
+	CHECK(v.code == FSS_V_FLUSH_BORDERLINE, "n 5: code %d", v.code);
+	CHECK(isinf(v.ci_hi_us), "n 5: hi %g", v.ci_hi_us);
+	HAS(v.conf_text, "unbounded (too few syncs)");
+	samples(&in, 6, 1600, 0.01);
+	v = run(&in);
+	CHECK(v.code == FSS_V_VOLATILE_CACHE_PAYS_FLUSH, "n 6: code %d", v.code);
+	CHECK(v.conf == FSS_VC_CLEAR, "n 6: conf %d", v.conf);
+
+	/* a caller's hint replaces the default one */
+	samples(&in, 2000, 50, 0.05);
+	in.retry_hint = "probe longer";
+	v = run(&in);
+	HAS(v.conf_text, "; probe longer");
+	LACKS(v.conf_text, "devices --probe");
+	in.retry_hint = NULL;
+
+	/* the count thresholds are exact, no interval: confidence n/a */
+	in.syncs_no_flush = in.syncs - 1;
+	v = run(&in);
+	CHECK(v.code != FSS_V_FLUSH_NOT_SEEN, "one sync flushed: code %d", v.code);
+	in.syncs_no_flush = in.syncs;
+	v = run(&in);
+	CHECK(v.code == FSS_V_FLUSH_NOT_SEEN, "none flushed: code %d", v.code);
+	CHECK(v.conf == FSS_VC_NA, "count verdict: conf %d", v.conf);
 }
 
 static void test_pays_flush(void)
@@ -309,6 +464,8 @@ static void test_pays_flush(void)
 		"volatile write cache present, enabled.");
 	HAS(v.basis, "12 syncs without any flush");
 	HAS(v.basis, "The flush is 75% of the 1.6 ms p50 sync");
+
+	CHECK(v.conf == FSS_VC_CLEAR, "1.2 ms, no interval: conf %d", v.conf);
 
 	/* slow flush, sync p50 unknown: no percentage */
 	in.sync_p50_us = -1;
@@ -372,8 +529,51 @@ static void test_print_and_json(void)
 	      !strcmp(json_object_get_string(x), v.headline), "headline");
 	CHECK(json_object_object_get_ex(o, "basis", &x) &&
 	      !strcmp(json_object_get_string(x), v.basis), "basis");
-	CHECK(json_object_object_length(o) == 3, "3 keys");
+	CHECK(json_object_object_get_ex(o, "confidence", &x) &&
+	      !strcmp(json_object_get_string(x), "n/a"), "confidence n/a");
+	CHECK(json_object_object_get_ex(o, "interval", &x) && !x, "interval null");
+	CHECK(json_object_object_get_ex(o, "threshold", &x) && !x, "threshold null");
+	CHECK(json_object_object_length(o) == 6, "6 keys");
 	json_object_put(o);
+
+	/* a borderline verdict: its interval, threshold and Confidence line */
+	in = base();
+	in.write_cache = 1;
+	samples(&in, 2000, 51, 0.05);
+	v = run(&in);
+	o = fss_verdict_json(&v);
+	CHECK(json_object_object_get_ex(o, "code", &x) &&
+	      !strcmp(json_object_get_string(x), "flush_borderline"), "code");
+	CHECK(json_object_object_get_ex(o, "confidence", &x) &&
+	      !strcmp(json_object_get_string(x), "borderline"), "confidence");
+	struct json_object *iv, *th;
+
+	CHECK(json_object_object_get_ex(o, "interval", &iv) && iv, "interval");
+	CHECK(json_object_object_get_ex(iv, "low_us", &x) &&
+	      fabs(json_object_get_double(x) - v.ci_lo_us) < 1e-9, "low_us");
+	CHECK(json_object_object_get_ex(iv, "high_us", &x) &&
+	      fabs(json_object_get_double(x) - v.ci_hi_us) < 1e-9, "high_us");
+	CHECK(json_object_object_get_ex(iv, "samples", &x) &&
+	      json_object_get_int64(x) == 2000, "samples");
+	CHECK(json_object_object_get_ex(iv, "level", &x) &&
+	      json_object_get_double(x) == 0.95, "level");
+	CHECK(json_object_object_get_ex(o, "threshold", &th) && th, "threshold");
+	CHECK(json_object_object_get_ex(th, "us", &x) &&
+	      json_object_get_double(x) == 50, "threshold us");
+	CHECK(json_object_object_get_ex(th, "borderline_low_us", &x) &&
+	      json_object_get_double(x) == 40, "band low");
+	CHECK(json_object_object_get_ex(th, "borderline_high_us", &x) &&
+	      json_object_get_double(x) == 62.5, "band high");
+	json_object_put(o);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	fss_verdict_print(f, &v);
+	fclose(f);
+	HAS(buf, "\nConfidence: borderline: flush p50 ");
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		CHECK(strlen(line) <= 80, "line of %zu columns: '%s'", strlen(line), line);
+	free(buf);
 }
 
 int main(void)
@@ -388,6 +588,8 @@ int main(void)
 	test_fua_only();
 	test_fast_flush();
 	test_pays_flush();
+	test_ci_ranks();
+	test_thresholds();
 	test_names();
 	test_print_and_json();
 	printf("test_verdict: %d checks, %d failures\n", checks, failures);
