@@ -140,14 +140,16 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 's':
 		if (fss_cli_parse_seconds(arg, 86400, &w->seconds)) {
-			argp_error(state, "bad -s '%s': seconds between 0 and 86400", arg);
+			argp_error(state, "bad -s '%s': seconds, more than 0 and at "
+				   "most 86400 (e.g. 0.5, 30)", arg);
 			return EINVAL;
 		}
 		w->seconds_set = true;
 		break;
 	case 'c':
 		if (fss_cli_parse_uint(arg, 1ULL << 40, &v)) {
-			argp_error(state, "bad --count '%s': a positive integer", arg);
+			argp_error(state, "bad --count '%s': a whole number from 1 to "
+				   "%llu", arg, 1ULL << 40);
 			return EINVAL;
 		}
 		w->count = v;
@@ -155,7 +157,7 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 	case CLI_BS:
 		if (fss_size_parse(arg, &w->bs) || w->bs < 512 || w->bs > (2 << 20)) {
 			argp_error(state, "bad --bs '%s': a size from 512 to 2m "
-				   "(suffixes k, m)", arg);
+				   "(suffixes k, m; e.g. 4k, 8k)", arg);
 			return EINVAL;
 		}
 		w->workload_set = true;
@@ -181,8 +183,8 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 	case CLI_FILE_SIZE:
 		if (fss_size_parse(arg, &w->file_size) || w->file_size < 512 ||
 		    w->file_size > (1ULL << 50)) {
-			argp_error(state, "bad --file-size '%s': a size such as 16m or 1g",
-				   arg);
+			argp_error(state, "bad --file-size '%s': a size from 512 to "
+				   "1024t (suffixes k, m, g, t; e.g. 16m, 1g)", arg);
 			return EINVAL;
 		}
 		w->file_size_set = true;

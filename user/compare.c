@@ -38,6 +38,7 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
+#include "preflight.h"
 #include "render.h"
 #include "run.h"
 #include "workload.h"
@@ -1523,6 +1524,12 @@ static int pick_parent(const struct cmp_opts *o, struct place *pl)
 				o->dir, strerror(errno));
 			return -1;
 		}
+		if (fss_pseudo_fs(o->dir)) {
+			fprintf(stderr, PROG ": --dir %s is on %s, not a "
+				"disk-backed filesystem\n", o->dir,
+				fss_pseudo_fs(o->dir));
+			return -1;
+		}
 		dir = o->dir;
 	} else if (o->scratch_dev) {
 		dir = "/tmp";		/* mount points only */
@@ -1744,14 +1751,11 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	pl->workdir_made = true;
-	if (!o.wl.json && o.wl.output && fss_stdout_to_begin(o.wl.output)) {
-		ret = 1;
-		goto cleanup;
-	}
-	if (!o.wl.json)
-		print_header(&o, pl, wl, nwl);
 
-	/* images first: a bad --mkfs-opts fails before anything is measured */
+	/*
+	 * images first: a bad --mkfs-opts fails before anything is measured,
+	 * and before the header, so that its error is the only output
+	 */
 	for (int i = 0; i < o.nfs && !o.scratch_dev && !fss_wl_stop; i++) {
 		if (fs_make_image(&o, &runs[i], pl->workdir) && !fss_wl_stop) {
 			fprintf(stderr, PROG ": %s\n", runs[i].error);
@@ -1759,8 +1763,14 @@ int cmd_compare(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	if (!o.wl.json && !fss_wl_stop)
+	if (!o.wl.json && o.wl.output && fss_stdout_to_begin(o.wl.output)) {
+		ret = 1;
+		goto cleanup;
+	}
+	if (!o.wl.json && !fss_wl_stop) {
+		print_header(&o, pl, wl, nwl);
 		printf("\n");
+	}
 	for (int i = 0; i < o.nfs && !fss_wl_stop; i++) {
 		struct fs_run *r = &runs[i];
 

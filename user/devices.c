@@ -24,6 +24,7 @@
 #include "devinfo.h"
 #include "doc.h"
 #include "run.h"
+#include "preflight.h"
 #include "verdict.h"
 #include "workload.h"
 
@@ -98,7 +99,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		if (fss_cli_parse_seconds(arg, 3600, &env.seconds)) {
-			argp_error(state, "bad -s '%s': seconds between 0 and 3600", arg);
+			argp_error(state, "bad -s '%s': seconds, more than 0 and "
+				   "at most 3600 (e.g. 0.5, 30)", arg);
 			return EINVAL;
 		}
 		env.seconds_set = true;
@@ -418,7 +420,7 @@ static int show_probe(const char *path)
 	struct chain *c = NULL;
 	struct fss_verdict v;
 	struct fss_target t;
-	char err[512];
+	char err[PATH_MAX + 256], sz[32], what[64];
 	struct stat st;
 	int rc, idx, ret = 1;
 
@@ -446,6 +448,14 @@ static int show_probe(const char *path)
 		fprintf(stderr, PROG ": --probe %s: %s is not on a block device; "
 			"there is no device to probe\n", path,
 			t.fstype[0] ? t.fstype : "the filesystem");
+		return 1;
+	}
+	/* writable, with room for the probe's file: before anything runs */
+	fss_preflight_size(sz, sizeof(sz), PROBE_FILE_SIZE);
+	snprintf(what, sizeof(what), "one %s file", sz);
+	if (fss_preflight_dir(path, "--probe", err, sizeof(err)) ||
+	    fss_preflight_space(path, PROBE_FILE_SIZE, what, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
 	c = calloc(1, sizeof(*c));

@@ -28,6 +28,7 @@
 #include "render.h"
 #include "report.h"
 #include "run.h"
+#include "preflight.h"
 #include "trace.h"
 #include "verdict.h"
 #include "workload.h"
@@ -184,8 +185,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SWEEP:
 		if (parse_sweep(o, arg)) {
-			argp_error(state, "bad --sweep '%s': jobs=N[,N...] with N from 1 "
-				   "to %d", arg, FSS_CLI_MAX_JOBS);
+			argp_error(state, "bad --sweep '%s': jobs=N[,N...], up to %d "
+				   "levels, N from 1 to %d", arg, MAX_SWEEP,
+				   FSS_CLI_MAX_JOBS);
 			return EINVAL;
 		}
 		o->custom = true;
@@ -1557,6 +1559,47 @@ static int check_combinations(struct run_opts *o)
 	return 0;
 }
 
+/*
+ * Bytes of test files a run holds at once (files go at the end of each
+ * test), and how they add up.  Append files grow: with --count by exactly
+ * count x bs x writes-per-sync per job, with -s by an unknown amount, of
+ * which one sync's writes per job are counted.
+ */
+static __u64 files_needed(const struct run_opts *o, char *what, size_t len)
+{
+	__u64 one = o->wl.bs * o->wl.wps, per, jobs = o->wl.jobs, nfiles;
+	char a[32];
+
+	if (!o->custom) {
+		fss_preflight_size(a, sizeof(a), SUITE_FILE_SIZE);
+		snprintf(what, len, "one %s file", a);
+		return SUITE_FILE_SIZE;
+	}
+	for (int i = 0; i < o->nsweep; i++)
+		if (i == 0 || o->sweep[i] > jobs)
+			jobs = o->sweep[i];
+	nfiles = o->shared || o->file ? 1 : jobs;
+	if (o->pattern == FSS_PAT_APPEND) {
+		per = (o->wl.count ? o->wl.count : 1) * one * jobs / nfiles;
+		fss_preflight_size(a, sizeof(a), per);
+		snprintf(what, len, "%llu file%s growing to %s%s",
+			 (unsigned long long)nfiles, nfiles == 1 ? "" : "s", a,
+			 o->wl.count ? "" : " at least");
+	} else {
+		per = o->wl.file_size;
+		if (nfiles == 1 && o->pattern == FSS_PAT_OVERWRITE)
+			one *= jobs;
+		if (per < one)
+			per = one;
+		fss_preflight_size(a, sizeof(a), per);
+		snprintf(what, len, "%llu job%s x %s", (unsigned long long)nfiles,
+			 nfiles == 1 ? "" : "s", a);
+		if (nfiles == 1)
+			snprintf(what, len, "one %s file", a);
+	}
+	return per * nfiles;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {
@@ -1571,8 +1614,9 @@ int cmd_run(int argc, char **argv)
 	struct fss_render_opts ro = { 0 };
 	FILE *events = NULL;
 	bool events_created = false;
-	char err[512], fdir[PATH_MAX];
+	char err[PATH_MAX + 256], fdir[PATH_MAX], what[96];
 	struct stat fst;
+	__u64 need;
 	int rc, nrows = 0, ret = 0;
 	__u64 drops = 0;
 
@@ -1600,6 +1644,13 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!o.dir)
 		o.dir = ".";
+	/* everything checkable, before anything is printed or attached */
+	need = files_needed(&o, what, sizeof(what));
+	if (fss_preflight_target(o.dir, o.file, o.force, need, what, err,
+				 sizeof(err))) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		return 1;
+	}
 
 	fss_run_signals_catch(&sigs);
 

@@ -100,6 +100,7 @@ int fss_size_parse(const char *s, __u64 *out)
 	case 'k': case 'K': shift = 10; end++; break;
 	case 'm': case 'M': shift = 20; end++; break;
 	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
 	}
 	/* optional unit tail: "b", "B", "iB", "ib" */
 	if (shift && (!strcasecmp(end, "ib") || !strcasecmp(end, "b")))

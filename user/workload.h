@@ -54,7 +54,7 @@ bool fss_method_syncs(enum fss_method m);
 const char *fss_pattern_name(enum fss_pattern p);
 int fss_pattern_parse(const char *s, enum fss_pattern *out);	/* 0 or -1 */
 
-/* "8k", "2M", "512", "1g" -> bytes (binary units).  0 or -1. */
+/* "8k", "2M", "512", "1g", "1t" -> bytes (binary units).  0 or -1. */
 int fss_size_parse(const char *s, __u64 *out);
 
 struct fss_wl_spec {
