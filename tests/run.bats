@@ -500,3 +500,186 @@ check_plain_suite() {
 		(.syncs_traced == 20 and .flush.flushes == 0 and
 		 .flush.syncs_no_flush == 20 and .flush.elided == 20)'
 }
+
+# A made-up sysfs (FSYNCSCOPE_SYSFS) in which the loop device $FSS_LOOP is a
+# plain write-back disk "sdz": the verdict then rests on the measured flush
+# time (a loop device's verdict is about its backing file and never does).
+fake_writeback_sysfs() {
+	local r="$1" mm d q
+	mm="$(lsblk -dno MAJ:MIN "$FSS_LOOP" | tr -d ' ')"
+	d=devices/virtual/block/sdz
+	q="$r/$d/queue"
+	mkdir -p "$r/class/block" "$r/dev/block" "$q"
+	echo "$mm" > "$r/$d/dev"
+	echo 131072 > "$r/$d/size"
+	ln -s "../../$d" "$r/class/block/sdz"
+	ln -s "../../$d" "$r/dev/block/$mm"
+	echo 0 > "$q/rotational"; echo none > "$q/scheduler"
+	echo 128 > "$q/nr_requests"; echo 512 > "$q/logical_block_size"
+	echo 512 > "$q/physical_block_size"; echo "write back" > "$q/write_cache"
+	echo 0 > "$q/fua"; echo 0 > "$q/discard_max_bytes"
+}
+
+@test "verdict confidence: the flush p50's 95% interval (recomputed from --events), the threshold, clear or borderline, in JSON and text" {
+	fss_mkfs ext4 64
+	fake_writeback_sysfs "$FSS_SCRATCH/sys"
+	export FSYNCSCOPE_SYSFS="$FSS_SCRATCH/sys"
+	run --separate-stderr "$FSS_BIN" run --count 300 --method fdatasync --json \
+		--events "$FSS_SCRATCH/ev.jsonl" "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/c.json"
+	fss_jq "$FSS_SCRATCH/c.json" '.tests[0].drops == 0 and .tests[0].syncs_traced == 300'
+	fss_jq "$FSS_SCRATCH/c.json" '.verdict | .device == "sdz" and
+		.interval.figure == "device_flush_p50_us" and .interval.level == 0.95 and
+		.interval.samples == 300 and
+		.interval.low_us <= .interval.p50_us and .interval.p50_us <= .interval.high_us and
+		.threshold.us == 50 and .threshold.borderline_low_us == 40 and
+		.threshold.borderline_high_us == 62.5'
+	# the code follows the interval: borderline when it reaches the band
+	fss_jq "$FSS_SCRATCH/c.json" '.verdict |
+		if .interval.high_us < 40 then
+			.confidence == "clear" and .code == "flush_suspiciously_fast"
+		elif .interval.low_us > 62.5 then
+			.confidence == "clear" and .code == "volatile_cache_pays_flush"
+		else .confidence == "borderline" and .code == "flush_borderline" end'
+	# the interval is the exact binomial order-statistic one of the per-sync
+	# device_flush times the events file holds
+	python3 - "$FSS_SCRATCH/ev.jsonl" "$FSS_SCRATCH/c.json" <<'PY'
+import json, sys
+from math import comb
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+v = sorted(e["device_flush_ns"] for e in ev)
+n = len(v)
+assert n == 300, n
+p = [comb(n, k) / 2.0 ** n for k in range(n + 1)]
+cdf, lo, hi = 0.0, 0, n + 1
+for k in range(n + 1):
+    if cdf <= 0.025:
+        lo = k
+    cdf += p[k]
+    if cdf >= 0.975:
+        hi = k + 1
+        break
+iv = json.load(open(sys.argv[2]))["verdict"]["interval"]
+want = (v[(n + 1) // 2 - 1] / 1000, v[lo - 1] / 1000, v[hi - 1] / 1000)
+got = (iv["p50_us"], iv["low_us"], iv["high_us"])
+print("ranks", lo, hi, "want", want, "got", got)
+assert all(abs(a - b) < 1e-6 for a, b in zip(want, got)), (want, got)
+PY
+
+	# plain text: a Confidence line, 80 columns
+	run --separate-stderr "$FSS_BIN" run --count 300 --method fdatasync "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$FSS_SCRATCH/c.txt"
+	assert_80cols "$FSS_SCRATCH/c.txt"
+	grep -Eq '^Confidence: (clear|borderline): flush p50 [0-9.]+-[0-9.]+ [um]s \(95% interval' "$FSS_SCRATCH/c.txt"
+
+	# five syncs bound nothing at 95 %: borderline whatever the flush takes
+	run --separate-stderr "$FSS_BIN" run --count 5 --method fdatasync --json "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/f.json"
+	fss_jq "$FSS_SCRATCH/f.json" '.tests[0].drops > 0 or (.verdict |
+		.code == "flush_borderline" and .confidence == "borderline" and
+		.interval.high_us == null and .interval.samples == 5)'
+	run --separate-stderr "$FSS_BIN" run --count 5 --method fdatasync "$FSS_MNT"
+	[[ "$(tr '\n' ' ' <<< "$output" | tr -s ' ')" == *"borderline: flush p50 unbounded (too few syncs)"*"run longer or use 'fsyncscope devices --probe'"* ]]
+
+	# --no-trace: nothing measured, confidence n/a, no interval
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fdatasync --json "$FSS_MNT"
+	echo "$output" > "$FSS_SCRATCH/n.json"
+	fss_jq "$FSS_SCRATCH/n.json" '.verdict | .code == "write_back_unmeasured" and
+		.confidence == "n/a" and .interval == null and .threshold == null'
+}
+
+# The one-error contract of a target that cannot be used: nothing on stdout,
+# one line on stderr, exit 1; traced, so no tracer or calibration ran either.
+assert_refused() {
+	echo "status $status, stdout '$output', stderr '$stderr'"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "fsyncscope: "* ]]
+}
+
+@test "errors before output: --file EXISTING, a full fs, jobs x file size, a read-only DIR, a missing DIR" {
+	fss_mkfs ext4 64
+	local f="$FSS_MNT/mine" mode
+	head -c 100 /dev/zero > "$f"
+	for mode in "" "--json"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$FSS_BIN" run --count 5 --method fsync $mode --file "$f"
+		assert_refused
+		[ "$stderr" = "fsyncscope: $f exists; refusing to write to it without --force" ]
+	done
+	[ "$(stat -c %s "$f")" -eq 100 ]
+	run --separate-stderr "$FSS_BIN" run --count 5 --file "$FSS_MNT" --force
+	assert_refused
+	[[ "$stderr" == *"--file $FSS_MNT is a directory"* ]]
+
+	# room for 2 but not for 3 test files of 16 MiB (jobs x file size)
+	rm -f "$f"
+	local free
+	free=$(( $(stat -f -c '%f * %S' "$FSS_MNT") ))
+	fallocate -l $(( free - 40 * 1048576 )) "$FSS_MNT/fill"
+	run --separate-stderr "$FSS_BIN" run --count 5 --method fsync --jobs 3 --file-size 16m "$FSS_MNT"
+	assert_refused
+	[[ "$stderr" == "fsyncscope: no space left in $FSS_MNT for the test files: 48 MiB needed (3 jobs x 16 MiB), "*" MiB free" ]]
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fsync --jobs 2 --file-size 16m --json "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	fss_jq <(echo "$output") '.tests[0].ops == 10'
+	# a sweep needs room for its largest level
+	run --separate-stderr "$FSS_BIN" run --count 5 --method fsync --sweep jobs=1,3 "$FSS_MNT"
+	assert_refused
+	[[ "$stderr" == *"48 MiB needed (3 jobs x 16 MiB)"* ]]
+
+	# full: the suite and a custom test, plain and JSON
+	rm "$FSS_MNT/fill"
+	dd if=/dev/zero of="$FSS_MNT/fill" bs=1M status=none 2>/dev/null || true
+	for mode in "" "--json" "--method fdatasync"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$FSS_BIN" run --count 5 $mode "$FSS_MNT"
+		assert_refused
+		[[ "$stderr" == "fsyncscope: no space left in $FSS_MNT for the test files: 16 MiB needed (one 16 MiB file), "* ]]
+	done
+	[ "$(leftovers "$FSS_MNT")" = "fill" ]
+	rm "$FSS_MNT/fill"
+
+	# read-only
+	mount -o remount,ro "$FSS_MNT"
+	run --separate-stderr "$FSS_BIN" run --count 5 "$FSS_MNT"
+	assert_refused
+	[ "$stderr" = "fsyncscope: cannot write in $FSS_MNT: Read-only file system" ]
+	run --separate-stderr "$FSS_BIN" run --count 5 --method fsync --file "$FSS_MNT/new"
+	assert_refused
+	[[ "$stderr" == *"Read-only file system" ]]
+	mount -o remount,rw "$FSS_MNT"
+	assert_no_leftovers "$FSS_MNT"
+
+	# missing
+	run --separate-stderr "$FSS_BIN" run --count 5 "$FSS_SCRATCH/nope"
+	assert_refused
+	[ "$stderr" = "fsyncscope: $FSS_SCRATCH/nope: No such file or directory" ]
+	[ ! -e "$FSS_SCRATCH/nope" ]
+	run --separate-stderr "$FSS_BIN" run --count 5 --method fsync --file "$FSS_SCRATCH/nope/f"
+	assert_refused
+	[[ "$stderr" == *"nope: No such file or directory" ]]
+}
+
+@test "DIR on a pseudo filesystem: one line naming it, before anything runs; tmpfs stays usable, traced" {
+	local d fs
+	for d in /proc:proc /sys:sysfs /sys/kernel/debug:debugfs /sys/fs/cgroup:cgroup2; do
+		fs="${d#*:}"; d="${d%%:*}"
+		[ "$(stat -f -c %T "$d" 2>/dev/null)" = "$fs" ] ||
+			{ echo "skip $d: not $fs here"; continue; }
+		run --separate-stderr "$FSS_BIN" run --count 5 "$d"
+		assert_refused
+		[ "$stderr" = "fsyncscope: DIR $d is on $fs, not a disk-backed filesystem: give a directory on one (ext4, xfs, btrfs, ...)" ]
+		[ -z "$(find "$d" -maxdepth 1 -name '.fsyncscope*' 2>/dev/null)" ]
+	done
+	# tmpfs holds real files: run works there, traced (no device verdict)
+	fss_mktmpfs
+	run --separate-stderr "$FSS_BIN" run --count 5 --method fdatasync --json "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	fss_jq <(echo "$output") '.tests[0].ops == 5 and .verdict == null'
+	assert_no_leftovers "$FSS_MNT"
+}

@@ -190,7 +190,8 @@ static void flush_confidence(const struct fss_verdict_in *in,
 		snprintf(fig, sizeof(fig), "%s (%.0f%% interval over %llu syncs)",
 			 ci, FSS_CI_LEVEL * 100, v->samples);
 	}
-	fmt_ci(band, sizeof(band), v->band_lo_us, v->band_hi_us);
+	/* the band's edges exactly: "40-62.5 us", not a rounded "62" */
+	snprintf(band, sizeof(band), "%g-%g us", v->band_lo_us, v->band_hi_us);
 	fmt_us(thr, sizeof(thr), v->threshold_us);
 	if (v->conf == FSS_VC_CLEAR)
 		snprintf(v->conf_text, sizeof(v->conf_text),

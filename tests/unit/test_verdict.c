@@ -376,7 +376,7 @@ static void test_thresholds(void)
 	      v.ci_hi_us);
 	HAS(v.conf_text, "clear: flush p50 ");
 	HAS(v.conf_text, "95% interval over 2000 syncs");
-	HAS(v.conf_text, "band 40-62 us");
+	HAS(v.conf_text, "band 40-62.5 us");
 
 	/* just above the band (62.5 us): clearly pays */
 	samples(&in, 2000, 65, 0.05);
