@@ -95,9 +95,78 @@ assert_empty_dir() {
 	run -1 --separate-stderr "$FSS_BIN" devices --probe
 	[ "$stderr" = "fsyncscope devices: option '--probe' requires an argument (try 'fsyncscope devices --help')" ]
 	run -1 --separate-stderr "$FSS_BIN" devices --probe "$DIR" -s 3601
-	[ "$stderr" = "fsyncscope devices: bad -s '3601': seconds between 0 and 3600 (try 'fsyncscope devices --help')" ]
+	[ "$stderr" = "fsyncscope devices: bad -s '3601': seconds, more than 0 and at most 3600 (e.g. 0.5, 30) (try 'fsyncscope devices --help')" ]
 	run -1 --separate-stderr "$FSS_BIN" devices --probe "$DIR" --count 10000001
 	[ "$stderr" = "fsyncscope devices: bad --count '10000001': 1 to 10000000 (try 'fsyncscope devices --help')" ]
 	[ -z "$output" ]
+	assert_empty_dir
+}
+
+# CMD ARGS...: the options parse (the run then stops at the missing target,
+# exit 1, "No such file or directory"), or they do not (exit 2 / 1, "bad").
+accepted() {
+	run --separate-stderr "$FSS_BIN" "$@"
+	echo "accepted? $*: $status: $stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" != *"bad "* ]]
+	[[ "$stderr" == *"No such file or directory"* || "$stderr" == *"needs root"* ]]
+}
+
+rejected() {
+	local want="$1"; shift
+	run --separate-stderr "$FSS_BIN" "$@"
+	echo "rejected? $*: $status: $stderr"
+	[ "$status" -eq "$want" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ -z "$output" ]
+}
+
+@test "range messages say what is accepted: each edge passes, one past it fails with that message" {
+	local nope="$FSS_SCRATCH/nope" cmd
+	for cmd in run compare; do
+		local tgt=("$nope")
+		[ "$cmd" = compare ] && tgt=(--dir "$nope")
+		rejected 2 "$cmd" -s 0 "${tgt[@]}"
+		[[ "$stderr" == *"bad -s '0': seconds, more than 0 and at most 86400 (e.g. 0.5, 30)"* ]]
+		accepted "$cmd" -s 0.001 "${tgt[@]}"
+		accepted "$cmd" -s 86400 "${tgt[@]}"
+		rejected 2 "$cmd" -s 86400.01 "${tgt[@]}"
+		rejected 2 "$cmd" --count 0 "${tgt[@]}"
+		[[ "$stderr" == *"bad --count '0': a whole number from 1 to 1099511627776"* ]]
+		accepted "$cmd" --count 1099511627776 "${tgt[@]}"
+		rejected 2 "$cmd" --count 1099511627777 "${tgt[@]}"
+		accepted "$cmd" --bs 512 "${tgt[@]}"
+		accepted "$cmd" --bs 2m "${tgt[@]}"
+		rejected 2 "$cmd" --bs 511 "${tgt[@]}"
+		rejected 2 "$cmd" --bs 2049k "${tgt[@]}"
+		[[ "$stderr" == *"bad --bs '2049k': a size from 512 to 2m"* ]]
+		accepted "$cmd" --writes-per-sync 4096 "${tgt[@]}"
+		rejected 2 "$cmd" --writes-per-sync 4097 "${tgt[@]}"
+		[[ "$stderr" == *"'4097': 1 to 4096"* ]]
+		accepted "$cmd" --jobs 1024 "${tgt[@]}"
+		rejected 2 "$cmd" --jobs 1025 "${tgt[@]}"
+		[[ "$stderr" == *"'1025': 1 to 1024"* ]]
+		accepted "$cmd" --bs 512 --file-size 512 "${tgt[@]}"
+		accepted "$cmd" --file-size 1024t "${tgt[@]}"
+		rejected 2 "$cmd" --file-size 511 "${tgt[@]}"
+		rejected 2 "$cmd" --file-size 1025t "${tgt[@]}"
+		[[ "$stderr" == *"bad --file-size '1025t': a size from 512 to 1024t (suffixes k, m, g, t"* ]]
+	done
+	# compare --size: 64m to 16t, as it says (16t used to be refused)
+	accepted compare --size 64m --dir "$nope"
+	accepted compare --size 16t --dir "$nope"
+	rejected 2 compare --size 63m --dir "$nope"
+	rejected 2 compare --size 17t --dir "$nope"
+	[[ "$stderr" == *"bad --size '17t': a size from 64m to 16t"* ]]
+	# run --sweep: up to 64 levels of 1 to 1024 jobs
+	accepted run --sweep "jobs=$(seq -s, 1 64)" "$nope"
+	rejected 2 run --sweep "jobs=$(seq -s, 1 65)" "$nope"
+	[[ "$stderr" == *"jobs=N[,N...], up to 64 levels, N from 1 to 1024"* ]]
+	rejected 2 run --sweep jobs=1025 "$nope"
+	# devices --probe: -s up to 3600, --count up to 10000000
+	accepted devices --probe "$nope" -s 3600
+	rejected 1 devices --probe "$nope" -s 0
+	[[ "$stderr" == *"bad -s '0': seconds, more than 0 and at most 3600"* ]]
+	accepted devices --probe "$nope" --count 10000000
 	assert_empty_dir
 }

@@ -443,8 +443,9 @@ fake_sysfs() {
 	[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
 }
 
-@test "devices --probe refusals: not root, not a directory, no block device, stray options: one line, exit 1" {
+@test "devices --probe refusals: not root, not a directory, no block device, read-only, full, stray options: one line, exit 1" {
 	fss_mkfs ext4 64
+	local ext4="$FSS_MNT"
 	run -1 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$FSS_BIN" devices --probe "$FSS_MNT"
 	[ -z "$output" ]
@@ -460,6 +461,18 @@ fake_sysfs() {
 	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
 	[[ "$stderr" == *"not on a block device"* ]]
 	[ -z "$(ls -A "$FSS_MNT")" ]
+
+	# read-only, then full: refused before anything runs, one line
+	mount -o remount,ro "$ext4"
+	run -1 --separate-stderr "$FSS_BIN" devices --probe "$ext4"
+	[ -z "$output" ]
+	[ "$stderr" = "fsyncscope devices: cannot write in $ext4: Read-only file system" ]
+	mount -o remount,rw "$ext4"
+	dd if=/dev/zero of="$ext4/fill" bs=1M status=none 2>/dev/null || true
+	run -1 --separate-stderr "$FSS_BIN" devices --probe "$ext4"
+	[ -z "$output" ]
+	[[ "$stderr" == "fsyncscope devices: no space left in $ext4 for the test files: 1 MiB needed (one 1 MiB file), "*" available" ]]
+	[ "$(find "$ext4" -mindepth 1 -maxdepth 1 ! -name lost+found -printf '%f')" = fill ]
 
 	run -1 --separate-stderr "$FSS_BIN" devices --count 5 /
 	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]

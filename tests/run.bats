@@ -619,11 +619,11 @@ assert_refused() {
 	# room for 2 but not for 3 test files of 16 MiB (jobs x file size)
 	rm -f "$f"
 	local free
-	free=$(( $(stat -f -c '%f * %S' "$FSS_MNT") ))
+	free=$(( $(stat -f -c '%a * %S' "$FSS_MNT") ))
 	fallocate -l $(( free - 40 * 1048576 )) "$FSS_MNT/fill"
 	run --separate-stderr "$FSS_BIN" run --count 5 --method fsync --jobs 3 --file-size 16m "$FSS_MNT"
 	assert_refused
-	[[ "$stderr" == "fsyncscope: no space left in $FSS_MNT for the test files: 48 MiB needed (3 jobs x 16 MiB), "*" MiB free" ]]
+	[[ "$stderr" == "fsyncscope: no space left in $FSS_MNT for the test files: 48 MiB needed (3 jobs x 16 MiB), "*" MiB available" ]]
 	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fsync --jobs 2 --file-size 16m --json "$FSS_MNT"
 	[ "$status" -eq 0 ]
 	fss_jq <(echo "$output") '.tests[0].ops == 10'
@@ -666,8 +666,12 @@ assert_refused() {
 }
 
 @test "DIR on a pseudo filesystem: one line naming it, before anything runs; tmpfs stays usable, traced" {
-	local d fs
-	for d in /proc:proc /sys:sysfs /sys/kernel/debug:debugfs /sys/fs/cgroup:cgroup2; do
+	local d fs n=0
+	fss_scratch
+	# a cgroup2 mount of our own: the machine's may be elsewhere or v1
+	mkdir -p "$FSS_SCRATCH/cg"
+	mount -t cgroup2 none "$FSS_SCRATCH/cg" && track_mount "$FSS_SCRATCH/cg"
+	for d in /proc:proc /sys:sysfs "$FSS_SCRATCH/cg:cgroup2"; do
 		fs="${d#*:}"; d="${d%%:*}"
 		[ "$(stat -f -c %T "$d" 2>/dev/null)" = "$fs" ] ||
 			{ echo "skip $d: not $fs here"; continue; }
@@ -675,7 +679,9 @@ assert_refused() {
 		assert_refused
 		[ "$stderr" = "fsyncscope: DIR $d is on $fs, not a disk-backed filesystem: give a directory on one (ext4, xfs, btrfs, ...)" ]
 		[ -z "$(find "$d" -maxdepth 1 -name '.fsyncscope*' 2>/dev/null)" ]
+		n=$((n + 1))
 	done
+	[ "$n" -ge 2 ]
 	# tmpfs holds real files: run works there, traced (no device verdict)
 	fss_mktmpfs
 	run --separate-stderr "$FSS_BIN" run --count 5 --method fdatasync --json "$FSS_MNT"

@@ -28,10 +28,10 @@ int fss_preflight_dir(const char *dir, const char *what, char *err,
 		      size_t errlen);
 
 /*
- * Room in dir for need bytes of test files (what: "16 MiB: 2 jobs x 8
- * MiB"): free blocks for root (who may use the reserved ones), available
- * blocks for others.  0, -ENOSPC, or 0 when statvfs fails (nothing known,
- * the files' own writes report it).
+ * Room in dir for need bytes of test files (what: "2 jobs x 8 MiB"): the
+ * blocks available to unprivileged users (statvfs f_bavail), for root too.
+ * 0, -ENOSPC, or 0 when statvfs fails (nothing known: the files' own
+ * writes report it).
  */
 int fss_preflight_space(const char *dir, __u64 need, const char *what,
 			char *err, size_t errlen);
