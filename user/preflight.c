@@ -123,7 +123,8 @@ int fss_preflight_space(const char *dir, __u64 need, const char *what,
 	__u64 blocks, avail;
 	char n[32], a[32];
 
-	if (!need || statvfs(dir, &sv))
+	/* ramfs and some FUSE filesystems report no sizes at all: unknown */
+	if (!need || statvfs(dir, &sv) || !sv.f_blocks)
 		return 0;
 	/*
 	 * What unprivileged users may still use, also for root: a benchmark

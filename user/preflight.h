@@ -30,8 +30,8 @@ int fss_preflight_dir(const char *dir, const char *what, char *err,
 /*
  * Room in dir for need bytes of test files (what: "2 jobs x 8 MiB"): the
  * blocks available to unprivileged users (statvfs f_bavail), for root too.
- * 0, -ENOSPC, or 0 when statvfs fails (nothing known: the files' own
- * writes report it).
+ * 0, -ENOSPC, or 0 when statvfs fails or reports no size (ramfs): nothing
+ * is known, the files' own writes report it.
  */
 int fss_preflight_space(const char *dir, __u64 need, const char *what,
 			char *err, size_t errlen);
