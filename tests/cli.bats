@@ -168,5 +168,19 @@ rejected() {
 	rejected 1 devices --probe "$nope" -s 0
 	[[ "$stderr" == *"bad -s '0': seconds, more than 0 and at most 3600"* ]]
 	accepted devices --probe "$nope" --count 10000000
+	# trace's values say their ranges too (its exit status is trace's own)
+	local t
+	for t in "-d 0|-d '0': seconds, more than 0 and at most 10000000" \
+		 "--top 100001|--top '100001': a whole number from 1 to 100000" \
+		 "--slower -1|--slower '-1': milliseconds, 0 to 1000000000" \
+		 "0|INTERVAL '0': seconds, more than 0 and at most 10000000" \
+		 "1 0|COUNT '0': a whole number from 1 to 9223372036854775807"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$FSS_BIN" trace ${t%%|*}
+		echo "trace ${t%%|*}: $status: $stderr"
+		[ "$status" -ne 0 ]
+		[ -z "$output" ]
+		[ "$stderr" = "fsyncscope trace: ${t#*|} (try 'fsyncscope trace --help')" ]
+	done
 	assert_empty_dir
 }

@@ -221,17 +221,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'd':
 		if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
-			return bad(state, "-d: not a duration in seconds: '%s'", arg);
+			return bad(state, "-d '%s': seconds, more than 0 and at most 10000000", arg);
 		env.duration = d;
 		break;
 	case OPT_TOP:
 		if (!parse_long(arg, &l) || l <= 0 || l > 100000)
-			return bad(state, "--top: not a positive count: '%s'", arg);
+			return bad(state, "--top '%s': a whole number from 1 to 100000", arg);
 		env.top = l;
 		break;
 	case OPT_SLOWER:
 		if (!parse_double(arg, &d) || d < 0 || d > 1e9)
-			return bad(state, "--slower: not a time in ms: '%s'", arg);
+			return bad(state, "--slower '%s': milliseconds, 0 to 1000000000", arg);
 		env.slower_ms = d;
 		break;
 	case 'j':
@@ -253,11 +253,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (env.npos == 0) {
 			if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
-				return bad(state, "INTERVAL: not a number of seconds: '%s'", arg);
+				return bad(state, "INTERVAL '%s': seconds, more than 0 and at most 10000000", arg);
 			env.interval = d;
 		} else if (env.npos == 1) {
 			if (!parse_long(arg, &l) || l <= 0)
-				return bad(state, "COUNT: not a positive count: '%s'", arg);
+				return bad(state, "COUNT '%s': a whole number from 1 to %ld", arg, LONG_MAX);
 			env.count = l;
 		} else {
 			return bad(state, "too many arguments at '%s' (INTERVAL [COUNT])", arg);
