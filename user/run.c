@@ -1600,6 +1600,41 @@ static __u64 files_needed(const struct run_opts *o, char *what, size_t len)
 	return per * nfiles;
 }
 
+/*
+ * DIR, or --file's directory, as o->dir (fdir holds the latter), then
+ * everything about it that can be checked before anything is printed or
+ * attached.  0, 2 (usage) or 1 (a refusal, said on stderr).
+ */
+static int target_resolve(struct run_opts *o, char *fdir, size_t len)
+{
+	char err[PATH_MAX + 256], what[96];
+	__u64 need;
+
+	if (o->file && o->dir)
+		return usage_error("give either DIR or --file PATH, not both");
+	if (o->file) {
+		/* the target is where the named file lives */
+		const char *slash = strrchr(o->file, '/');
+
+		if (!slash)
+			snprintf(fdir, len, ".");
+		else if (slash == o->file)
+			snprintf(fdir, len, "/");
+		else
+			snprintf(fdir, len, "%.*s", (int)(slash - o->file), o->file);
+		o->dir = fdir;
+	}
+	if (!o->dir)
+		o->dir = ".";
+	need = files_needed(o, what, sizeof(what));
+	if (fss_preflight_target(o->dir, o->file, o->force, need, what, err,
+				 sizeof(err))) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {
@@ -1614,9 +1649,8 @@ int cmd_run(int argc, char **argv)
 	struct fss_render_opts ro = { 0 };
 	FILE *events = NULL;
 	bool events_created = false;
-	char err[PATH_MAX + 256], fdir[PATH_MAX], what[96];
+	char err[PATH_MAX + 256], fdir[PATH_MAX];
 	struct stat fst;
-	__u64 need;
 	int rc, nrows = 0, ret = 0;
 	__u64 drops = 0;
 
@@ -1628,29 +1662,9 @@ int cmd_run(int argc, char **argv)
 	rc = check_combinations(&o);
 	if (rc)
 		return rc;
-	if (o.file && o.dir)
-		return usage_error("give either DIR or --file PATH, not both");
-	if (o.file) {
-		/* the target is where the named file lives */
-		const char *slash = strrchr(o.file, '/');
-
-		if (!slash)
-			snprintf(fdir, sizeof(fdir), ".");
-		else if (slash == o.file)
-			snprintf(fdir, sizeof(fdir), "/");
-		else
-			snprintf(fdir, sizeof(fdir), "%.*s", (int)(slash - o.file), o.file);
-		o.dir = fdir;
-	}
-	if (!o.dir)
-		o.dir = ".";
-	/* everything checkable, before anything is printed or attached */
-	need = files_needed(&o, what, sizeof(what));
-	if (fss_preflight_target(o.dir, o.file, o.force, need, what, err,
-				 sizeof(err))) {
-		fprintf(stderr, "fsyncscope: %s\n", err);
-		return 1;
-	}
+	rc = target_resolve(&o, fdir, sizeof(fdir));
+	if (rc)
+		return rc;
 
 	fss_run_signals_catch(&sigs);
 
