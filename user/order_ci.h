@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-/* Coverage of every interval fsyncscope reports. */
+/* Coverage of the verdict's intervals. */
 #define FSS_CI_LEVEL	0.95
 
 /*
