@@ -168,6 +168,13 @@ rejected() {
 	rejected 1 devices --probe "$nope" -s 0
 	[[ "$stderr" == *"bad -s '0': seconds, more than 0 and at most 3600"* ]]
 	accepted devices --probe "$nope" --count 10000000
+	# diff's percentages: 0 to 1000000, as said
+	rejected 2 diff --fail-if-slower 1000001 "$nope" "$nope"
+	[[ "$stderr" == *"bad --fail-if-slower '1000001': a percentage from 0 to 1000000"* ]]
+	rejected 2 diff --min-change -1 "$nope" "$nope"
+	[[ "$stderr" == *"bad --min-change '-1': a percentage from 0 to 1000000"* ]]
+	run --separate-stderr "$FSS_BIN" diff --fail-if-slower 1000000 --min-change 0 "$nope" "$nope"
+	[[ "$stderr" == *"cannot read $nope"* ]]
 	# trace's values say their ranges too (its exit status is trace's own)
 	local t
 	for t in "-d 0|-d '0': seconds, more than 0 and at most 10000000" \

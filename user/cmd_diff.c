@@ -93,13 +93,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FAIL:
 		if (parse_pct(arg, &o->d.fail_if_slower_pct)) {
-			argp_error(state, "bad --fail-if-slower '%s': a percentage, 0 or more", arg);
+			argp_error(state, "bad --fail-if-slower '%s': a percentage from 0 to 1000000", arg);
 			return EINVAL;
 		}
 		break;
 	case OPT_MIN_PCT:
 		if (parse_pct(arg, &o->d.min_change_pct)) {
-			argp_error(state, "bad --min-change '%s': a percentage, 0 or more", arg);
+			argp_error(state, "bad --min-change '%s': a percentage from 0 to 1000000", arg);
 			return EINVAL;
 		}
 		break;
