@@ -4,8 +4,8 @@
  * and the key phrases the user reads; the printers' 80-column wrapping and
  * JSON shape; the flush-time threshold with synthetic per-sync samples just
  * below, just above and straddling it, through the same order-statistic
- * interval the collector computes (order_ci.c).  Numbers are from the seed articles (Samsung 990 Pro
- * fdatasync ~1.6 ms, Micron 7400 with PLP ~24 us).
+ * interval the collector computes (order_ci.c).  Numbers are from the seed
+ * articles (Samsung 990 Pro fdatasync ~1.6 ms, Micron 7400 with PLP ~24 us).
  */
 #include <stdio.h>
 #include <stdlib.h>
