@@ -346,3 +346,20 @@ EOF
 	[ "$status" -eq 2 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
+
+@test "run --hist: histograms under the row, the same view as report --hist, 80 columns" {
+	local m; m="$(cat "$S/mnt")"
+	run "$FSS_BIN" run --method fdatasync --count 200 --hist "$m"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"    per op: 200 samples"* ]]
+	[[ "$output" == *"    device_flush: 200 samples"* ]]
+	local sum
+	sum="$(awk '/^    per op:/ {on=1; next} /^    [a-z_]+:/ {on=0} on && /->/ {s += $5} END {print s}' <<<"$output")"
+	[ "$sum" -eq 200 ]
+	[ -z "$(awk 'length($0) > 80' <<<"$output")" ]
+	# untraced: the per-op histogram only
+	run "$FSS_BIN" run --no-trace --method fdatasync --count 50 --hist "$m"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"per op: 50 samples"* ]]
+	[[ "$output" != *"device_flush:"* ]]
+}

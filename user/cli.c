@@ -95,7 +95,7 @@ int fss_cli_parse_seconds(const char *s, double max, double *out)
 
 enum {
 	CLI_BS = 0x1000, CLI_WPS, CLI_JOBS, CLI_FILE_SIZE, CLI_NO_TRACE,
-	CLI_STRATEGY, CLI_JSON, CLI_FORMAT,
+	CLI_STRATEGY, CLI_JSON, CLI_FORMAT, CLI_HIST,
 };
 
 static const struct argp_option wl_options[] = {
@@ -113,6 +113,8 @@ static const struct argp_option wl_options[] = {
 	  "fentry, kprobe, tracepoint", 5 },
 	{ "json", CLI_JSON, NULL, 0, "One JSON document on stdout (same as "
 	  "--format json)", 5 },
+	{ "hist", CLI_HIST, NULL, 0, "Text: under each row, biolatency-style "
+	  "histograms of its latency per op and (traced) of each phase", 5 },
 	{ "format", CLI_FORMAT, "FMT", 0, "text (default), json, html, csv: the "
 	  "result rendered once it is complete (fsyncscope report renders a "
 	  "saved JSON later)", 5 },
@@ -199,6 +201,9 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 	case CLI_JSON:
 		w->json = true;
 		w->format = FSS_FMT_JSON;
+		break;
+	case CLI_HIST:
+		w->hist = true;
 		break;
 	case CLI_FORMAT:
 		if (fss_fmt_parse(arg, &w->format)) {

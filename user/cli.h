@@ -53,6 +53,7 @@ struct fss_cli_wl {
 	bool no_trace;			/* --no-trace */
 	const char *strategy;		/* --strategy, checked by the command */
 	bool json;			/* --json, or --format other than text */
+	bool hist;			/* --hist: histograms under each row */
 	enum fss_fmt format;		/* --format (text) */
 	const char *output;		/* -o FILE, or NULL: stdout */
 	int verbose;			/* -v, repeatable */

@@ -90,16 +90,15 @@ static const char *const series[] = {
 	"op", "total", "fs", "journal", "queue", "device_write", "device_flush", "other",
 };
 
-static int hist_fn(const char *key, struct json_object *t, void *arg)
+void fss_text_hists(FILE *f, struct json_object *t, int indent)
 {
-	FILE *f = arg;
 	struct json_object *hj = fss_j(t, "hist");
 	size_t i;
 
-	fprintf(f, "%s\n", key);
 	if (!hj) {
-		fprintf(f, "  no histogram (%s)\n", fss_jstr(t, "reason") ?: "n/a");
-		return 0;
+		fprintf(f, "%*sno histogram (%s)\n", indent, "",
+			fss_jstr(t, "reason") ?: "n/a");
+		return;
 	}
 	for (i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
 		struct fss_hist h;
@@ -111,8 +110,16 @@ static int hist_fn(const char *key, struct json_object *t, void *arg)
 		fmt_us(p99, sizeof(p99), fss_hist_quantile_ns(&h, 0.99) / 1e3);
 		snprintf(title, sizeof(title), "%s: %llu samples, p50 %s, p99 %s",
 			 i ? series[i] : "per op", (unsigned long long)h.count, p50, p99);
-		fss_hist_print(f, &h, title, 2);
+		fss_hist_print(f, &h, title, indent);
 	}
+}
+
+static int hist_fn(const char *key, struct json_object *t, void *arg)
+{
+	FILE *f = arg;
+
+	fprintf(f, "%s\n", key);
+	fss_text_hists(f, t, 2);
 	return 0;
 }
 

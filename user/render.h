@@ -51,6 +51,8 @@ int fss_render_csv(struct json_object *doc, FILE *f,
 		   const struct fss_render_opts *ro, char *err, size_t errlen);
 int fss_render_text(struct json_object *doc, FILE *f,
 		    const struct fss_render_opts *ro, char *err, size_t errlen);
+/* The --hist view of one test object (its "hist"), indented. */
+void fss_text_hists(FILE *f, struct json_object *test, int indent);
 /* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */
 int fss_render_perfetto(struct json_object *doc, FILE *f,
 			const struct fss_render_opts *ro, char *err, size_t errlen);

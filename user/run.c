@@ -614,6 +614,13 @@ static void print_row(struct ctx *c, const struct fss_run_test *r)
 		       res->elapsed_s, (unsigned long long)res->ops);
 	if (r->traced && res->status == FSS_WL_OK && fss_method_syncs(r->spec.method))
 		fss_breakdown_print(stdout, &r->b, 4);
+	if (c->o->wl.hist && res->status == FSS_WL_OK) {
+		/* the same view as `report --hist`, from the test's document */
+		struct json_object *tj = fss_run_test_json(r, -1);
+
+		fss_text_hists(stdout, tj, 4);
+		json_object_put(tj);
+	}
 	fflush(stdout);
 }
 
