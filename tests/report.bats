@@ -363,3 +363,13 @@ EOF
 	[[ "$output" == *"per op: 50 samples"* ]]
 	[[ "$output" != *"device_flush:"* ]]
 }
+
+@test "compare --hist: each filesystem's histograms under its workload's table" {
+	mkdir -p "$S/cmph"
+	run "$FSS_BIN" compare --fs ext4 --count 100 --dir "$S/cmph" --hist
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"  ext4, fdatasync_overwrite:"* ]]
+	[[ "$output" == *"    per op: 100 samples"* ]]
+	[[ "$output" == *"    device_flush: 100 samples"* ]]
+	[ -z "$(awk 'length($0) > 80' <<<"$output")" ]
+}

@@ -1383,7 +1383,7 @@ static struct json_object *result_json(const struct fs_run *runs, int i, int wi)
 		json_object_object_add(o, "fs", json_object_new_string(fs_defs[r->kind].name));
 		json_object_object_add(o, "name", json_object_new_string(t->name));
 		json_object_object_add(o, "status", json_object_new_string("n/a"));
-		snprintf(why, sizeof(why), "not run: %s", r->status == FS_ERROR ?
+		snprintf(why, sizeof(why), "not run: %.560s", r->status == FS_ERROR ?
 			 r->error : "interrupted");
 		json_object_object_add(o, "reason", json_object_new_string(why));
 		return o;
@@ -1398,6 +1398,19 @@ static struct json_object *result_json(const struct fs_run *runs, int i, int wi)
 	}
 	json_object_object_add(o, "ratio_to_first", ratios_json(r, t, &runs[0].tests[wi]));
 	return o;
+}
+
+/* --hist: each filesystem's histograms of workload wi, from its document */
+static void print_hists(const struct cmp_opts *o, const struct fs_run *runs,
+			const struct wl_def *w, int wi)
+{
+	for (int i = 0; i < o->nfs; i++) {
+		struct json_object *t = result_json(runs, i, wi);
+
+		printf("  %s, %s:\n", fs_defs[runs[i].kind].name, w->name);
+		fss_text_hists(stdout, t, 4);
+		json_object_put(t);
+	}
 }
 
 static const char *status_name(enum fs_status s)
@@ -1868,8 +1881,11 @@ cleanup:
 		if (fss_emit(doc, o.wl.format, o.wl.output, NULL))
 			ret = 1;
 	} else {
-		for (int w = 0; w < nwl; w++)
+		for (int w = 0; w < nwl; w++) {
 			print_table(&o, runs, &wl[w], w);
+			if (o.wl.hist)
+				print_hists(&o, runs, &wl[w], w);
+		}
 		print_notes(&o, runs, pl);
 	}
 	fflush(stdout);
