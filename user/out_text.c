@@ -23,29 +23,35 @@ static void fmt_us(char *buf, size_t len, double us)
 
 static void diff_side(FILE *f, const char *name, struct json_object *s)
 {
-	fprintf(f, "%s: %s (%s on %s, Linux %s)\n", name, fss_jstr(s, "path") ?: "?",
+	fprintf(f, "%s: %s\n   %s on %s, Linux %s\n", name, fss_jstr(s, "path") ?: "?",
 		fss_jstr(s, "target") ?: "?", fss_jstr(s, "hostname") ?: "?",
 		fss_jstr(s, "kernel") ?: "?");
+}
+
+/* A change in %: one decimal below 100, none above (fits the column) */
+static void fmt_pct(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, fabs(v) < 99.95 ? "%+.1f%%" : "%+.0f%%", v);
 }
 
 static void diff_row(FILE *f, struct json_object *r)
 {
 	struct json_object *cp = fss_j(r, "ci95_pct");
 	double pct = fss_jnum(r, "change_pct");
-	char a[24], b[24], ch[24], ci[40];
+	char a[24], b[24], ch[24], ci[64], lo[24], hi[24];
 
 	fmt_us(a, sizeof(a), fss_jnum(r, "a_us"));
 	fmt_us(b, sizeof(b), fss_jnum(r, "b_us"));
 	if (isfinite(pct)) {
-		snprintf(ch, sizeof(ch), "%+.1f%%", pct);
-		snprintf(ci, sizeof(ci), "%+.1f%% .. %+.1f%%",
-			 json_object_get_double(json_object_array_get_idx(cp, 0)),
-			 json_object_get_double(json_object_array_get_idx(cp, 1)));
+		fmt_pct(ch, sizeof(ch), pct);
+		fmt_pct(lo, sizeof(lo), json_object_get_double(json_object_array_get_idx(cp, 0)));
+		fmt_pct(hi, sizeof(hi), json_object_get_double(json_object_array_get_idx(cp, 1)));
+		snprintf(ci, sizeof(ci), "%s..%s", lo, hi);
 	} else {
 		snprintf(ch, sizeof(ch), "%+.1fus", fss_jnum(r, "change_us"));
 		snprintf(ci, sizeof(ci), "n/a (A is 0)");
 	}
-	fprintf(f, "  %-13s %-5s %9s %9s %8s  %-19s %s\n", fss_jstr(r, "series"),
+	fprintf(f, "  %-12s %-4s %9s %9s %7s %-17s %s\n", fss_jstr(r, "series"),
 		fss_jstr(r, "stat"), a, b, ch, ci, fss_jstr(r, "verdict"));
 }
 
@@ -67,7 +73,7 @@ static void render_diff(FILE *f, struct json_object *doc)
 
 		fprintf(f, "\n%s (A %lld, B %lld samples)\n", fss_jstr(t, "test"),
 			fss_jint(t, "a_count", 0), fss_jint(t, "b_count", 0));
-		fprintf(f, "  %-13s %-5s %9s %9s %8s  %-19s %s\n", "series", "stat",
+		fprintf(f, "  %-12s %-4s %9s %9s %7s %-17s %s\n", "series", "stat",
 			"A", "B", "change", "95% interval", "verdict");
 		for (j = 0; rows && j < json_object_array_length(rows); j++)
 			diff_row(f, json_object_array_get_idx(rows, j));
@@ -82,7 +88,7 @@ static void render_diff(FILE *f, struct json_object *doc)
 		fputc('\n', f);
 	if (fss_jnum(m, "fail_if_slower_pct") >= 0)
 		fprintf(f, "\ngate --fail-if-slower %.3g%%: %lld row(s) of total/op p50 "
-			"or p99 significantly slower by more than that\n",
+			"or p99\nslower with the whole interval above that\n",
 			fss_jnum(m, "fail_if_slower_pct"), fss_jint(doc, "gate_failures", 0));
 }
 
