@@ -58,8 +58,8 @@ HELPERS    := $(OUTPUT)/tests/syncer
 
 # Python packages from PyPI for the tests, in a venv under build/ (Debian's
 # python3 is externally managed): Playwright drives Debian's chromium.
-PY_TEST   := playwright==$(PLAYWRIGHT_VERSION)
 PLAYWRIGHT_VERSION ?= 1.65.2
+PY_TEST   := playwright==$(PLAYWRIGHT_VERSION)
 PYENV     := $(OUTPUT)/pyenv
 
 .PHONY: all deps pydeps run test unit vmtest install clean bench
