@@ -108,5 +108,6 @@ hist_case() {
 @test "hist: buckets are contiguous, at most 1/64 wide" { hist_case bounds; }
 @test "hist: quantiles within 0.8 % of exact nearest rank over 100k samples" { hist_case quantiles; }
 @test "hist: merge equals adding everything; JSON round trip; bad counts refused" { hist_case merge_and_json; }
+@test "hist: the sparse form (live mode) equals the dense one" { hist_case sparse; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }

@@ -7,6 +7,7 @@
  * 64 + (e - 6) * 64 + (v >> (e - 6)) - 64.  Values past 2^44 ns go to the
  * last bucket (max still holds the real value).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -178,6 +179,70 @@ void fss_hist_print(FILE *f, const struct fss_hist *h, const char *title,
 		fprintf(f, "%*s%20s : %-10llu |%-40s|\n", indent, "", range,
 			(unsigned long long)rows[r], stars);
 	}
+}
+
+/* ---- sparse ---- */
+
+void fss_shist_init(struct fss_shist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+int fss_shist_add(struct fss_shist *h, __u64 ns)
+{
+	unsigned int i = fss_hist_index(ns), c = i / FSS_HIST_SUB;
+
+	if (!h->chunk[c]) {
+		h->chunk[c] = calloc(FSS_HIST_SUB, sizeof(__u64));
+		if (!h->chunk[c])
+			return -ENOMEM;
+	}
+	h->chunk[c][i % FSS_HIST_SUB]++;
+	h->count++;
+	h->sum += ns;
+	if (ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+	return 0;
+}
+
+void fss_shist_free(struct fss_shist *h)
+{
+	for (unsigned int c = 0; c < FSS_HIST_NCHUNK; c++)
+		free(h->chunk[c]);
+	fss_shist_init(h);
+}
+
+void fss_shist_to(const struct fss_shist *src, struct fss_hist *dst)
+{
+	unsigned int c, s;
+
+	if (!src->count)
+		return;
+	for (c = 0; c < FSS_HIST_NCHUNK; c++)
+		for (s = 0; src->chunk[c] && s < FSS_HIST_SUB; s++)
+			dst->b[c * FSS_HIST_SUB + s] += src->chunk[c][s];
+	dst->count += src->count;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+double fss_shist_quantile_ns(const struct fss_shist *h, double q)
+{
+	struct fss_hist *d = fss_hist_new();
+	double v;
+
+	if (!d)
+		return NAN;
+	fss_shist_to(h, d);
+	v = fss_hist_quantile_ns(d, q);
+	free(d);
+	return v;
 }
 
 /* ---- JSON: {"count","sum_ns","min_ns","max_ns","buckets":[[lo_ns,n],...]} */

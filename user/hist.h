@@ -53,6 +53,26 @@ double fss_hist_mean_ns(const struct fss_hist *h);
 void fss_hist_print(FILE *f, const struct fss_hist *h, const char *title,
 		    int indent);
 
+/*
+ * The same buckets, allocated 64 at a time as values arrive: for the many
+ * small histograms of live mode (one per process, file, kind...), a few
+ * hundred bytes each instead of 20 KB.  Converts to the dense form for
+ * quantiles, JSON and everything else.
+ */
+#define FSS_HIST_NCHUNK	(FSS_HIST_NB / FSS_HIST_SUB)
+
+struct fss_shist {
+	__u64 count, sum, min, max;
+	__u64 *chunk[FSS_HIST_NCHUNK];	/* chunk c: buckets 64c .. 64c+63 */
+};
+
+void fss_shist_init(struct fss_shist *h);
+int fss_shist_add(struct fss_shist *h, __u64 ns);	/* 0 or -ENOMEM */
+void fss_shist_free(struct fss_shist *h);
+/* dst += src (dst dense) */
+void fss_shist_to(const struct fss_shist *src, struct fss_hist *dst);
+double fss_shist_quantile_ns(const struct fss_shist *h, double q);
+
 struct json_object;
 /*
  * {"count", "sum_ns", "min_ns", "max_ns", "buckets": [[lo_ns, n], ...]}:

@@ -108,6 +108,35 @@ static void merge_and_json(void)
 	free(back);
 }
 
+static void sparse(void)
+{
+	struct fss_hist *d = fss_hist_new(), *back = fss_hist_new();
+	struct fss_shist s;
+	uint64_t seed = 9;
+	int i, chunks = 0;
+
+	fss_shist_init(&s);
+	for (i = 0; i < 50000; i++) {
+		__u64 x = fss_rand_next(&seed) % 50000000;
+
+		fss_hist_add(d, x);
+		CHECK(fss_shist_add(&s, x) == 0, "add");
+	}
+	fss_shist_add(&s, 0);
+	fss_hist_add(d, 0);
+	fss_shist_to(&s, back);
+	CHECK(!memcmp(back, d, sizeof(*d)), "sparse equals dense");
+	CHECK(fss_shist_quantile_ns(&s, 0.99) == fss_hist_quantile_ns(d, 0.99), "q99");
+	for (i = 0; i < (int)FSS_HIST_NCHUNK; i++)
+		chunks += s.chunk[i] != NULL;
+	/* values up to 50 ms touch at most 26 powers of two */
+	CHECK(chunks <= 27, "%d chunks allocated", chunks);
+	fss_shist_free(&s);
+	CHECK(s.count == 0 && !s.chunk[1], "freed");
+	free(d);
+	free(back);
+}
+
 static void poisson(void)
 {
 	const double lams[] = { 0.5, 4, 30, 1000 };
@@ -184,6 +213,7 @@ static const struct {
 	{ "bounds", bounds },
 	{ "quantiles", quantiles },
 	{ "merge_and_json", merge_and_json },
+	{ "sparse", sparse },
 	{ "poisson", poisson },
 	{ "change_words", change_words },
 };
