@@ -227,6 +227,9 @@ EOF
 	"$FSS_BIN" report "$S/trace.jsonl" -o "$S/trace.html"
 	grep -q 'Top processes by sync time' "$S/trace.html"
 	grep -q 'Top files by sync time' "$S/trace.html"
+	grep -q 'Sync latency, all [0-9]* traced syncs' "$S/trace.html"
+	run jq -se '[.[] | select(.type == "summary")][0] | .all.hist.count == .all.syncs' "$S/trace.jsonl"
+	[ "$status" -eq 0 ]
 	tail -1 "$S/trace.jsonl" > "$S/trace-summary.json"
 	check_page "$S/trace.html" "$S/trace-summary.json" trace-summary
 }

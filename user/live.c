@@ -9,9 +9,9 @@
  * on_sync() from its consumer thread.  Here we only aggregate: two windows
  * (the current interval and the whole run) of per-group statistics, each
  * with exact sums (nanoseconds) and a log-linear histogram of sync times for
- * the percentiles (64 sub-buckets per power of two: a reported p50/p99 is
- * the upper edge of its bucket, at most 1/64 = 1.6% above the true value,
- * and never above the largest sync seen).
+ * the percentiles (hist.c, sparse: a reported p50/p99 is the midpoint of
+ * its bucket, within 1/128 = 0.8% of the true value, and never above the
+ * largest sync seen).
  *
  * File paths: the kernel gives device and inode; we resolve them from the
  * syncing process's /proc/PID/fd links (matching st_dev/st_ino), as soon as
@@ -89,7 +89,7 @@ static const char doc[] =
 "\v"
 "The phase columns (fs jrn que dwr dfl oth) are each phase's share of the\n"
 "group's sync time, in percent: fs, journal, queue, device_write,\n"
-"device_flush, other.  P50/P99 come from a histogram: at most 1.6% high.\n"
+"device_flush, other.  P50/P99 come from a histogram: within 0.8%.\n"
 "\n"
 "EXAMPLES:\n"
 "  fsyncscope trace                      # every sync on the host, Ctrl-C\n"
@@ -277,87 +277,17 @@ static const struct argp argp = {
 	.doc = doc,
 };
 
-/* ---- histogram: 64 linear sub-buckets per power of two ---- */
-
-#define H_SUB_BITS	6
-#define H_SUB		(1u << H_SUB_BITS)
-#define H_CHUNKS	(64 - H_SUB_BITS + 1)
-
-struct hist {
-	__u32 *chunk[H_CHUNKS];	/* chunk 0: values 0..63 exactly */
-	__u64 n;
-};
-
-static void hist_index(__u64 v, int *c, int *s)
+/*
+ * Percentiles come from hist.c's histogram in its sparse form (64 buckets
+ * per power of two, allocated as values arrive, 64-bit counts): the value
+ * reported is the midpoint of its bucket, within 0.8 % of the true one and
+ * never above the largest sync seen.
+ */
+static __u64 quantile_ns(const struct fss_shist *h, double q)
 {
-	int e;
+	double v = fss_shist_quantile_ns(h, q);
 
-	if (v < H_SUB) {
-		*c = 0;
-		*s = v;
-		return;
-	}
-	e = 63 - __builtin_clzll(v);		/* >= H_SUB_BITS */
-	*c = e - H_SUB_BITS + 1;
-	*s = (v >> (e - H_SUB_BITS)) & (H_SUB - 1);
-}
-
-/* largest value that falls in bucket (c, s) */
-static __u64 hist_upper(int c, int s)
-{
-	int shift;
-
-	if (c == 0)
-		return s;
-	shift = c - 1;
-	return ((((__u64)H_SUB + s + 1) << shift) - 1);
-}
-
-static int hist_add(struct hist *h, __u64 v)
-{
-	int c, s;
-
-	hist_index(v, &c, &s);
-	if (!h->chunk[c]) {
-		h->chunk[c] = calloc(H_SUB, sizeof(__u32));
-		if (!h->chunk[c])
-			return -ENOMEM;
-	}
-	h->chunk[c][s]++;
-	h->n++;
-	return 0;
-}
-
-/* value at quantile q (0..1], clipped to max; 0 when empty */
-static __u64 hist_quantile(const struct hist *h, double q, __u64 max)
-{
-	__u64 rank, seen = 0;
-
-	if (!h->n)
-		return 0;
-	rank = (__u64)ceil(q * h->n);
-	if (rank < 1)
-		rank = 1;
-	for (int c = 0; c < H_CHUNKS; c++) {
-		if (!h->chunk[c])
-			continue;
-		for (int s = 0; s < (int)H_SUB; s++) {
-			seen += h->chunk[c][s];
-			if (seen >= rank) {
-				__u64 u = hist_upper(c, s);
-
-				return u < max ? u : max;
-			}
-		}
-	}
-	return max;
-}
-
-static void hist_free(struct hist *h)
-{
-	for (int c = 0; c < H_CHUNKS; c++)
-		free(h->chunk[c]);
-	memset(h, 0, sizeof(*h));
+	return isfinite(v) ? (__u64)llround(v) : 0;
 }
 
 /* ---- per-group statistics ---- */
@@ -372,7 +302,7 @@ struct gstat {
 	__u64 with_journal;	/* syncs that waited for journal work */
 	__u64 nr_journal;
 	__u64 nr_incomplete;
-	struct hist h;
+	struct fss_shist h;
 };
 
 static bool saw_flush(const struct fss_sync_result *r)
@@ -403,7 +333,7 @@ static void gstat_add(struct gstat *g, const struct fss_sync_result *r)
 		g->with_journal++;
 	g->nr_journal += r->nr_journal;
 	g->nr_incomplete += r->nr_incomplete;
-	hist_add(&g->h, r->total);
+	fss_shist_add(&g->h, r->total);
 }
 
 /* A journal commit is a "sync" of the journal thread: same statistics. */
@@ -413,7 +343,7 @@ static void gstat_add_interval(struct gstat *g, __u64 ns)
 	g->total_ns += ns;
 	if (ns > g->max_ns)
 		g->max_ns = ns;
-	hist_add(&g->h, ns);
+	fss_shist_add(&g->h, ns);
 }
 
 /* ---- a small hash table of groups ---- */
@@ -484,7 +414,7 @@ static struct group *tbl_find(const struct table *t, __u64 k1, __u64 k2)
 static void tbl_free(struct table *t)
 {
 	for (int i = 0; i < t->n; i++) {
-		hist_free(&t->all[i]->st.h);
+		fss_shist_free(&t->all[i]->st.h);
 		free(t->all[i]);
 	}
 	free(t->all);
@@ -505,9 +435,9 @@ struct window {
 
 static void window_reset(struct window *w, __u64 now, __u64 drops)
 {
-	hist_free(&w->all.h);
+	fss_shist_free(&w->all.h);
 	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
-		hist_free(&w->kind[k].h);
+		fss_shist_free(&w->kind[k].h);
 	for (int i = 0; i < G_MAX; i++)
 		tbl_free(&w->tbl[i]);
 	memset(w, 0, sizeof(*w));
@@ -919,8 +849,8 @@ static struct json_object *gstat_json(const struct gstat *g, bool phases)
 	json_object_object_add(o, "errors", json_object_new_int64(g->errors));
 	json_object_object_add(o, "total_ns", json_object_new_int64(g->total_ns));
 	json_object_object_add(o, "mean_us", g->syncs ? jus(g->total_ns / g->syncs) : NULL);
-	json_object_object_add(o, "p50_us", g->syncs ? jus(hist_quantile(&g->h, 0.50, g->max_ns)) : NULL);
-	json_object_object_add(o, "p99_us", g->syncs ? jus(hist_quantile(&g->h, 0.99, g->max_ns)) : NULL);
+	json_object_object_add(o, "p50_us", g->syncs ? jus(quantile_ns(&g->h, 0.50)) : NULL);
+	json_object_object_add(o, "p99_us", g->syncs ? jus(quantile_ns(&g->h, 0.99)) : NULL);
 	json_object_object_add(o, "max_us", g->syncs ? jus(g->max_ns) : NULL);
 	if (phases) {
 		struct json_object *ph = json_object_new_object();
@@ -1014,6 +944,20 @@ struct report_ctx {
 	__u64 drops;
 };
 
+/* The sync-time histogram of a group in hist.c's JSON form. */
+static struct json_object *shist_json(const struct fss_shist *h)
+{
+	struct fss_hist *d = fss_hist_new();
+	struct json_object *o;
+
+	if (!d)
+		return NULL;
+	fss_shist_to(h, d);
+	o = fss_hist_json(d);
+	free(d);
+	return o;
+}
+
 static struct json_object *report_json(const struct window *w, const struct report_ctx *rc)
 {
 	struct json_object *o = json_object_new_object(), *a;
@@ -1029,6 +973,7 @@ static struct json_object *report_json(const struct window *w, const struct repo
 	json_object_object_add(o, "seconds", json_object_new_double(rc->seconds));
 	json_object_object_add(o, "events_lost", json_object_new_int64(rc->drops));
 	json_object_object_add(o, "all", gstat_json(&w->all, true));
+	json_object_object_add(fss_j(o, "all"), "hist", shist_json(&w->all.h));
 	json_object_object_add(o, "by_kind", by_kind_json(&w->all));
 
 	a = json_object_new_array();
@@ -1163,8 +1108,8 @@ static void print_us(FILE *f, __u64 ns)
 static void print_stats(FILE *f, const struct gstat *g)
 {
 	fprintf(f, " %6llu %8.3f", (unsigned long long)g->syncs, g->total_ns / 1e9);
-	print_us(f, hist_quantile(&g->h, 0.50, g->max_ns));
-	print_us(f, hist_quantile(&g->h, 0.99, g->max_ns));
+	print_us(f, quantile_ns(&g->h, 0.50));
+	print_us(f, quantile_ns(&g->h, 0.99));
 	for (int p = 0; p < FSS_PH_MAX; p++)
 		fprintf(f, " %3.0f", g->total_ns ? 100.0 * g->phase_ns[p] / g->total_ns : 0.0);
 	fprintf(f, "\n");
@@ -1296,8 +1241,8 @@ static void report_plain(FILE *f, const struct window *w, const struct report_ct
 		snprintf(devs, sizeof(devs), "%u:%u", kmaj(s[i]->k1), kmin(s[i]->k1));
 		fprintf(f, "%-9s %7llu %7llu %8.3f", devs, (unsigned long long)g->syncs,
 			(unsigned long long)s[i]->sync_commits, g->total_ns / 1e9);
-		print_us(f, hist_quantile(&g->h, 0.50, g->max_ns));
-		print_us(f, hist_quantile(&g->h, 0.99, g->max_ns));
+		print_us(f, quantile_ns(&g->h, 0.50));
+		print_us(f, quantile_ns(&g->h, 0.99));
 		print_us(f, g->max_ns);
 		fprintf(f, " %8llu\n", (unsigned long long)dg->st.with_journal);
 	}

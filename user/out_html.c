@@ -630,6 +630,26 @@ static void trace_top(FILE *f, struct json_object *arr, const char *what,
 	free(bs);
 }
 
+/* The sync-time histogram of all traced syncs (trace keeps no phases') */
+static void trace_hist(FILE *f, struct json_object *all)
+{
+	static struct fss_hist h;
+	const struct fss_hist *hp = &h;
+	struct svg_mark mk[3];
+	char title[160];
+	double lo, hi;
+
+	if (fss_hist_from_json(fss_j(all, "hist"), &h) || !h.count)
+		return;
+	svg_hist_range(&hp, 1, &lo, &hi);
+	mk[0] = (struct svg_mark){ "p50", fss_hist_quantile_ns(&h, 0.5) };
+	mk[1] = (struct svg_mark){ "p99", fss_hist_quantile_ns(&h, 0.99) };
+	mk[2] = (struct svg_mark){ "p99.9", fss_hist_quantile_ns(&h, 0.999) };
+	snprintf(title, sizeof(title), "Sync latency, all %llu traced syncs",
+		 (unsigned long long)h.count);
+	svg_hist(f, title, &h, lo, hi, SVG_TOTAL_COLOR, mk, 3, 0);
+}
+
 static void render_trace(FILE *f, struct json_object *doc)
 {
 	struct json_object *all = fss_j(doc, "all");
@@ -660,6 +680,7 @@ static void render_trace(FILE *f, struct json_object *doc)
 		svg_stacked_shares(f, "Share of all traced sync time by phase", bs->b, 1);
 	}
 	free(bs);
+	trace_hist(f, all);
 	trace_top(f, fss_j(doc, "processes"), "process", "name",
 		  "Top processes by sync time");
 	trace_top(f, fss_j(doc, "files"), "file", "path", "Top files by sync time");
