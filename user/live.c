@@ -44,6 +44,7 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
+#include "fsnote.h"
 #include "report.h"
 #include "trace.h"
 
@@ -181,24 +182,44 @@ static int pid_to_tgid(long pid, __u32 *tgid)
 	return rc;
 }
 
+/*
+ * After parsing: each -p PID to its process (tgid), duplicates dropped.
+ * A pid that is not there is an error (1), not a usage error.
+ */
+static int pids_to_tgids(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < env.ntgids; i++) {
+		bool dup = false;
+		__u32 tgid;
+
+		if (pid_to_tgid(env.tgids[i], &tgid)) {
+			fprintf(stderr, PROG ": -p %u: no such process\n", env.tgids[i]);
+			return -1;
+		}
+		for (int j = 0; j < n && !dup; j++)
+			dup = env.tgids[j] == tgid;
+		if (!dup)
+			env.tgids[n++] = tgid;
+	}
+	env.ntgids = n;
+	return 0;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	long l;
 	double d;
-	__u32 tgid;
 
 	switch (key) {
 	case 'p':
 		if (!parse_long(arg, &l) || l <= 0 || l > INT_MAX)
 			return bad(state, "-p: not a process id: '%s'", arg);
-		if (pid_to_tgid(l, &tgid))
-			return bad(state, "-p %s: no such process", arg);
-		for (int i = 0; i < env.ntgids; i++)
-			if (env.tgids[i] == tgid)
-				return 0;
 		if (env.ntgids >= MAX_PIDS)
 			return bad(state, "-p: at most 1024 processes (got more at '%s')", arg);
-		env.tgids[env.ntgids++] = tgid;
+		/* a pid for now; pids_to_tgids() looks the processes up */
+		env.tgids[env.ntgids++] = l;
 		break;
 	case 'c':
 		if (!arg[0] || strlen(arg) >= FSS_COMM_LEN)
@@ -553,6 +574,7 @@ struct dev_facts {
 	char disk_name[64];
 	int write_cache;	/* 1 write back, 0 write through, -1 unknown */
 	int fua;		/* 1, 0, -1 unknown */
+	char fstype[32];	/* from mountinfo, "" if not mounted now */
 	struct dev_facts *next;
 };
 
@@ -570,6 +592,7 @@ static struct {
 	__u64 slower_ns;
 	bool slower;
 	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
+	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
 	FILE *out;
 } L = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -735,6 +758,7 @@ static struct dev_facts *dev_lookup(__u32 dev)
 	d->dev = dev;
 	d->write_cache = -1;
 	d->fua = -1;
+	fss_fstype_of(dev, d->fstype, sizeof(d->fstype));
 	if (kmaj(dev))
 		d->disk = fss_disk_of(dev);
 	if (d->disk) {
@@ -1091,6 +1115,8 @@ static struct json_object *report_json(const struct window *w, const struct repo
 		const char *wc = d ? cache_str(d->write_cache) : NULL;
 
 		json_object_object_add(dobj, "dev", jdev(s[i]->k1));
+		json_object_object_add(dobj, "fs", d && d->fstype[0] ?
+				       json_object_new_string(d->fstype) : NULL);
 		json_object_object_add(dobj, "disk", d && d->disk_name[0] ?
 				       json_object_new_string(d->disk_name) : NULL);
 		json_object_object_add(dobj, "write_cache", wc ? json_object_new_string(wc) : NULL);
@@ -1183,6 +1209,29 @@ static void print_ident(FILE *f, const char *s)
 		fprintf(f, "...%s\n%23s", s + n - 75, "");
 	else
 		fprintf(f, "%s\n%23s", s, "");
+}
+
+/* Each traced filesystem without a jbd2 commit above: why, for its type. */
+static void journal_notes(FILE *f, const struct window *w)
+{
+	const struct table *dt = &w->tbl[G_DEV];
+
+	if (L.journal_na) {
+		fprintf(f, "n/a: no jbd2 or xfs log tracepoint attached\n");
+		return;
+	}
+	for (int i = 0; i < dt->n; i++) {
+		const struct group *g = dt->all[i];
+		struct dev_facts *d = dev_lookup(g->k1);
+		const char *type = d ? d->fstype : "";
+		char devs[24];
+
+		if (tbl_find(&w->tbl[G_JOURNAL], g->k1, 0))
+			continue;
+		snprintf(devs, sizeof(devs), "%u:%u", kmaj(g->k1), kmin(g->k1));
+		fprintf(f, "%s %s%s%s\n", devs, type, type[0] ? ": " : "",
+			fss_journal_note(type));
+	}
 }
 
 static void report_plain(FILE *f, const struct window *w, const struct report_ctx *rc)
@@ -1302,9 +1351,7 @@ static void report_plain(FILE *f, const struct window *w, const struct report_ct
 		fprintf(f, " %8llu\n", (unsigned long long)dg->st.with_journal);
 	}
 	free(s);
-	if (!shown)
-		fprintf(f, "no jbd2 commit (xfs forces its log in the syncing thread: "
-			"see jrn above)\n");
+	journal_notes(f, w);
 }
 
 /* ---- --slower: one sync as it happens ---- */
@@ -1663,8 +1710,8 @@ int cmd_trace(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.top = 10;
 	env.slower_ms = -1;
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 1))
-		return 1;
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 2))
+		return 2;
 	if (env.help) {
 		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, name);
 		return 0;
@@ -1675,14 +1722,14 @@ int cmd_trace(int argc, char **argv)
 	}
 
 	/* targets: everything checked before anything is loaded */
+	if (pids_to_tgids())
+		return 1;
 	if (env.cgroup && cgroup_id(env.cgroup, &cg, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
-	if (env.mount && env.dev) {
-		fprintf(stderr, PROG ": --mount and --dev: give one of them\n");
-		return 1;
-	}
+	if (env.mount && env.dev)
+		return fss_cli_usage_error(PROG, "--mount and --dev: give one of them");
 	if (env.mount) {
 		struct stat st;
 
@@ -1732,10 +1779,8 @@ int cmd_trace(int argc, char **argv)
 	L.only_disk = whole_disk_dev ? disk_dev : 0;
 	if (!env.calib_dir)
 		env.calib_dir = default_calib_dir();
-	if (env.interval && env.duration && env.count) {
-		fprintf(stderr, PROG ": give -d or COUNT, not both\n");
-		return 1;
-	}
+	if (env.interval && env.duration && env.count)
+		return fss_cli_usage_error(PROG, "give -d or COUNT, not both");
 	if (geteuid() != 0) {
 		fprintf(stderr, PROG ": needs root (CAP_BPF and CAP_PERFMON to load the tracer)\n");
 		return 1;
@@ -1785,6 +1830,13 @@ int cmd_trace(int argc, char **argv)
 	pthread_mutex_unlock(&L.lock);
 
 	describe_targets(what, sizeof(what), cg);
+	{
+		struct json_object *st = fss_tracer_strategy_json(t), *jv;
+
+		L.journal_na = json_object_object_get_ex(st, "journal", &jv) &&
+			       !strcmp(json_object_get_string(jv), "n/a");
+		json_object_put(st);
+	}
 	if (env.verbose)
 		fss_tracer_print_strategy(t, stderr);
 	if (env.json) {

@@ -41,7 +41,7 @@
 
 struct run_opts {
 	const char *dir;
-	struct fss_cli_wl wl;		/* -s, -c, --bs..., tracing, output */
+	struct fss_cli_wl wl;		/* -s, -n, --bs..., tracing, output */
 	const char *events;
 	bool events_detail;		/* --events-detail (or --format perfetto) */
 	const char *file;
