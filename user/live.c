@@ -40,6 +40,7 @@
 #include <linux/magic.h>
 #include <json-c/json.h>
 #include "attr.h"
+#include "child.h"
 #include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
@@ -72,6 +73,7 @@ static struct {
 	enum fss_strategy strategy;
 	int npos;
 	bool help, usage;
+	char **cmd;		/* -- CMD ARGS...: NULL-terminated, or NULL */
 } env;
 
 static const char doc[] =
@@ -82,6 +84,9 @@ static const char doc[] =
 "(they add up exactly to the sync's total), and reported per kind, per\n"
 "process, per file and per device, with the journal commits of the kernel\n"
 "threads (jbd2) on their own.\n"
+"\n"
+"-- CMD [ARG...]: run CMD and trace exactly it and the processes it forks\n"
+"until it exits; fsyncscope then exits with CMD's status.\n"
 "\n"
 "INTERVAL [COUNT]: a report every INTERVAL seconds (COUNT times), then a\n"
 "summary of the whole run.  Without INTERVAL: one summary at the end (-d,\n"
@@ -99,7 +104,9 @@ static const char doc[] =
 "  fsyncscope trace --mount /var/lib/postgresql --slower 10\n"
 "                                        # each sync over 10 ms, with why\n"
 "  fsyncscope trace --cgroup system.slice/etcd.service --json 10 6\n"
-"  fsyncscope trace --dev nvme0n1 --top 5 -d 60\n";
+"  fsyncscope trace --dev nvme0n1 --top 5 -d 60\n"
+"  fsyncscope trace -- fio --name=x --rw=write --fdatasync=1 --size=8m\n"
+"                                        # one command and its children\n";
 
 enum {
 	OPT_CGROUP = 0x100,
@@ -294,7 +301,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = opts,
 	.parser = parse_arg,
-	.args_doc = "[INTERVAL [COUNT]]",
+	.args_doc = "[INTERVAL [COUNT]]\n[INTERVAL] -- CMD [ARG...]",
 	.doc = doc,
 };
 
@@ -1036,6 +1043,7 @@ struct report_ctx {
 	int index;		/* interval number, from 1 */
 	double seconds;
 	__u64 drops;
+	int cmd_status;		/* summary of -- CMD: its exit status, -1 none */
 };
 
 static struct json_object *report_json(const struct window *w, const struct report_ctx *rc)
@@ -1604,7 +1612,10 @@ static void describe_targets(char *buf, size_t len, __u64 cg)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (env.ntgids) {
+	if (env.cmd) {
+		n += snprintf(buf + n, len - n, "%s (pid %u) and its children",
+			      env.cmd[0], env.tgids[0]);
+	} else if (env.ntgids) {
 		n += snprintf(buf + n, len - n, "pid");
 		for (int i = 0; i < env.ntgids && n < len - 16; i++)
 			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ", env.tgids[i]);
@@ -1644,6 +1655,10 @@ static void emit_report(struct fss_tracer *t, int w, const struct report_ctx *rc
 	if (env.json) {
 		struct json_object *o = report_json(&L.win[w], rc);
 
+		/* -- CMD: its exit status (null: it still runs) in the summary */
+		if (env.cmd && !rc->index)
+			json_object_object_add(o, "command_status", rc->cmd_status >= 0 ?
+					       json_object_new_int(rc->cmd_status) : NULL);
 		fprintf(L.out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	} else {
@@ -1693,6 +1708,44 @@ static void resolve_late(int w)
 	}
 }
 
+static struct json_object *cmd_json(char **cmd)
+{
+	struct json_object *a;
+
+	if (!cmd)
+		return NULL;
+	a = json_object_new_array();
+	for (; *cmd; cmd++)
+		json_object_array_add(a, json_object_new_string(*cmd));
+	return a;
+}
+
+/*
+ * -- CMD: a signal while CMD runs.  SIGCHLD: stop when CMD has exited, its
+ * status in *rc.  SIGINT/SIGTERM: the first is passed on to CMD unless the
+ * terminal sent it to both of us already; the trace goes on until CMD
+ * exits.  A second one stops the trace (exit 128 + it).  True: stop.
+ */
+static bool cmd_signal(struct fss_child *c, int sig, const siginfo_t *si,
+		       int nth, int *rc)
+{
+	int code;
+
+	if (sig == SIGCHLD) {
+		if (fss_child_reap(c, 0, &code) != 1)
+			return false;
+		*rc = code;
+		return true;
+	}
+	if (c->pid <= 0 || nth > 1) {
+		*rc = 128 + sig;
+		return true;
+	}
+	if (si->si_code != SI_KERNEL)
+		kill(c->pid, sig);
+	return false;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	char *name = PROG;
@@ -1704,12 +1757,24 @@ int cmd_trace(int argc, char **argv)
 	__u64 cg = 0, start, end = 0, next = 0, now;
 	__u32 fs_dev = 0, disk_dev = 0;
 	bool whole_disk_dev = false, stop = false;
-	sigset_t sigs;
-	int rc = 0, sig, index = 0;
+	struct fss_child child = {};
+	sigset_t sigs, oldmask;
+	siginfo_t si;
+	int rc = 0, sig, index = 0, nsig = 0;
 
 	memset(&env, 0, sizeof(env));
 	env.top = 10;
 	env.slower_ms = -1;
+	/* -- CMD ARGS...: the options end at the first "--" */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		if (i + 1 == argc)
+			return fss_cli_usage_error(PROG, "-- needs a command");
+		env.cmd = argv + i + 1;
+		argc = i;
+		break;
+	}
 	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 2))
 		return 2;
 	if (env.help) {
@@ -1721,6 +1786,11 @@ int cmd_trace(int argc, char **argv)
 		return 0;
 	}
 
+	if (env.cmd && env.ntgids)
+		return fss_cli_usage_error(PROG, "-p and -- CMD: give one of them");
+	if (env.cmd && (env.duration || env.count))
+		return fss_cli_usage_error(PROG, "-d and COUNT do not apply to "
+					   "-- CMD: the trace ends when CMD exits");
 	/* targets: everything checked before anything is loaded */
 	if (pids_to_tgids())
 		return 1;
@@ -1798,8 +1868,21 @@ int cmd_trace(int argc, char **argv)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	if (env.cmd)
+		sigaddset(&sigs, SIGCHLD);	/* CMD's end ends the trace */
+	pthread_sigmask(SIG_BLOCK, &sigs, &oldmask);
 	signal(SIGPIPE, SIG_IGN);
+	if (env.cmd) {
+		/* CMD waits before exec until the filter has its pid */
+		if (fss_child_spawn(&child, env.cmd, &oldmask, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			rc = 1;
+			goto out;
+		}
+		env.tgids[0] = child.pid;
+		env.ntgids = 1;
+		to.follow_forks = true;
+	}
 
 	to.strategy = env.strategy;
 	to.calib_dir = env.calib_dir;
@@ -1828,6 +1911,11 @@ int cmd_trace(int argc, char **argv)
 	window_reset(&L.win[0], start, fss_tracer_drops(t));
 	window_reset(&L.win[1], start, fss_tracer_drops(t));
 	pthread_mutex_unlock(&L.lock);
+	if (env.cmd && (rc = fss_child_release(&child, err, sizeof(err)))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		rc = fss_child_exec_code(-rc);
+		goto out;
+	}
 
 	describe_targets(what, sizeof(what), cg);
 	{
@@ -1846,6 +1934,7 @@ int cmd_trace(int argc, char **argv)
 		json_object_object_add(o, "type", json_object_new_string("start"));
 		json_object_object_add(o, "version", json_object_new_string(fss_version));
 		json_object_object_add(o, "filters", filters_json(cg, fs_dev, disk_dev));
+		json_object_object_add(o, "command", cmd_json(env.cmd));
 		json_object_object_add(o, "interval_s", env.interval ?
 				       json_object_new_double(env.interval) : NULL);
 		json_object_object_add(o, "duration_s", env.duration ?
@@ -1860,7 +1949,8 @@ int cmd_trace(int argc, char **argv)
 		printf("%8s ms per phase: fs, journal, queue, device_write, device_flush, other\n", "");
 	}
 	fflush(L.out);
-	fprintf(stderr, "fsyncscope: tracing %s (Ctrl-C to stop)\n", what);
+	fprintf(stderr, "fsyncscope: tracing %s (%s)\n", what, env.cmd ?
+		"until it exits" : "Ctrl-C to stop");
 
 	if (env.duration)
 		end = start + (__u64)(env.duration * 1e9);
@@ -1881,11 +1971,14 @@ int cmd_trace(int argc, char **argv)
 
 			ts.tv_sec = d / NSEC;
 			ts.tv_nsec = d % NSEC;
-			sig = sigtimedwait(&sigs, NULL, &ts);
+			sig = sigtimedwait(&sigs, &si, &ts);
 		} else {
-			sig = sigwaitinfo(&sigs, NULL);
+			sig = sigwaitinfo(&sigs, &si);
 		}
-		if (sig > 0) {
+		if (sig > 0 && env.cmd) {
+			nsig += sig != SIGCHLD;
+			stop = cmd_signal(&child, sig, &si, nsig, &rc);
+		} else if (sig > 0) {
 			stop = true;
 		} else if (errno == EINTR) {
 			continue;
@@ -1915,7 +2008,10 @@ int cmd_trace(int argc, char **argv)
 
 	/* the summary of the whole run */
 	{
-		struct report_ctx rc2 = { "summary", 0, 0, 0 };
+		struct report_ctx rc2 = { "summary", 0, 0, 0, -1 };
+
+		if (env.cmd && !child.pid)
+			rc2.cmd_status = rc;
 
 		live_flush(t);
 		now = mono_ns();
@@ -1927,6 +2023,11 @@ int cmd_trace(int argc, char **argv)
 		pthread_mutex_unlock(&L.lock);
 	}
 out:
+	if (child.pid && (child.go_fd >= 0 || !t))
+		fss_child_abort(&child);	/* never released: not run */
+	else if (child.pid)
+		fprintf(stderr, PROG ": %s (pid %d) still runs, no longer traced\n",
+			env.cmd[0], (int)child.pid);
 	fss_tracer_close(t);
 	pthread_mutex_lock(&L.lock);
 	window_reset(&L.win[0], 0, 0);
