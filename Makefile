@@ -155,6 +155,8 @@ bench: all
 install: fsyncscope
 	$(Q)install -D -m 0755 fsyncscope $(DESTDIR)$(PREFIX)/sbin/fsyncscope
 	$(Q)install -D -m 0644 docs/fsyncscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/fsyncscope.8
+	$(Q)install -D -m 0644 contrib/bash-completion/fsyncscope \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/fsyncscope
 
 clean:
 	$(call msg,CLEAN)
