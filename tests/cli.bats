@@ -71,7 +71,7 @@ assert_empty_dir() {
 
 @test "every command: an unknown option is one line naming it, exit 2" {
 	local cmd want=2
-	for cmd in run compare devices trace; do
+	for cmd in run compare devices trace report diff; do
 		run --separate-stderr "$FSS_BIN" "$cmd" --bogus
 		[ "$status" -eq "$want" ] || { echo "$cmd: exit $status" >&2; return 1; }
 		[ -z "$output" ]
@@ -194,7 +194,7 @@ rejected() {
 
 @test "every command: --bogus, a bad number: exit 2 and one line; --help: exit 0" {
 	local cmd bad
-	for cmd in run trace compare devices; do
+	for cmd in run trace compare devices report diff; do
 		run --separate-stderr "$FSS_BIN" "$cmd" --bogus
 		[ "$status" -eq 2 ] || { echo "$cmd --bogus: exit $status" >&2; return 1; }
 		[ "${#stderr_lines[@]}" -eq 1 ]
@@ -203,6 +203,8 @@ rejected() {
 		run|compare) bad="-n x" ;;
 		trace) bad="-d x" ;;
 		devices) bad="--probe $DIR -n 0" ;;
+		report) bad="--format bogus $DIR/none.json" ;;
+		diff) bad="--resamples x $DIR/a.json $DIR/b.json" ;;
 		esac
 		# shellcheck disable=SC2086
 		run --separate-stderr "$FSS_BIN" "$cmd" $bad
@@ -219,7 +221,7 @@ rejected() {
 @test "every command: a short option letter means the same long option everywhere" {
 	local cmd line letter long seen=" "
 	declare -A map
-	for cmd in run trace compare devices; do
+	for cmd in run trace compare devices report diff; do
 		run -0 "$FSS_BIN" "$cmd" --help
 		while IFS= read -r line; do
 			[[ "$line" =~ ^\ +-([a-zA-Z]),\ --([a-z-]+) ]] || continue
@@ -243,7 +245,7 @@ rejected() {
 
 @test "every command has -j/--json" {
 	local cmd
-	for cmd in run trace compare devices; do
+	for cmd in run trace compare devices report diff; do
 		run -0 "$FSS_BIN" "$cmd" --help
 		printf '%s\n' "$output" | grep -qE '^ +-j, --json' ||
 			{ echo "$cmd --help lacks -j, --json" >&2; return 1; }

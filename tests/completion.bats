@@ -47,7 +47,7 @@ has() {
 
 @test "commands complete" {
 	run -0 comp ""
-	has "$output" run trace devices compare
+	has "$output" run trace devices compare report diff
 	run -0 comp tr
 	[ "$output" = trace ]
 	run -0 comp c
@@ -56,7 +56,7 @@ has() {
 
 @test "options of each command complete, and are exactly those of its --help" {
 	local cmd got want
-	for cmd in run trace devices compare; do
+	for cmd in run trace devices compare report diff; do
 		got="$(comp "$cmd" -)"
 		# every long option of the command's --help (with aliases)
 		want="$("$FSS_BIN" "$cmd" --help | grep -E '^ +-' |
@@ -96,6 +96,12 @@ has() {
 	[ "$(echo $output)" = "auto fentry kprobe tracepoint" ]
 	run -0 comp compare --fs ext4,
 	[ "$(echo $output)" = "ext4,btrfs ext4,ext4 ext4,xfs" ]
+	# --format: the values the help texts give
+	run -0 comp report --format ""
+	[ "$(echo $output)" = "csv html json text" ]
+	for m in csv html json text; do
+		"$FSS_BIN" report --help | grep -E -- '--format=FMT' | grep -q "$m"
+	done
 }
 
 @test "directories complete for DIR, --dir, --mount, --probe; commands after trace --" {
