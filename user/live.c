@@ -1746,17 +1746,101 @@ static bool cmd_signal(struct fss_child *c, int sig, const siginfo_t *si,
 	return false;
 }
 
+/* Options that do not go together: usage errors (2), before anything else. */
+static int check_usage(void)
+{
+	if (env.cmd && env.ntgids)
+		return fss_cli_usage_error(PROG, "-p and -- CMD: give one of them");
+	if (env.cmd && (env.duration || env.count))
+		return fss_cli_usage_error(PROG, "-d and COUNT do not apply to "
+					   "-- CMD: the trace ends when CMD exits");
+	if (env.mount && env.dev)
+		return fss_cli_usage_error(PROG, "--mount and --dev: give one of them");
+	if (env.interval && env.duration && env.count)
+		return fss_cli_usage_error(PROG, "give -d or COUNT, not both");
+	return 0;
+}
+
+/*
+ * The targets, all checked before anything is loaded: processes, cgroup,
+ * filesystem and disk, and where calibration syncs.  0, or 1 after one
+ * line on stderr.
+ */
+static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
+{
+	static char calib_buf[PATH_MAX];
+	struct fss_target target;
+	bool whole_disk_dev = false;
+	char err[512];
+
+	if (pids_to_tgids())
+		return 1;
+	if (env.cgroup && cgroup_id(env.cgroup, cg, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	if (env.mount) {
+		struct stat st;
+
+		if (stat(env.mount, &st)) {
+			fprintf(stderr, PROG ": --mount %s: %s\n", env.mount, strerror(errno));
+			return 1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, PROG ": --mount %s: not a directory\n", env.mount);
+			return 1;
+		}
+		if (fss_target_lookup(env.mount, &target)) {
+			fprintf(stderr, PROG ": --mount %s: cannot find the filesystem under it\n",
+				env.mount);
+			return 1;
+		}
+		*fs_dev = target.fs_kdev;
+		*disk_dev = target.disk_kdev;
+		if (!env.calib_dir)
+			env.calib_dir = env.mount;
+	}
+	if (env.dev) {
+		__u32 blk, disk;
+
+		if (parse_dev(env.dev, &blk, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return 1;
+		}
+		disk = fss_disk_of(blk);
+		if (!disk)
+			disk = blk;
+		*disk_dev = disk;
+		if (!mount_of_dev(blk, disk, true, calib_buf, sizeof(calib_buf), fs_dev)) {
+			/* a filesystem directly on it: filter syncs in the kernel */
+		} else if (!mount_of_dev(blk, disk, false, calib_buf, sizeof(calib_buf), fs_dev)) {
+			/* a whole disk with several filesystems: syncs filtered here */
+			*fs_dev = 0;
+			whole_disk_dev = true;
+		} else {
+			fprintf(stderr, PROG ": --dev %s: no mounted filesystem on it\n", env.dev);
+			return 1;
+		}
+		if (!env.calib_dir)
+			env.calib_dir = calib_buf;
+	}
+	/* a whole disk under several filesystems: syncs are filtered here */
+	L.only_disk = whole_disk_dev ? *disk_dev : 0;
+	if (!env.calib_dir)
+		env.calib_dir = default_calib_dir();
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	char *name = PROG;
 	struct fss_trace_opts to = {};
 	struct fss_tracer *t = NULL;
-	char err[512], what[512], calib_buf[PATH_MAX];
-	struct fss_target target;
+	char err[512], what[512];
 	struct timespec rt, mt;
 	__u64 cg = 0, start, end = 0, next = 0, now;
 	__u32 fs_dev = 0, disk_dev = 0;
-	bool whole_disk_dev = false, stop = false;
+	bool stop = false;
 	struct fss_child child = {};
 	sigset_t sigs, oldmask;
 	siginfo_t si;
@@ -1786,71 +1870,11 @@ int cmd_trace(int argc, char **argv)
 		return 0;
 	}
 
-	if (env.cmd && env.ntgids)
-		return fss_cli_usage_error(PROG, "-p and -- CMD: give one of them");
-	if (env.cmd && (env.duration || env.count))
-		return fss_cli_usage_error(PROG, "-d and COUNT do not apply to "
-					   "-- CMD: the trace ends when CMD exits");
-	/* targets: everything checked before anything is loaded */
-	if (pids_to_tgids())
-		return 1;
-	if (env.cgroup && cgroup_id(env.cgroup, &cg, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 1;
-	}
-	if (env.mount && env.dev)
-		return fss_cli_usage_error(PROG, "--mount and --dev: give one of them");
-	if (env.mount) {
-		struct stat st;
-
-		if (stat(env.mount, &st)) {
-			fprintf(stderr, PROG ": --mount %s: %s\n", env.mount, strerror(errno));
-			return 1;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, PROG ": --mount %s: not a directory\n", env.mount);
-			return 1;
-		}
-		if (fss_target_lookup(env.mount, &target)) {
-			fprintf(stderr, PROG ": --mount %s: cannot find the filesystem under it\n",
-				env.mount);
-			return 1;
-		}
-		fs_dev = target.fs_kdev;
-		disk_dev = target.disk_kdev;
-		if (!env.calib_dir)
-			env.calib_dir = env.mount;
-	}
-	if (env.dev) {
-		__u32 blk, disk;
-
-		if (parse_dev(env.dev, &blk, err, sizeof(err))) {
-			fprintf(stderr, PROG ": %s\n", err);
-			return 1;
-		}
-		disk = fss_disk_of(blk);
-		if (!disk)
-			disk = blk;
-		disk_dev = disk;
-		if (!mount_of_dev(blk, disk, true, calib_buf, sizeof(calib_buf), &fs_dev)) {
-			/* a filesystem directly on it: filter syncs in the kernel */
-		} else if (!mount_of_dev(blk, disk, false, calib_buf, sizeof(calib_buf), &fs_dev)) {
-			/* a whole disk with several filesystems: syncs filtered here */
-			fs_dev = 0;
-			whole_disk_dev = true;
-		} else {
-			fprintf(stderr, PROG ": --dev %s: no mounted filesystem on it\n", env.dev);
-			return 1;
-		}
-		if (!env.calib_dir)
-			env.calib_dir = calib_buf;
-	}
-	/* a whole disk under several filesystems: syncs are filtered here */
-	L.only_disk = whole_disk_dev ? disk_dev : 0;
-	if (!env.calib_dir)
-		env.calib_dir = default_calib_dir();
-	if (env.interval && env.duration && env.count)
-		return fss_cli_usage_error(PROG, "give -d or COUNT, not both");
+	rc = check_usage();
+	if (!rc)
+		rc = resolve_targets(&cg, &fs_dev, &disk_dev);
+	if (rc)
+		return rc;
 	if (geteuid() != 0) {
 		fprintf(stderr, PROG ": needs root (CAP_BPF and CAP_PERFMON to load the tracer)\n");
 		return 1;
