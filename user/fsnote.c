@@ -50,6 +50,6 @@ const char *fss_journal_note(const char *fstype)
 		return "no commit thread: fsync writes btrfs's log tree itself "
 		       "(fs, dwr)";
 	if (!fstype[0])
-		return "filesystem no longer mounted: n/a";
+		return "no filesystem mounted from it now: n/a";
 	return "no journal that the tracer hooks";
 }
