@@ -98,7 +98,7 @@ has() {
 	[ "$(echo $output)" = "ext4,btrfs ext4,ext4 ext4,xfs" ]
 	# --format: the values the help texts give
 	run -0 comp report --format ""
-	[ "$(echo $output)" = "csv html json text" ]
+	[ "$(echo $output)" = "csv html json perfetto text" ]
 	for m in csv html json text; do
 		"$FSS_BIN" report --help | grep -E -- '--format=FMT' | grep -q "$m"
 	done
