@@ -99,8 +99,11 @@ has() {
 	# --format: the values the help texts give
 	run -0 comp report --format ""
 	[ "$(echo $output)" = "csv html json perfetto text" ]
-	for m in csv html json text; do
-		"$FSS_BIN" report --help | grep -E -- '--format=FMT' | grep -q "$m"
+	# the --format description (it may wrap) names every value offered
+	local fmt
+	fmt="$("$FSS_BIN" report --help | sed -n '/--format=FMT/,/^ *-/p' | sed '$d' | tr -s ' \n' ' ')"
+	for m in csv html json perfetto text; do
+		[[ "$fmt" == *"$m"* ]] || { echo "$m not in: $fmt" >&2; return 1; }
 	done
 }
 
