@@ -101,7 +101,7 @@ has() {
 	[ "$(echo $output)" = "csv html json perfetto text" ]
 	# the --format description (it may wrap) names every value offered
 	local fmt
-	fmt="$("$FSS_BIN" report --help | sed -n '/--format=FMT/,/^ *-/p' | sed '$d' | tr -s ' \n' ' ')"
+	fmt="$("$FSS_BIN" report --help | sed -En '/--format=FMT/,/^ {2,6}-/p' | sed '$d' | tr -s ' \n' ' ')"
 	for m in csv html json perfetto text; do
 		[[ "$fmt" == *"$m"* ]] || { echo "$m not in: $fmt" >&2; return 1; }
 	done
