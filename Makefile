@@ -30,7 +30,7 @@ DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libfuse3-dev fuse3 pkg-config make
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 fio bpftrace kmod procps psmisc time bc \
-	chromium python3-venv
+	chromium python3-venv sqlite3 strace
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
 LIBS_PC   := libbpf json-c mount libnvme
@@ -155,6 +155,8 @@ bench: all
 install: fsyncscope
 	$(Q)install -D -m 0755 fsyncscope $(DESTDIR)$(PREFIX)/sbin/fsyncscope
 	$(Q)install -D -m 0644 docs/fsyncscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/fsyncscope.8
+	$(Q)install -D -m 0644 contrib/bash-completion/fsyncscope \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/fsyncscope
 
 clean:
 	$(call msg,CLEAN)

@@ -69,11 +69,9 @@ assert_empty_dir() {
 	printf '%s\n' "$c" | grep -A3 '^ Test length:' | grep -q -- '--seconds=SECS'
 }
 
-@test "every command: an unknown option is one line naming it, with the command's exit status" {
-	local cmd want
-	for cmd in run:2 compare:2 devices:1 trace:1; do
-		want="${cmd#*:}"
-		cmd="${cmd%%:*}"
+@test "every command: an unknown option is one line naming it, exit 2" {
+	local cmd want=2
+	for cmd in run compare devices trace report diff; do
 		run --separate-stderr "$FSS_BIN" "$cmd" --bogus
 		[ "$status" -eq "$want" ] || { echo "$cmd: exit $status" >&2; return 1; }
 		[ -z "$output" ]
@@ -85,18 +83,18 @@ assert_empty_dir() {
 	assert_empty_dir
 }
 
-@test "trace and devices: a missing value or a bad value is one line, exit 1" {
-	run -1 --separate-stderr "$FSS_BIN" trace --top
+@test "trace and devices: a missing value or a bad value is one line, exit 2" {
+	run -2 --separate-stderr "$FSS_BIN" trace --top
 	[ "$stderr" = "fsyncscope trace: option '--top' requires an argument (try 'fsyncscope trace --help')" ]
-	run -1 --separate-stderr "$FSS_BIN" trace --json=1
+	run -2 --separate-stderr "$FSS_BIN" trace --json=1
 	[ "$stderr" = "fsyncscope trace: option '--json' doesn't allow an argument (try 'fsyncscope trace --help')" ]
-	run -1 --separate-stderr "$FSS_BIN" trace -p notapid
+	run -2 --separate-stderr "$FSS_BIN" trace -p notapid
 	[ "$stderr" = "fsyncscope trace: -p: not a process id: 'notapid' (try 'fsyncscope trace --help')" ]
-	run -1 --separate-stderr "$FSS_BIN" devices --probe
+	run -2 --separate-stderr "$FSS_BIN" devices --probe
 	[ "$stderr" = "fsyncscope devices: option '--probe' requires an argument (try 'fsyncscope devices --help')" ]
-	run -1 --separate-stderr "$FSS_BIN" devices --probe "$DIR" -s 3601
+	run -2 --separate-stderr "$FSS_BIN" devices --probe "$DIR" -s 3601
 	[ "$stderr" = "fsyncscope devices: bad -s '3601': seconds, more than 0 and at most 3600 (e.g. 0.5, 30) (try 'fsyncscope devices --help')" ]
-	run -1 --separate-stderr "$FSS_BIN" devices --probe "$DIR" --count 10000001
+	run -2 --separate-stderr "$FSS_BIN" devices --probe "$DIR" --count 10000001
 	[ "$stderr" = "fsyncscope devices: bad --count '10000001': 1 to 10000000 (try 'fsyncscope devices --help')" ]
 	[ -z "$output" ]
 	assert_empty_dir
@@ -165,7 +163,7 @@ rejected() {
 	rejected 2 run --sweep jobs=1025 "$nope"
 	# devices --probe: -s up to 3600, --count up to 10000000
 	accepted devices --probe "$nope" -s 3600
-	rejected 1 devices --probe "$nope" -s 0
+	rejected 2 devices --probe "$nope" -s 0
 	[[ "$stderr" == *"bad -s '0': seconds, more than 0 and at most 3600"* ]]
 	accepted devices --probe "$nope" --count 10000000
 	# diff's percentages: 0 to 1000000, as said
@@ -175,7 +173,7 @@ rejected() {
 	[[ "$stderr" == *"bad --min-change '-1': a percentage from 0 to 1000000"* ]]
 	run --separate-stderr "$FSS_BIN" diff --fail-if-slower 1000000 --min-change 0 "$nope" "$nope"
 	[[ "$stderr" == *"cannot read $nope"* ]]
-	# trace's values say their ranges too (its exit status is trace's own)
+	# trace's values say their ranges too (a usage error: 2, as everywhere)
 	local t
 	for t in "-d 0|-d '0': seconds, more than 0 and at most 10000000" \
 		 "--top 100001|--top '100001': a whole number from 1 to 100000" \
@@ -185,9 +183,82 @@ rejected() {
 		# shellcheck disable=SC2086
 		run --separate-stderr "$FSS_BIN" trace ${t%%|*}
 		echo "trace ${t%%|*}: $status: $stderr"
-		[ "$status" -ne 0 ]
+		[ "$status" -eq 2 ]
 		[ -z "$output" ]
 		[ "$stderr" = "fsyncscope trace: ${t#*|} (try 'fsyncscope trace --help')" ]
 	done
 	assert_empty_dir
+}
+
+# ---- one convention for every command (issue 21, item 6) ----
+
+@test "every command: --bogus, a bad number: exit 2 and one line; --help: exit 0" {
+	local cmd bad
+	for cmd in run trace compare devices report diff; do
+		run --separate-stderr "$FSS_BIN" "$cmd" --bogus
+		[ "$status" -eq 2 ] || { echo "$cmd --bogus: exit $status" >&2; return 1; }
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ -z "$output" ]
+		case "$cmd" in
+		run|compare) bad="-n x" ;;
+		trace) bad="-d x" ;;
+		devices) bad="--probe $DIR -n 0" ;;
+		report) bad="--format bogus $DIR/none.json" ;;
+		diff) bad="--resamples x $DIR/a.json $DIR/b.json" ;;
+		esac
+		# shellcheck disable=SC2086
+		run --separate-stderr "$FSS_BIN" "$cmd" $bad
+		[ "$status" -eq 2 ] || { echo "$cmd $bad: exit $status" >&2; return 1; }
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ -z "$output" ]
+		run -0 --separate-stderr "$FSS_BIN" "$cmd" --help
+		[[ "$output" == *"EXAMPLES"* ]]
+		[ -z "$stderr" ]
+	done
+	assert_empty_dir
+}
+
+@test "every command: a short option letter means the same long option everywhere" {
+	local cmd line letter long seen=" "
+	declare -A map
+	for cmd in run trace compare devices report diff; do
+		run -0 "$FSS_BIN" "$cmd" --help
+		while IFS= read -r line; do
+			[[ "$line" =~ ^\ +-([a-zA-Z]),\ --([a-z-]+) ]] || continue
+			letter="${BASH_REMATCH[1]}"
+			long="${BASH_REMATCH[2]}"
+			if [ -n "${map[$letter]:-}" ] && [ "${map[$letter]}" != "$long" ]; then
+				echo "-$letter is --${map[$letter]} and --$long ($cmd)" >&2
+				return 1
+			fi
+			map[$letter]="$long"
+			seen+="$letter "
+		done <<< "$output"
+	done
+	echo "letters: ${!map[*]}"
+	# the choices of issue 21: -c is --comm, -n is --count, -j is --json
+	[ "${map[c]}" = comm ]
+	[ "${map[n]}" = count ]
+	[ "${map[j]}" = json ]
+	[ "${map[p]}" = pid ]
+}
+
+@test "every command has -j/--json" {
+	local cmd
+	for cmd in run trace compare devices report diff; do
+		run -0 "$FSS_BIN" "$cmd" --help
+		printf '%s\n' "$output" | grep -qE '^ +-j, --json' ||
+			{ echo "$cmd --help lacks -j, --json" >&2; return 1; }
+	done
+	# -j is --json: run's document parses (untraced, in a tmpfs)
+	fss_need_root
+	fss_mktmpfs
+	run -0 --separate-stderr "$FSS_BIN" run -j --no-trace -n 3 --method fdatasync "$FSS_MNT"
+	printf '%s\n' "$output" | jq -e '.tests | length == 1' >/dev/null
+	run -0 --separate-stderr "$FSS_BIN" devices -j /
+	printf '%s\n' "$output" | jq -e '.devices' >/dev/null
+	# the old -c of run is gone, not silently something else
+	run -2 --separate-stderr "$FSS_BIN" run -c 3 "$FSS_MNT"
+	[ "$stderr" = "fsyncscope run: invalid option -- 'c' (try 'fsyncscope run --help')" ]
+	[ -z "$(ls -A "$FSS_MNT")" ]
 }

@@ -193,7 +193,7 @@ assert_80cols() {
 	fss_jq "$FSS_SCRATCH/nobody.json" '.devices[0].backing_target_error == "Permission denied"'
 }
 
-@test "bad input: one stderr line, exit 1, nothing on stdout" {
+@test "bad input: one stderr line, exit 1 (2 for usage errors), nothing on stdout" {
 	fss_scratch
 	run -1 --separate-stderr "$FSS_BIN" devices "$FSS_SCRATCH/does-not-exist"
 	[ -z "$output" ]
@@ -204,12 +204,12 @@ assert_80cols() {
 	[ -z "$output" ]
 	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
 
-	run -1 --separate-stderr "$FSS_BIN" devices --no-such-option
+	run -2 --separate-stderr "$FSS_BIN" devices --no-such-option
 	[ -z "$output" ]
 	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
 	[[ "$stderr" == *"'--no-such-option'"* ]]
 
-	run -1 --separate-stderr "$FSS_BIN" devices / /tmp
+	run -2 --separate-stderr "$FSS_BIN" devices / /tmp
 	[ -z "$output" ]
 	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
 
@@ -443,7 +443,7 @@ fake_sysfs() {
 	[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
 }
 
-@test "devices --probe refusals: not root, not a directory, no block device, read-only, full, stray options: one line, exit 1" {
+@test "devices --probe refusals: not root, not a directory, no block device, read-only, full: one line, exit 1; stray options: exit 2" {
 	fss_mkfs ext4 64
 	local ext4="$FSS_MNT"
 	run -1 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -474,10 +474,10 @@ fake_sysfs() {
 	[[ "$stderr" == "fsyncscope devices: no space left in $ext4 for the test files: 1 MiB needed (one 1 MiB file), "*" available" ]]
 	[ "$(find "$ext4" -mindepth 1 -maxdepth 1 ! -name lost+found -printf '%f')" = fill ]
 
-	run -1 --separate-stderr "$FSS_BIN" devices --count 5 /
+	run -2 --separate-stderr "$FSS_BIN" devices --count 5 /
 	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
-	run -1 --separate-stderr "$FSS_BIN" devices --probe / /tmp
+	run -2 --separate-stderr "$FSS_BIN" devices --probe / /tmp
 	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
-	run -1 --separate-stderr "$FSS_BIN" devices --probe / -s 1 --count 5
+	run -2 --separate-stderr "$FSS_BIN" devices --probe / -s 1 --count 5
 	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
 }

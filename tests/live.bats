@@ -255,6 +255,45 @@ WANT_A='{"fsync":7,"fdatasync":5,"dsync_write":4,"sync_file_range":3,"msync":2,"
 	grep -q 'FILES (top 2 of 3' "$tout"
 }
 
+# overwrite_syncs DIR N: N fdatasyncs of 4 KiB overwrites of DIR/f (made
+# and synced first)
+overwrite_syncs() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		dd if=/dev/zero of="$1/f" bs=4k count=1 conv=notrunc,fdatasync status=none
+	done
+}
+
+@test "JOURNAL: no jbd2 commit is explained for the filesystem actually traced" {
+	fss_mkfs ext4 64
+	local calib="$FSS_MNT" dev
+	# ext4 with lazytime: an overwrite changes no metadata the journal needs
+	fss_mkfs ext4
+	mount -o remount,lazytime "$FSS_MNT"
+	dd if=/dev/zero of="$FSS_MNT/f" bs=4k count=1 status=none
+	sync
+	dev="$(mountpoint -d "$FSS_MNT")"
+	start_trace --mount "$FSS_MNT" --calib-dir "$calib"
+	overwrite_syncs "$FSS_MNT" 10
+	stop_trace
+	sed -n '/^JOURNAL/,$p' "$tout"
+	grep -qx "$dev ext4: no jbd2 commit: its syncs needed none (data only, or no journal)" "$tout"
+	! grep -q 'xfs' "$tout" || false
+	rm "$FSS_MNT/f"
+
+	fss_mkfs xfs
+	dd if=/dev/zero of="$FSS_MNT/f" bs=4k count=1 status=none
+	sync
+	dev="$(mountpoint -d "$FSS_MNT")"
+	start_trace --mount "$FSS_MNT" --calib-dir "$calib"
+	overwrite_syncs "$FSS_MNT" 10
+	stop_trace
+	sed -n '/^JOURNAL/,$p' "$tout"
+	grep -qx "$dev xfs: no commit thread: xfs forces its log in the syncing thread (jrn)" "$tout"
+	! grep -q 'jbd2 commit:' "$tout" || false
+	rm "$FSS_MNT/f"
+}
+
 @test "Ctrl-C detaches cleanly: no BPF links left behind" {
 	fss_mkfs ext4
 	start_trace --mount "$FSS_MNT"
@@ -272,35 +311,38 @@ WANT_A='{"fsync":7,"fdatasync":5,"dsync_write":4,"sync_file_range":3,"msync":2,"
 	done
 }
 
-@test "bad input: one line on stderr, non-zero exit, nothing left behind" {
+@test "bad input: one line on stderr, exit 2 (usage) or 1 (error), nothing left behind" {
 	fss_mkfs ext4
-	local args
-	while IFS= read -r args; do
+	local want args
+	# malformed or conflicting options and arguments are usage errors (2);
+	# a cgroup, directory or device that is not there is an error (1)
+	while read -r want args; do
 		run --separate-stderr "$FSS_BIN" trace $args
-		[ "$status" -ne 0 ] || { echo "exit 0 for: $args" >&2; return 1; }
+		[ "$status" -eq "$want" ] || { echo "exit $status, not $want, for: $args" >&2; return 1; }
 		[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ] || { echo "stderr for '$args': $stderr" >&2; return 1; }
 		[ -z "$output" ] || { echo "stdout for '$args': $output" >&2; return 1; }
 	done <<-EOF
-		-p 0
-		-p notapid
-		-p 2147483646
-		-c
-		-c waytoolongcommname
-		--cgroup no-such-cgroup.$$
-		--mount /nonexistent/dir
-		--mount /etc/hostname
-		--dev /dev/null
-		--dev no-such-disk
-		--mount $FSS_MNT --dev $FSS_LOOP
-		-d 0
-		-d x
-		--top 0
-		--slower -1
-		--strategy bogus
-		--bogus
-		abc
-		1 0
-		1 2 3
+		2 -p 0
+		2 -p notapid
+		1 -p 2147483646
+		2 -c
+		2 -c waytoolongcommname
+		1 --cgroup no-such-cgroup.$$
+		1 --mount /nonexistent/dir
+		1 --mount /etc/hostname
+		1 --dev /dev/null
+		1 --dev no-such-disk
+		2 --mount $FSS_MNT --dev $FSS_LOOP
+		2 -d 0
+		2 -d x
+		2 --top 0
+		2 --slower -1
+		2 --strategy bogus
+		2 --bogus
+		2 abc
+		2 1 0
+		2 1 2 3
+		2 1 2 -d 3
 	EOF
 	# nothing left behind: no calibration file in the --mount directory
 	[ -z "$(ls -A "$FSS_MNT" | grep -v lost+found)" ]

@@ -95,13 +95,13 @@ int fss_cli_parse_seconds(const char *s, double max, double *out)
 
 enum {
 	CLI_BS = 0x1000, CLI_WPS, CLI_JOBS, CLI_FILE_SIZE, CLI_NO_TRACE,
-	CLI_STRATEGY, CLI_JSON, CLI_FORMAT, CLI_HIST,
+	CLI_STRATEGY, CLI_FORMAT, CLI_HIST,
 };
 
 static const struct argp_option wl_options[] = {
 	{ "seconds", 's', "SECS", 0, "Run each test SECS seconds (default 5)", 2 },
 	{ "runtime", 0, NULL, OPTION_ALIAS, NULL, 2 },
-	{ "count", 'c', "N", 0, "Run N ops per test (per job) instead", 2 },
+	{ "count", 'n', "N", 0, "Run N ops per test (per job) instead", 2 },
 	{ "bs", CLI_BS, "SIZE", 0, "Write size, 512 to 2m (default 8k)", 3 },
 	{ "writes-per-sync", CLI_WPS, "N", 0, "Writes per sync (default 1)", 3 },
 	{ "jobs", CLI_JOBS, "N", 0, "Concurrent syncing threads (default 1)", 3 },
@@ -111,7 +111,7 @@ static const struct argp_option wl_options[] = {
 	  "phases)", 5 },
 	{ "strategy", CLI_STRATEGY, "S", 0, "Attach strategy: auto (default), "
 	  "fentry, kprobe, tracepoint", 5 },
-	{ "json", CLI_JSON, NULL, 0, "One JSON document on stdout (same as "
+	{ "json", 'j', NULL, 0, "One JSON document on stdout (same as "
 	  "--format json)", 5 },
 	{ "hist", CLI_HIST, NULL, 0, "Text: under each row, biolatency-style "
 	  "histograms of its latency per op and (traced) of each phase", 5 },
@@ -148,7 +148,7 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 		}
 		w->seconds_set = true;
 		break;
-	case 'c':
+	case 'n':
 		if (fss_cli_parse_uint(arg, 1ULL << 40, &v)) {
 			argp_error(state, "bad --count '%s': a whole number from 1 to "
 				   "%llu", arg, 1ULL << 40);
@@ -198,7 +198,7 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 	case CLI_STRATEGY:
 		w->strategy = arg;
 		break;
-	case CLI_JSON:
+	case 'j':
 		w->json = true;
 		w->format = FSS_FMT_JSON;
 		break;

@@ -36,13 +36,13 @@ int fss_cli_parse_seconds(const char *s, double max, double *out);
  * The options `run` and `compare` share, parsed by fss_cli_wl_argp (an argp
  * child: the command points state->child_inputs[i] at its struct
  * fss_cli_wl in ARGP_KEY_INIT, after setting the defaults).  Help groups:
- * 2 test length (-s, -c), 3 workload (--bs, --writes-per-sync, --jobs,
+ * 2 test length (-s, -n), 3 workload (--bs, --writes-per-sync, --jobs,
  * --file-size), 5 tracing and output; the command gives the headers.
  */
 struct fss_cli_wl {
 	double seconds;			/* -s, --runtime */
 	bool seconds_set;
-	__u64 count;			/* -c; 0: not given */
+	__u64 count;			/* -n, --count; 0: not given */
 	__u64 bs;			/* --bs */
 	unsigned int wps;		/* --writes-per-sync */
 	unsigned int jobs;		/* --jobs */
@@ -52,7 +52,7 @@ struct fss_cli_wl {
 	bool workload_set;		/* any option of group 2 was given */
 	bool no_trace;			/* --no-trace */
 	const char *strategy;		/* --strategy, checked by the command */
-	bool json;			/* --json, or --format other than text */
+	bool json;			/* -j, --json, or --format other than text */
 	bool hist;			/* --hist: histograms under each row */
 	enum fss_fmt format;		/* --format (text) */
 	const char *output;		/* -o FILE, or NULL: stdout */

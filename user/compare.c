@@ -103,7 +103,7 @@ struct cmp_opts {
 	const char *mkfs_opts[FS_KINDS];
 	const char *scratch_dev;
 	bool destroy;
-	/* workload (more in wl: -s, -c, --bs..., tracing, output) */
+	/* workload (more in wl: -s, -n, --bs..., tracing, output) */
 	struct fss_cli_wl wl;
 	enum fss_method methods[MAX_WL];
 	int nmethods;

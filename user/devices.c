@@ -70,12 +70,14 @@ static const char doc[] =
 "  fsyncscope devices --probe /var/lib/postgresql   # measured verdict\n"
 "  fsyncscope devices --probe /mnt/db --count 500 --json\n";
 
+enum { OPT_PROBE = 0x100 };	/* long only: -p is --pid in trace */
+
 static const struct argp_option opts[] = {
 	{ "json", 'j', NULL, 0, "JSON output", 0 },
-	{ "probe", 'p', "PATH", 0, "Time fdatasync in the directory PATH and give "
+	{ "probe", OPT_PROBE, "PATH", 0, "Time fdatasync in the directory PATH and give "
 	  "the verdict with measured flushes (root)", 0 },
 	{ "seconds", 's', "SECS", 0, "--probe: run SECS seconds (default 2)", 0 },
-	{ "count", 'c', "N", 0, "--probe: run N syncs instead", 0 },
+	{ "count", 'n', "N", 0, "--probe: run N syncs instead", 0 },
 	{ "verbose", 'v', NULL, 0, "--probe: tracer strategy and progress on stderr", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", -1 },
 	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
@@ -90,7 +92,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'j':
 		env.json = true;
 		break;
-	case 'p':
+	case OPT_PROBE:
 		if (!arg[0]) {
 			argp_error(state, "empty --probe PATH");
 			return EINVAL;
@@ -105,7 +107,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		}
 		env.seconds_set = true;
 		break;
-	case 'c':
+	case 'n':
 		if (fss_cli_parse_uint(arg, 10000000, &v)) {
 			argp_error(state, "bad --count '%s': 1 to 10000000", arg);
 			return EINVAL;
@@ -569,8 +571,8 @@ int cmd_devices(int argc, char **argv)
 
 	memset(&env, 0, sizeof(env));
 	env.seconds = PROBE_SECONDS;
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 1))
-		return 1;
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 2))
+		return 2;
 	if (env.help) {
 		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, name);
 		return 0;
@@ -579,30 +581,25 @@ int cmd_devices(int argc, char **argv)
 		argp_help(&argp, stdout, ARGP_HELP_USAGE, name);
 		return 0;
 	}
-	if (!env.probe && (env.seconds_set || env.count || env.verbose)) {
-		fprintf(stderr, PROG ": -s, --count and -v apply to --probe only "
-			"(try '" PROG " --help')\n");
-		return 1;
-	}
+	if (!env.probe && (env.seconds_set || env.count || env.verbose))
+		return fss_cli_usage_error(PROG, "-s, --count and -v apply to "
+					   "--probe only");
 	if (env.probe) {
 		if (env.arg) {
 			fprintf(stderr, PROG ": --probe PATH takes no other PATH "
-				"or DEV (got '%s')\n", env.arg);
-			return 1;
+				"or DEV (got '%s') (try '" PROG " --help')\n",
+				env.arg);
+			return 2;
 		}
-		if (env.seconds_set && env.count) {
-			fprintf(stderr, PROG ": use either -s or --count, not "
-				"both\n");
-			return 1;
-		}
+		if (env.seconds_set && env.count)
+			return fss_cli_usage_error(PROG, "use either -s or "
+						   "--count, not both");
 		return show_probe(env.probe);
 	}
 	if (!env.arg)
 		return show_all();
-	if (!env.arg[0]) {
-		fprintf(stderr, PROG ": empty PATH or DEV\n");
-		return 1;
-	}
+	if (!env.arg[0])
+		return fss_cli_usage_error(PROG, "empty PATH or DEV");
 	if (!stat(env.arg, &st)) {
 		if (S_ISBLK(st.st_mode))
 			return show_dev(env.arg);

@@ -40,10 +40,12 @@
 #include <linux/magic.h>
 #include <json-c/json.h>
 #include "attr.h"
+#include "child.h"
 #include "cli.h"
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
+#include "fsnote.h"
 #include "report.h"
 #include "trace.h"
 
@@ -71,6 +73,7 @@ static struct {
 	enum fss_strategy strategy;
 	int npos;
 	bool help, usage;
+	char **cmd;		/* -- CMD ARGS...: NULL-terminated, or NULL */
 } env;
 
 static const char doc[] =
@@ -81,6 +84,9 @@ static const char doc[] =
 "(they add up exactly to the sync's total), and reported per kind, per\n"
 "process, per file and per device, with the journal commits of the kernel\n"
 "threads (jbd2) on their own.\n"
+"\n"
+"-- CMD [ARG...]: run CMD and trace exactly it and the processes it forks\n"
+"until it exits; fsyncscope then exits with CMD's status.\n"
 "\n"
 "INTERVAL [COUNT]: a report every INTERVAL seconds (COUNT times), then a\n"
 "summary of the whole run.  Without INTERVAL: one summary at the end (-d,\n"
@@ -98,7 +104,9 @@ static const char doc[] =
 "  fsyncscope trace --mount /var/lib/postgresql --slower 10\n"
 "                                        # each sync over 10 ms, with why\n"
 "  fsyncscope trace --cgroup system.slice/etcd.service --json 10 6\n"
-"  fsyncscope trace --dev nvme0n1 --top 5 -d 60\n";
+"  fsyncscope trace --dev nvme0n1 --top 5 -d 60\n"
+"  fsyncscope trace -- fio --name=x --rw=write --fdatasync=1 --size=8m\n"
+"                                        # one command and its children\n";
 
 enum {
 	OPT_CGROUP = 0x100,
@@ -181,24 +189,44 @@ static int pid_to_tgid(long pid, __u32 *tgid)
 	return rc;
 }
 
+/*
+ * After parsing: each -p PID to its process (tgid), duplicates dropped.
+ * A pid that is not there is an error (1), not a usage error.
+ */
+static int pids_to_tgids(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < env.ntgids; i++) {
+		bool dup = false;
+		__u32 tgid;
+
+		if (pid_to_tgid(env.tgids[i], &tgid)) {
+			fprintf(stderr, PROG ": -p %u: no such process\n", env.tgids[i]);
+			return -1;
+		}
+		for (int j = 0; j < n && !dup; j++)
+			dup = env.tgids[j] == tgid;
+		if (!dup)
+			env.tgids[n++] = tgid;
+	}
+	env.ntgids = n;
+	return 0;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	long l;
 	double d;
-	__u32 tgid;
 
 	switch (key) {
 	case 'p':
 		if (!parse_long(arg, &l) || l <= 0 || l > INT_MAX)
 			return bad(state, "-p: not a process id: '%s'", arg);
-		if (pid_to_tgid(l, &tgid))
-			return bad(state, "-p %s: no such process", arg);
-		for (int i = 0; i < env.ntgids; i++)
-			if (env.tgids[i] == tgid)
-				return 0;
 		if (env.ntgids >= MAX_PIDS)
 			return bad(state, "-p: at most 1024 processes (got more at '%s')", arg);
-		env.tgids[env.ntgids++] = tgid;
+		/* a pid for now; pids_to_tgids() looks the processes up */
+		env.tgids[env.ntgids++] = l;
 		break;
 	case 'c':
 		if (!arg[0] || strlen(arg) >= FSS_COMM_LEN)
@@ -273,7 +301,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = opts,
 	.parser = parse_arg,
-	.args_doc = "[INTERVAL [COUNT]]",
+	.args_doc = "[INTERVAL [COUNT]]\n[INTERVAL] -- CMD [ARG...]",
 	.doc = doc,
 };
 
@@ -483,6 +511,7 @@ struct dev_facts {
 	char disk_name[64];
 	int write_cache;	/* 1 write back, 0 write through, -1 unknown */
 	int fua;		/* 1, 0, -1 unknown */
+	char fstype[32];	/* from mountinfo, "" if not mounted now */
 	struct dev_facts *next;
 };
 
@@ -500,6 +529,7 @@ static struct {
 	__u64 slower_ns;
 	bool slower;
 	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
+	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
 	FILE *out;
 } L = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -665,6 +695,7 @@ static struct dev_facts *dev_lookup(__u32 dev)
 	d->dev = dev;
 	d->write_cache = -1;
 	d->fua = -1;
+	fss_fstype_of(dev, d->fstype, sizeof(d->fstype));
 	if (kmaj(dev))
 		d->disk = fss_disk_of(dev);
 	if (d->disk) {
@@ -942,6 +973,7 @@ struct report_ctx {
 	int index;		/* interval number, from 1 */
 	double seconds;
 	__u64 drops;
+	int cmd_status;		/* summary of -- CMD: its exit status, -1 none */
 };
 
 /* The sync-time histogram of a group in hist.c's JSON form. */
@@ -1036,6 +1068,8 @@ static struct json_object *report_json(const struct window *w, const struct repo
 		const char *wc = d ? cache_str(d->write_cache) : NULL;
 
 		json_object_object_add(dobj, "dev", jdev(s[i]->k1));
+		json_object_object_add(dobj, "fs", d && d->fstype[0] ?
+				       json_object_new_string(d->fstype) : NULL);
 		json_object_object_add(dobj, "disk", d && d->disk_name[0] ?
 				       json_object_new_string(d->disk_name) : NULL);
 		json_object_object_add(dobj, "write_cache", wc ? json_object_new_string(wc) : NULL);
@@ -1128,6 +1162,29 @@ static void print_ident(FILE *f, const char *s)
 		fprintf(f, "...%s\n%23s", s + n - 75, "");
 	else
 		fprintf(f, "%s\n%23s", s, "");
+}
+
+/* Each traced filesystem without a jbd2 commit above: why, for its type. */
+static void journal_notes(FILE *f, const struct window *w)
+{
+	const struct table *dt = &w->tbl[G_DEV];
+
+	if (L.journal_na) {
+		fprintf(f, "n/a: no jbd2 or xfs log tracepoint attached\n");
+		return;
+	}
+	for (int i = 0; i < dt->n; i++) {
+		const struct group *g = dt->all[i];
+		struct dev_facts *d = dev_lookup(g->k1);
+		const char *type = d ? d->fstype : "";
+		char devs[24];
+
+		if (tbl_find(&w->tbl[G_JOURNAL], g->k1, 0))
+			continue;
+		snprintf(devs, sizeof(devs), "%u:%u", kmaj(g->k1), kmin(g->k1));
+		fprintf(f, "%s %s%s%s\n", devs, type, type[0] ? ": " : "",
+			fss_journal_note(type));
+	}
 }
 
 static void report_plain(FILE *f, const struct window *w, const struct report_ctx *rc)
@@ -1247,9 +1304,7 @@ static void report_plain(FILE *f, const struct window *w, const struct report_ct
 		fprintf(f, " %8llu\n", (unsigned long long)dg->st.with_journal);
 	}
 	free(s);
-	if (!shown)
-		fprintf(f, "no jbd2 commit (xfs forces its log in the syncing thread: "
-			"see jrn above)\n");
+	journal_notes(f, w);
 }
 
 /* ---- --slower: one sync as it happens ---- */
@@ -1502,7 +1557,10 @@ static void describe_targets(char *buf, size_t len, __u64 cg)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (env.ntgids) {
+	if (env.cmd) {
+		n += snprintf(buf + n, len - n, "%s (pid %u) and its children",
+			      env.cmd[0], env.tgids[0]);
+	} else if (env.ntgids) {
 		n += snprintf(buf + n, len - n, "pid");
 		for (int i = 0; i < env.ntgids && n < len - 16; i++)
 			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ", env.tgids[i]);
@@ -1542,6 +1600,10 @@ static void emit_report(struct fss_tracer *t, int w, const struct report_ctx *rc
 	if (env.json) {
 		struct json_object *o = report_json(&L.win[w], rc);
 
+		/* -- CMD: its exit status (null: it still runs) in the summary */
+		if (env.cmd && !rc->index)
+			json_object_object_add(o, "command_status", rc->cmd_status >= 0 ?
+					       json_object_new_int(rc->cmd_status) : NULL);
 		fprintf(L.out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	} else {
@@ -1591,41 +1653,75 @@ static void resolve_late(int w)
 	}
 }
 
-int cmd_trace(int argc, char **argv)
+static struct json_object *cmd_json(char **cmd)
 {
-	char *name = PROG;
-	struct fss_trace_opts to = {};
-	struct fss_tracer *t = NULL;
-	char err[512], what[512], calib_buf[PATH_MAX];
+	struct json_object *a;
+
+	if (!cmd)
+		return NULL;
+	a = json_object_new_array();
+	for (; *cmd; cmd++)
+		json_object_array_add(a, json_object_new_string(*cmd));
+	return a;
+}
+
+/*
+ * -- CMD: a signal while CMD runs.  SIGCHLD: stop when CMD has exited, its
+ * status in *rc.  SIGINT/SIGTERM: the first is passed on to CMD unless the
+ * terminal sent it to both of us already; the trace goes on until CMD
+ * exits.  A second one stops the trace (exit 128 + it).  True: stop.
+ */
+static bool cmd_signal(struct fss_child *c, int sig, const siginfo_t *si,
+		       int nth, int *rc)
+{
+	int code;
+
+	if (sig == SIGCHLD) {
+		if (fss_child_reap(c, 0, &code) != 1)
+			return false;
+		*rc = code;
+		return true;
+	}
+	if (c->pid <= 0 || nth > 1) {
+		*rc = 128 + sig;
+		return true;
+	}
+	if (si->si_code != SI_KERNEL)
+		kill(c->pid, sig);
+	return false;
+}
+
+/* Options that do not go together: usage errors (2), before anything else. */
+static int check_usage(void)
+{
+	if (env.cmd && env.ntgids)
+		return fss_cli_usage_error(PROG, "-p and -- CMD: give one of them");
+	if (env.cmd && (env.duration || env.count))
+		return fss_cli_usage_error(PROG, "-d and COUNT do not apply to "
+					   "-- CMD: the trace ends when CMD exits");
+	if (env.mount && env.dev)
+		return fss_cli_usage_error(PROG, "--mount and --dev: give one of them");
+	if (env.interval && env.duration && env.count)
+		return fss_cli_usage_error(PROG, "give -d or COUNT, not both");
+	return 0;
+}
+
+/*
+ * The targets, all checked before anything is loaded: processes, cgroup,
+ * filesystem and disk, and where calibration syncs.  0, or 1 after one
+ * line on stderr.
+ */
+static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
+{
+	static char calib_buf[PATH_MAX];
 	struct fss_target target;
-	struct timespec rt, mt;
-	__u64 cg = 0, start, end = 0, next = 0, now;
-	__u32 fs_dev = 0, disk_dev = 0;
-	bool whole_disk_dev = false, stop = false;
-	sigset_t sigs;
-	int rc = 0, sig, index = 0;
+	bool whole_disk_dev = false;
+	char err[512];
 
-	memset(&env, 0, sizeof(env));
-	env.top = 10;
-	env.slower_ms = -1;
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 1))
+	if (pids_to_tgids())
 		return 1;
-	if (env.help) {
-		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, name);
-		return 0;
-	}
-	if (env.usage) {
-		argp_help(&argp, stdout, ARGP_HELP_USAGE, name);
-		return 0;
-	}
-
-	/* targets: everything checked before anything is loaded */
-	if (env.cgroup && cgroup_id(env.cgroup, &cg, err, sizeof(err))) {
+	if (env.cgroup && cgroup_id(env.cgroup, cg, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
-		return 1;
-	}
-	if (env.mount && env.dev) {
-		fprintf(stderr, PROG ": --mount and --dev: give one of them\n");
 		return 1;
 	}
 	if (env.mount) {
@@ -1644,8 +1740,8 @@ int cmd_trace(int argc, char **argv)
 				env.mount);
 			return 1;
 		}
-		fs_dev = target.fs_kdev;
-		disk_dev = target.disk_kdev;
+		*fs_dev = target.fs_kdev;
+		*disk_dev = target.disk_kdev;
 		if (!env.calib_dir)
 			env.calib_dir = env.mount;
 	}
@@ -1659,12 +1755,12 @@ int cmd_trace(int argc, char **argv)
 		disk = fss_disk_of(blk);
 		if (!disk)
 			disk = blk;
-		disk_dev = disk;
-		if (!mount_of_dev(blk, disk, true, calib_buf, sizeof(calib_buf), &fs_dev)) {
+		*disk_dev = disk;
+		if (!mount_of_dev(blk, disk, true, calib_buf, sizeof(calib_buf), fs_dev)) {
 			/* a filesystem directly on it: filter syncs in the kernel */
-		} else if (!mount_of_dev(blk, disk, false, calib_buf, sizeof(calib_buf), &fs_dev)) {
+		} else if (!mount_of_dev(blk, disk, false, calib_buf, sizeof(calib_buf), fs_dev)) {
 			/* a whole disk with several filesystems: syncs filtered here */
-			fs_dev = 0;
+			*fs_dev = 0;
 			whole_disk_dev = true;
 		} else {
 			fprintf(stderr, PROG ": --dev %s: no mounted filesystem on it\n", env.dev);
@@ -1674,13 +1770,56 @@ int cmd_trace(int argc, char **argv)
 			env.calib_dir = calib_buf;
 	}
 	/* a whole disk under several filesystems: syncs are filtered here */
-	L.only_disk = whole_disk_dev ? disk_dev : 0;
+	L.only_disk = whole_disk_dev ? *disk_dev : 0;
 	if (!env.calib_dir)
 		env.calib_dir = default_calib_dir();
-	if (env.interval && env.duration && env.count) {
-		fprintf(stderr, PROG ": give -d or COUNT, not both\n");
-		return 1;
+	return 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	char *name = PROG;
+	struct fss_trace_opts to = {};
+	struct fss_tracer *t = NULL;
+	char err[512], what[512];
+	struct timespec rt, mt;
+	__u64 cg = 0, start, end = 0, next = 0, now;
+	__u32 fs_dev = 0, disk_dev = 0;
+	bool stop = false;
+	struct fss_child child = {};
+	sigset_t sigs, oldmask;
+	siginfo_t si;
+	int rc = 0, sig, index = 0, nsig = 0;
+
+	memset(&env, 0, sizeof(env));
+	env.top = 10;
+	env.slower_ms = -1;
+	/* -- CMD ARGS...: the options end at the first "--" */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		if (i + 1 == argc)
+			return fss_cli_usage_error(PROG, "-- needs a command");
+		env.cmd = argv + i + 1;
+		argc = i;
+		break;
 	}
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 2))
+		return 2;
+	if (env.help) {
+		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, name);
+		return 0;
+	}
+	if (env.usage) {
+		argp_help(&argp, stdout, ARGP_HELP_USAGE, name);
+		return 0;
+	}
+
+	rc = check_usage();
+	if (!rc)
+		rc = resolve_targets(&cg, &fs_dev, &disk_dev);
+	if (rc)
+		return rc;
 	if (geteuid() != 0) {
 		fprintf(stderr, PROG ": needs root (CAP_BPF and CAP_PERFMON to load the tracer)\n");
 		return 1;
@@ -1698,8 +1837,21 @@ int cmd_trace(int argc, char **argv)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	if (env.cmd)
+		sigaddset(&sigs, SIGCHLD);	/* CMD's end ends the trace */
+	pthread_sigmask(SIG_BLOCK, &sigs, &oldmask);
 	signal(SIGPIPE, SIG_IGN);
+	if (env.cmd) {
+		/* CMD waits before exec until the filter has its pid */
+		if (fss_child_spawn(&child, env.cmd, &oldmask, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			rc = 1;
+			goto out;
+		}
+		env.tgids[0] = child.pid;
+		env.ntgids = 1;
+		to.follow_forks = true;
+	}
 
 	to.strategy = env.strategy;
 	to.calib_dir = env.calib_dir;
@@ -1728,8 +1880,20 @@ int cmd_trace(int argc, char **argv)
 	window_reset(&L.win[0], start, fss_tracer_drops(t));
 	window_reset(&L.win[1], start, fss_tracer_drops(t));
 	pthread_mutex_unlock(&L.lock);
+	if (env.cmd && (rc = fss_child_release(&child, err, sizeof(err)))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		rc = fss_child_exec_code(-rc);
+		goto out;
+	}
 
 	describe_targets(what, sizeof(what), cg);
+	{
+		struct json_object *st = fss_tracer_strategy_json(t), *jv;
+
+		L.journal_na = json_object_object_get_ex(st, "journal", &jv) &&
+			       !strcmp(json_object_get_string(jv), "n/a");
+		json_object_put(st);
+	}
 	if (env.verbose)
 		fss_tracer_print_strategy(t, stderr);
 	if (env.json) {
@@ -1739,6 +1903,7 @@ int cmd_trace(int argc, char **argv)
 		json_object_object_add(o, "type", json_object_new_string("start"));
 		json_object_object_add(o, "version", json_object_new_string(fss_version));
 		json_object_object_add(o, "filters", filters_json(cg, fs_dev, disk_dev));
+		json_object_object_add(o, "command", cmd_json(env.cmd));
 		json_object_object_add(o, "interval_s", env.interval ?
 				       json_object_new_double(env.interval) : NULL);
 		json_object_object_add(o, "duration_s", env.duration ?
@@ -1753,7 +1918,8 @@ int cmd_trace(int argc, char **argv)
 		printf("%8s ms per phase: fs, journal, queue, device_write, device_flush, other\n", "");
 	}
 	fflush(L.out);
-	fprintf(stderr, "fsyncscope: tracing %s (Ctrl-C to stop)\n", what);
+	fprintf(stderr, "fsyncscope: tracing %s (%s)\n", what, env.cmd ?
+		"until it exits" : "Ctrl-C to stop");
 
 	if (env.duration)
 		end = start + (__u64)(env.duration * 1e9);
@@ -1774,11 +1940,14 @@ int cmd_trace(int argc, char **argv)
 
 			ts.tv_sec = d / NSEC;
 			ts.tv_nsec = d % NSEC;
-			sig = sigtimedwait(&sigs, NULL, &ts);
+			sig = sigtimedwait(&sigs, &si, &ts);
 		} else {
-			sig = sigwaitinfo(&sigs, NULL);
+			sig = sigwaitinfo(&sigs, &si);
 		}
-		if (sig > 0) {
+		if (sig > 0 && env.cmd) {
+			nsig += sig != SIGCHLD;
+			stop = cmd_signal(&child, sig, &si, nsig, &rc);
+		} else if (sig > 0) {
 			stop = true;
 		} else if (errno == EINTR) {
 			continue;
@@ -1808,7 +1977,10 @@ int cmd_trace(int argc, char **argv)
 
 	/* the summary of the whole run */
 	{
-		struct report_ctx rc2 = { "summary", 0, 0, 0 };
+		struct report_ctx rc2 = { "summary", 0, 0, 0, -1 };
+
+		if (env.cmd && !child.pid)
+			rc2.cmd_status = rc;
 
 		live_flush(t);
 		now = mono_ns();
@@ -1820,6 +1992,11 @@ int cmd_trace(int argc, char **argv)
 		pthread_mutex_unlock(&L.lock);
 	}
 out:
+	if (child.pid && (child.go_fd >= 0 || !t))
+		fss_child_abort(&child);	/* never released: not run */
+	else if (child.pid)
+		fprintf(stderr, PROG ": %s (pid %d) still runs, no longer traced\n",
+			env.cmd[0], (int)child.pid);
 	fss_tracer_close(t);
 	pthread_mutex_lock(&L.lock);
 	window_reset(&L.win[0], 0, 0);

@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
+#include "progress.h"
 #include "render.h"
 #include "report.h"
 #include "run.h"
@@ -41,7 +42,7 @@
 
 struct run_opts {
 	const char *dir;
-	struct fss_cli_wl wl;		/* -s, -c, --bs..., tracing, output */
+	struct fss_cli_wl wl;		/* -s, -n, --bs..., tracing, output */
 	const char *events;
 	bool events_detail;		/* --events-detail (or --format perfetto) */
 	const char *file;
@@ -842,9 +843,11 @@ static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *f
 	c->hk.cur = r;
 	if (c->o->wl.verbose)
 		fprintf(stderr, "fsyncscope: running %s\n", r->name);
+	fss_progress_begin(NULL, r->name, r->spec.seconds, r->spec.count);
 	rc = fss_wl_run(c->w, &r->spec, file,
 			c->tr && fss_method_syncs(r->spec.method) ? &hooks : NULL,
 			&r->res, err, sizeof(err));
+	fss_progress_end();
 	if (rc == -EINTR && fss_wl_stop) {
 		c->ntests--;		/* nothing was measured */
 		return rc;
@@ -934,9 +937,12 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 			fprintf(stderr, "fsyncscope: %s%srunning %s\n",
 				cfg->tag ? cfg->tag : "", cfg->tag ? ": " : "",
 				r->name);
+		fss_progress_begin(cfg->tag, r->name, r->spec.seconds,
+				   r->spec.count);
 		rc = fss_wl_run(w, &r->spec, NULL,
 				hk.tr && fss_method_syncs(r->spec.method) ? &hooks : NULL,
 				&r->res, err, errlen);
+		fss_progress_end();
 		if (rc)
 			break;
 		r->ran = true;

@@ -304,6 +304,12 @@ static void classify(struct fss_tracer *t)
 			pi->layer = L_SYNC;
 			pi->set = HS_SYSCALL_TP;
 			pi->required = strstr(n, "fsync") != NULL; /* fsync, fdatasync */
+		} else if (!strncmp(n, "follow_", 7)) {
+			/* follow.bpf.c: the tgids filter follows forks */
+			pi->layer = L_SYNC;
+			pi->set = HS_SYSCALL_TP;
+			pi->fs = NULL;
+			pi->required = true;
 		} else if (!strncmp(n, "iou_", 4)) {
 			/* io_uring fsync requests (iouring.bpf.c): optional */
 			pi->layer = L_SYNC;
@@ -394,6 +400,10 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 
 		switch (pi->set) {
 		case HS_SYSCALL_TP:
+			if (!strncmp(n, "follow_", 7)) {
+				on = t->opts.follow_forks;
+				break;
+			}
 			/* io_uring programs only where the kernel has io_uring */
 			on = (strncmp(n, "iou_", 4) ||
 			      kernel_btf_has("io_uring_op", BTF_KIND_ENUM)) &&
@@ -438,6 +448,7 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->targ_cgroup = t->opts.cgroup_id;
 	t->skel->rodata->floor_only = t->floor_only;
 	t->skel->rodata->filter_tgids = t->opts.ntgids > 0;
+	t->skel->rodata->follow_forks = t->opts.follow_forks && t->opts.ntgids > 0;
 	if (t->opts.comm)
 		strncpy((char *)t->skel->rodata->targ_comm, t->opts.comm,
 			sizeof(t->skel->rodata->targ_comm) - 1);

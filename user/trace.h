@@ -42,6 +42,7 @@ struct fss_trace_opts {
 	/* live mode (fsyncscope trace) */
 	const __u32 *tgids;	/* only syncs of these processes (ntgids > 0) */
 	int ntgids;
+	bool follow_forks;	/* and of every process they fork, as they fork */
 	const char *comm;	/* only syncs of tasks with this comm (NULL: any) */
 	__u64 cgroup_id;	/* only syncs of tasks in this cgroup v2 (0: any) */
 	bool live;		/* collect continuously from open; no begin/end */

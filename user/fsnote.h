@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * fsnote.h - what a filesystem's journal looks like to the tracer, for the
+ * lines `trace` prints when it saw no jbd2 commit on a traced filesystem.
+ */
+#ifndef __FSS_FSNOTE_H
+#define __FSS_FSNOTE_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/*
+ * The type of the filesystem mounted with superblock dev kdev (kernel
+ * encoding, as in sync records), from /proc/self/mountinfo: "ext4",
+ * "xfs", ...  0, or -ENOENT (not mounted now) and buf "".
+ */
+int fss_fstype_of(__u32 kdev, char *buf, size_t len);
+
+/*
+ * Why a traced filesystem of this type shows no jbd2 commit by a kernel
+ * thread, in a few words that fit after "MAJ:MIN TYPE: " on 80 columns.
+ */
+const char *fss_journal_note(const char *fstype);
+
+#endif /* __FSS_FSNOTE_H */
