@@ -70,11 +70,12 @@ void fss_hist_add_n(struct fss_hist *h, __u64 ns, __u64 n)
 {
 	if (!n)
 		return;
+	/* the first value sets min: also in a histogram zeroed, not inited */
+	if (!h->count || ns < h->min)
+		h->min = ns;
 	h->b[fss_hist_index(ns)] += n;
 	h->count += n;
 	h->sum += ns * n;
-	if (ns < h->min)
-		h->min = ns;
 	if (ns > h->max)
 		h->max = ns;
 }
@@ -198,11 +199,11 @@ int fss_shist_add(struct fss_shist *h, __u64 ns)
 		if (!h->chunk[c])
 			return -ENOMEM;
 	}
+	if (!h->count || ns < h->min)
+		h->min = ns;
 	h->chunk[c][i % FSS_HIST_SUB]++;
 	h->count++;
 	h->sum += ns;
-	if (ns < h->min)
-		h->min = ns;
 	if (ns > h->max)
 		h->max = ns;
 	return 0;
