@@ -378,3 +378,40 @@ EOF
 	[[ "$output" == *"    device_flush: 100 samples"* ]]
 	[ -z "$(awk 'length($0) > 80' <<<"$output")" ]
 }
+
+@test "trace --format html / perfetto / -o: the summary as a page, the --events records as a Perfetto trace, JSON Lines to a file" {
+	local m; m="$(cat "$S/mnt")"
+	"$FSS_BIN" trace --mount "$m" -d 4 --events "$S/tev.jsonl" --format perfetto \
+		-o "$S/tp.json" 2>/dev/null &
+	local tp=$!
+	sleep 1.5
+	"$FSS_BIN" run --no-trace --method fsync --pattern append --count 200 "$m" >/dev/null
+	wait "$tp"
+	run "$PY" "$FSS_ROOT/tests/helpers/check-perfetto" "$S/tp.json" "$S/tev.jsonl"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "200 syncs, "*" 0 problems" ]]
+	[[ "${lines[-1]}" != *" 0 commits,"* ]]
+	"$FSS_BIN" trace --mount "$m" -d 3 --format html -o "$S/th.html" 2>/dev/null &
+	tp=$!
+	sleep 1.5
+	"$FSS_BIN" run --no-trace --method fdatasync --count 100 "$m" >/dev/null
+	wait "$tp"
+	grep -q 'Top processes by sync time' "$S/th.html"
+	# the 100 fdatasyncs and the prefill's fsync
+	grep -qE 'Sync latency, all 10[01] traced syncs' "$S/th.html"
+	run --separate-stderr "$FSS_BIN" trace --mount "$m" -d 1 -j -o "$S/tj.jsonl"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run jq -se '.[0].type == "start" and .[-1].type == "summary" and .[-1].schema == "fsyncscope/trace"' "$S/tj.jsonl"
+	[ "$status" -eq 0 ]
+	# usage: perfetto without --events, html with --slower, a bad -o
+	run --separate-stderr "$FSS_BIN" trace --mount "$m" --format perfetto -d 1
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run --separate-stderr "$FSS_BIN" trace --mount "$m" --format html --slower 1 -d 1
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$FSS_BIN" trace --mount "$m" -o /nonexistent/x -d 1
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}

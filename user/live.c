@@ -45,6 +45,7 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
+#include "render.h"
 #include "fsnote.h"
 #include "report.h"
 #include "trace.h"
@@ -74,7 +75,17 @@ static struct {
 	int npos;
 	bool help, usage;
 	char **cmd;		/* -- CMD ARGS...: NULL-terminated, or NULL */
+	enum fss_fmt format;	/* --format: text, json, html, perfetto */
+	const char *output;	/* -o FILE */
+	const char *events;	/* --events FILE */
+	bool events_detail;	/* --events-detail */
 } env;
+
+/* html and perfetto: rendered once, from the summary, at the end */
+static bool at_end_only(void)
+{
+	return env.format == FSS_FMT_HTML || env.format == FSS_FMT_PERFETTO;
+}
 
 static const char doc[] =
 "Attach to the running host and explain why its syncs are slow: every\n"
@@ -109,6 +120,7 @@ static const char doc[] =
 "                                        # one command and its children\n";
 
 enum {
+	OPT_FORMAT = 0x80, OPT_EVENTS, OPT_EVENTS_DETAIL,
 	OPT_CGROUP = 0x100,
 	OPT_MOUNT,
 	OPT_DEV,
@@ -128,6 +140,13 @@ static const struct argp_option opts[] = {
 	{ "top", OPT_TOP, "N", 0, "Processes and files shown (by total sync time; default 10)", 0 },
 	{ "slower", OPT_SLOWER, "MS", 0, "Print each sync slower than MS ms as it happens, with its breakdown", 0 },
 	{ "json", 'j', NULL, 0, "JSON Lines output (one object per report / slow sync)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default), json (= -j), html (a page of "
+	  "the summary at the end), perfetto (the --events records at the end)", 0 },
+	{ "output", 'o', "FILE", 0, "Write the output to FILE (whole, at the end) "
+	  "instead of stdout", 0 },
+	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 0 },
+	{ "events-detail", OPT_EVENTS_DETAIL, NULL, 0, "With --events: each sync's "
+	  "painted stretches, requests and commits (for perfetto)", 0 },
 	{ "strategy", OPT_STRATEGY, "auto|fentry|kprobe|tracepoint", 0, "Force an attach strategy (default auto)", 0 },
 	{ "calib-dir", OPT_CALIB_DIR, "DIR", 0, "Where the start-up calibration does its 4 KiB scratch syncs", 0 },
 	{ "verbose", 'v', NULL, 0, "Show the attach strategy (-vv: libbpf messages)", 0 },
@@ -246,6 +265,26 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CALIB_DIR:
 		env.calib_dir = arg;
+		break;
+	case OPT_FORMAT:
+		if (fss_fmt_parse(arg, &env.format) || env.format == FSS_FMT_CSV)
+			return bad(state, "--format '%s': text, json, html or perfetto", arg);
+		if (env.format == FSS_FMT_JSON)
+			env.json = true;
+		break;
+	case 'o': {
+		char e[512];
+
+		if (fss_out_check(arg, e, sizeof(e)))
+			return bad(state, "-o: %s", e);
+		env.output = arg;
+		break;
+	}
+	case OPT_EVENTS:
+		env.events = arg;
+		break;
+	case OPT_EVENTS_DETAIL:
+		env.events_detail = true;
 		break;
 	case 'd':
 		if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
@@ -531,6 +570,8 @@ static struct {
 	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
 	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
 	FILE *out;
+	FILE *events;			/* --events */
+	bool emit_failed;		/* --format html/perfetto not written */
 } L = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __u64 mono_ns(void)
@@ -1597,6 +1638,17 @@ static struct json_object *filters_json(__u64 cg, __u32 fs_dev, __u32 disk_dev)
 
 static void emit_report(struct fss_tracer *t, int w, const struct report_ctx *rc)
 {
+	if (at_end_only()) {
+		struct fss_render_opts ro = { .events_path = env.events };
+
+		if (rc->index)		/* intervals: only the summary is drawn */
+			return;
+		if (L.events)
+			fflush(L.events);
+		if (fss_emit(report_json(&L.win[w], rc), env.format, env.output, &ro))
+			L.emit_failed = true;
+		return;
+	}
 	if (env.json) {
 		struct json_object *o = report_json(&L.win[w], rc);
 
@@ -1701,6 +1753,16 @@ static int check_usage(void)
 					   "-- CMD: the trace ends when CMD exits");
 	if (env.mount && env.dev)
 		return fss_cli_usage_error(PROG, "--mount and --dev: give one of them");
+	if (env.format == FSS_FMT_PERFETTO && !env.events)
+		return fss_cli_usage_error(PROG, "--format perfetto draws the --events "
+					   "records: give --events FILE");
+	if (env.events_detail && !env.events)
+		return fss_cli_usage_error(PROG, "--events-detail adds to --events FILE");
+	if (env.format == FSS_FMT_PERFETTO)
+		env.events_detail = true;
+	if (at_end_only() && (env.slower_ms >= 0 || env.json))
+		return fss_cli_usage_error(PROG, "--format html/perfetto render the "
+					   "summary: not with --slower or -j");
 	if (env.interval && env.duration && env.count)
 		return fss_cli_usage_error(PROG, "give -d or COUNT, not both");
 	return 0;
@@ -1865,6 +1927,22 @@ int cmd_trace(int argc, char **argv)
 	to.live = true;
 	to.on_sync = on_sync;
 	to.on_event = on_event;
+	if (env.events) {
+		L.events = fopen(env.events, "w");
+		if (!L.events) {
+			fprintf(stderr, PROG ": cannot write %s: %s\n", env.events,
+				strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		to.events_out = L.events;
+		to.events_detail = env.events_detail;
+	}
+	/* text and JSON Lines to -o: stdout itself, renamed over FILE at the end */
+	if (env.output && !at_end_only() && fss_stdout_to_begin(env.output)) {
+		rc = 1;
+		goto out;
+	}
 
 	start = mono_ns();
 	window_reset(&L.win[0], start, 0);
@@ -2003,6 +2081,14 @@ out:
 	window_reset(&L.win[1], 0, 0);
 	names_free();
 	pthread_mutex_unlock(&L.lock);
+	if (L.events)
+		fclose(L.events);
+	L.events = NULL;
+	if (fss_stdout_to_end(rc != 1) && !rc)
+		rc = 1;
+	if (L.emit_failed && !rc)
+		rc = 1;
+	L.emit_failed = false;
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
 	return rc;
 }
