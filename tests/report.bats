@@ -415,3 +415,21 @@ EOF
 	[ "$status" -eq 2 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
+
+@test "devices --format json|text -o FILE: written whole; html refused; an error leaves no file" {
+	local m; m="$(cat "$S/mnt")"
+	run --separate-stderr "$FSS_BIN" devices -o "$S/dev.txt" "$m"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	grep -q '^filesystem  ext4' "$S/dev.txt"
+	"$FSS_BIN" devices --format json -o "$S/dev.json" "$m"
+	run jq -e '.schema == "fsyncscope/devices" and .schema_version == 1' "$S/dev.json"
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$FSS_BIN" devices --format html "$m"
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run --separate-stderr "$FSS_BIN" devices -o "$S/dev2.txt" /nonexistent/path
+	[ "$status" -eq 1 ]
+	[ ! -e "$S/dev2.txt" ]
+	[ -z "$(ls "$S" | grep 'dev2.txt')" ]
+}

@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
+#include "render.h"
 #include "run.h"
 #include "preflight.h"
 #include "verdict.h"
@@ -43,6 +44,7 @@ static struct {
 	bool seconds_set;
 	__u64 count;
 	int verbose;
+	const char *output;	/* -o FILE */
 } env;
 
 static const char doc[] =
@@ -70,10 +72,13 @@ static const char doc[] =
 "  fsyncscope devices --probe /var/lib/postgresql   # measured verdict\n"
 "  fsyncscope devices --probe /mnt/db --count 500 --json\n";
 
-enum { OPT_PROBE = 0x100 };	/* long only: -p is --pid in trace */
+enum { OPT_PROBE = 0x100, OPT_FORMAT };	/* long only: -p is --pid in trace */
 
 static const struct argp_option opts[] = {
 	{ "json", 'j', NULL, 0, "JSON output", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default) or json (= -j)", 0 },
+	{ "output", 'o', "FILE", 0, "Write to FILE (whole or not at all) instead "
+	  "of stdout", 0 },
 	{ "probe", OPT_PROBE, "PATH", 0, "Time fdatasync in the directory PATH and give "
 	  "the verdict with measured flushes (root)", 0 },
 	{ "seconds", 's', "SECS", 0, "--probe: run SECS seconds (default 2)", 0 },
@@ -92,6 +97,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'j':
 		env.json = true;
 		break;
+	case OPT_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "json")) {
+			argp_error(state, "--format '%s': text or json (devices has no "
+				   "HTML or CSV rendering)", arg);
+			return EINVAL;
+		}
+		env.json = !strcmp(arg, "json");
+		break;
+	case 'o': {
+		char e[512];
+
+		if (fss_out_check(arg, e, sizeof(e))) {
+			argp_error(state, "-o: %s", e);
+			return EINVAL;
+		}
+		env.output = arg;
+		break;
+	}
 	case OPT_PROBE:
 		if (!arg[0]) {
 			argp_error(state, "empty --probe PATH");
@@ -563,11 +586,12 @@ out:
 	return ret;
 }
 
+static int devices_run(void);
+
 int cmd_devices(int argc, char **argv)
 {
 	char *name = PROG;
-	struct stat st;
-	int err;
+	int rc;
 
 	memset(&env, 0, sizeof(env));
 	env.seconds = PROBE_SECONDS;
@@ -594,8 +618,23 @@ int cmd_devices(int argc, char **argv)
 		if (env.seconds_set && env.count)
 			return fss_cli_usage_error(PROG, "use either -s or "
 						   "--count, not both");
-		return show_probe(env.probe);
 	}
+	/* -o: stdout itself goes to FILE, renamed over it at the end */
+	if (env.output && fss_stdout_to_begin(env.output))
+		return 1;
+	rc = devices_run();
+	if (fss_stdout_to_end(rc == 0 || rc > 128) && !rc)
+		rc = 1;
+	return rc;
+}
+
+static int devices_run(void)
+{
+	struct stat st;
+	int err;
+
+	if (env.probe)
+		return show_probe(env.probe);
 	if (!env.arg)
 		return show_all();
 	if (!env.arg[0])
