@@ -433,3 +433,39 @@ EOF
 	[ ! -e "$S/dev2.txt" ]
 	[ -z "$(ls "$S" | grep 'dev2.txt')" ]
 }
+
+@test "run's text equals report --format text of the same run's saved document, byte for byte" {
+	local m args i=0
+	m="$(cat "$S/mnt")"
+	mkdir -p "$S/tmpfs"
+	mount -t tmpfs -o size=64m tmpfs "$S/tmpfs"
+	echo "$S/tmpfs" >> "$FSS_SCRATCH/.mounts"
+	while IFS= read -r args; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		"$FSS_BIN" run $args --save "$S/t$i.json" > "$S/t$i.txt" 2>/dev/null
+		local hist=""
+		[[ "$args" == *--hist* ]] && hist=--hist
+		"$FSS_BIN" report "$S/t$i.json" --format text $hist > "$S/t$i.report"
+		cmp "$S/t$i.txt" "$S/t$i.report" || { echo "differs: run $args"; \
+			diff "$S/t$i.txt" "$S/t$i.report" | head -20; false; }
+		[ "$(wc -l < "$S/t$i.txt")" -gt 8 ]
+	done <<EOF2
+-s 0.2 $m
+--method fsync --pattern append -n 60 $m
+--sweep jobs=1,2 --method fdatasync -n 40 $m
+--no-trace -s 0.1 $S/tmpfs
+--method open_datasync --direct -n 20 $S/tmpfs
+--hist --method fdatasync -n 50 $m
+EOF2
+	umount "$S/tmpfs"
+	# the suite's text has every section, the verdict, the footnotes
+	grep -q '^Compare file sync methods using one 8kB write:' "$S/t1.report"
+	grep -q '^Measured: ' "$S/t1.report"
+	grep -q '^Little.s law check' "$S/t3.report"
+	# devices', compare's and trace's text are not rendered from the document yet
+	"$FSS_BIN" devices --json "$m" > "$S/dj.json"
+	run --separate-stderr "$FSS_BIN" report --format text "$S/dj.json"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"not available yet"* ]]
+}

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 #include "attr.h"
@@ -35,7 +36,8 @@ static struct json_object *jnum(double v, int decimals)
 	if (!isfinite(v))
 		return NULL;
 	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
+	/* the value is what the text says: a reader of the JSON gets the same */
+	return json_object_new_double_s(strtod(buf, NULL), buf);
 }
 
 static struct json_object *side_json(struct json_object *doc, const char *path)

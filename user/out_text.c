@@ -138,11 +138,13 @@ int fss_render_text(struct json_object *doc, FILE *f,
 		render_diff(f, doc);
 		return 0;
 	}
-	if ((!strcmp(kind, "run") || !strcmp(kind, "compare")) && ro && ro->hist) {
+	if (!strcmp(kind, "run"))	/* what run printed, from its document */
+		return fss_text_run(f, doc, ro && ro->hist);
+	if (!strcmp(kind, "compare") && ro && ro->hist) {
 		fss_doc_foreach_test(doc, hist_fn, f);
 		return 0;
 	}
-	snprintf(err, errlen, "text of a saved %s result: not available yet; use "
-		 "--hist, --format html, csv or json", kind);
+	snprintf(err, errlen, "text of a saved %s result: not available yet (only "
+		 "run's); use --hist, --format html, csv or json", kind);
 	return -1;
 }

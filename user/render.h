@@ -7,6 +7,7 @@
 #ifndef __FSS_RENDER_H
 #define __FSS_RENDER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "doc.h"
 
@@ -51,6 +52,24 @@ int fss_render_csv(struct json_object *doc, FILE *f,
 		   const struct fss_render_opts *ro, char *err, size_t errlen);
 int fss_render_text(struct json_object *doc, FILE *f,
 		    const struct fss_render_opts *ro, char *err, size_t errlen);
+/*
+ * The plain text of a run result, in parts (run prints each as it becomes
+ * known) and whole (report).  Footnotes are kept per section in c.
+ */
+struct fss_text_run {
+	FILE *f;
+	char notes[16][256];
+	int nnotes;
+};
+void fss_text_run_header(FILE *f, struct json_object *doc);
+void fss_text_run_section(struct fss_text_run *c, const char *title,
+			  const char *note);
+void fss_text_run_row(struct fss_text_run *c, struct json_object *test, bool hist);
+void fss_text_run_section_end(struct fss_text_run *c);
+void fss_text_run_sweep(FILE *f, struct json_object *rows);
+void fss_text_run_verdict(FILE *f, struct json_object *doc);
+int fss_text_run(FILE *f, struct json_object *doc, bool hist);
+
 /* The --hist view of one test object (its "hist"), indented. */
 void fss_text_hists(FILE *f, struct json_object *test, int indent);
 /* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */

@@ -380,7 +380,8 @@ static struct json_object *json_num(double v, int decimals)
 	if (isnan(v) || isinf(v))
 		return NULL;
 	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
+	/* the value is what the text says: a reader of the JSON gets the same */
+	return json_object_new_double_s(strtod(buf, NULL), buf);
 }
 
 struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)

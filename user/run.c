@@ -45,6 +45,7 @@ struct run_opts {
 	struct fss_cli_wl wl;		/* -s, -n, --bs..., tracing, output */
 	const char *events;
 	bool events_detail;		/* --events-detail (or --format perfetto) */
+	const char *save;		/* --save FILE: the document, as JSON */
 	const char *file;
 	bool force;
 	/* custom test */
@@ -59,7 +60,7 @@ struct run_opts {
 };
 
 enum {
-	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_FILE, OPT_FORCE, OPT_METHOD, OPT_DIRECT,
+	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE, OPT_METHOD, OPT_DIRECT,
 	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_USAGE,
 };
 
@@ -107,6 +108,9 @@ static const struct argp_option options[] = {
 	  "block device (its data is overwritten)", 4 },
 	{ NULL, 0, NULL, 0, "Tracing and output:", 5 },
 	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 5 },
+	{ "save", OPT_SAVE, "FILE", 0, "Also save the result document (JSON) to "
+	  "FILE, whatever --format prints: 'fsyncscope report FILE' renders "
+	  "it again", 5 },
 	{ "events-detail", OPT_EVENTS_DETAIL, NULL, 0, "With --events: each sync's "
 	  "painted stretches, requests and journal commits too (for --format "
 	  "perfetto; records ~2.5x larger)", 5 },
@@ -152,6 +156,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_EVENTS_DETAIL:
 		o->events_detail = true;
 		break;
+	case OPT_SAVE: {
+		char e[512];
+
+		if (fss_out_check(arg, e, sizeof(e))) {
+			argp_error(state, "--save: %s", e);
+			return EINVAL;
+		}
+		o->save = arg;
+		break;
+	}
 	case OPT_EVENTS:
 		o->events = arg;
 		break;
@@ -461,9 +475,8 @@ struct ctx {
 	struct fss_run_test *tests;
 	int ntests, cap;
 	struct hook_ctx hk;
-	/* footnotes of the current plain section */
-	char notes[16][256];
-	int nnotes;
+	struct fss_text_run txt;	/* the plain output (out_text_run.c) */
+	char custom_title[256];		/* the custom test's section title */
 };
 
 static struct fss_run_test *rec_new(struct ctx *c)
@@ -522,146 +535,33 @@ static void hook_after(void *arg)
 #define ROW_FMT "  %-20s%12s%10s%8s%8s%8s%8s"
 
 /* microseconds in at most 7 characters */
-const char *fss_run_fmt_us(char *buf, size_t len, double us)
-{
-	if (us < 100)
-		snprintf(buf, len, "%.1f", us);
-	else if (us < 1e7)
-		snprintf(buf, len, "%.0f", us);
-	else
-		snprintf(buf, len, "%.1fs", us / 1e6);
-	return buf;
-}
-
-/* Print text wrapped at 80 columns, first line after `lead`. */
-void fss_run_print_wrapped(FILE *f, const char *lead, int indent, const char *text)
-{
-	int col = fprintf(f, "%s", lead), start = col;
-	const char *p = text;
-
-	while (*p == ' ')
-		p++;
-	while (*p) {
-		const char *sp = strchr(p, ' ');
-		int wl = sp ? (int)(sp - p) : (int)strlen(p);
-		int gap = col > start ? 1 : 0;
-
-		if (col + gap + wl > 80 && col > start) {
-			fprintf(f, "\n%*s", indent, "");
-			col = start = indent;
-			gap = 0;
-		}
-		col += fprintf(f, "%*s%.*s", gap, "", wl, p);
-		p += wl;
-		while (*p == ' ')
-			p++;
-	}
-	fprintf(f, "\n");
-}
-
-static void print_columns(void)
-{
-	printf(ROW_FMT "\n", "", "ops/sec", "usecs/op", "p50", "p99", "p99.9", "max");
-}
-
-static int add_footnote(struct ctx *c, const char *text)
-{
-	for (int i = 0; i < c->nnotes; i++)
-		if (!strcmp(c->notes[i], text))
-			return i + 1;
-	if (c->nnotes >= 16)
-		return 0;
-	snprintf(c->notes[c->nnotes], sizeof(c->notes[0]), "%s", text);
-	return ++c->nnotes;
-}
-
 static void print_footnotes(struct ctx *c)
 {
-	char lead[16];
-
-	for (int i = 0; i < c->nnotes; i++) {
-		snprintf(lead, sizeof(lead), "  [%d] ", i + 1);
-		fss_run_print_wrapped(stdout, lead, 6, c->notes[i]);
-	}
-	c->nnotes = 0;
-}
-
-static void print_row(struct ctx *c, const struct fss_run_test *r)
-{
-	const struct fss_wl_result *res = &r->res;
-	char ops[32], upo[32], a[16], b[16], d[16], e[16], mark[16] = "";
-	int n;
-
-	if (res->status == FSS_WL_NA) {
-		if (strlen(res->reason) <= 42) {
-			printf("  %-20s%12s  %s\n", r->label, "n/a", res->reason);
-		} else {
-			n = add_footnote(c, res->reason);
-			printf("  %-20s%12s  see [%d]\n", r->label, "n/a", n);
-		}
-	} else {
-		snprintf(ops, sizeof(ops), "%.3f", res->ops_per_sec);
-		snprintf(upo, sizeof(upo), "%.0f", res->usecs_per_op);
-		if (res->note[0] && (n = add_footnote(c, res->note)))
-			snprintf(mark, sizeof(mark), " [%d]", n);
-		printf(ROW_FMT "%s\n", r->label, ops, upo,
-		       fss_run_fmt_us(a, sizeof(a), res->lat.p50),
-		       fss_run_fmt_us(b, sizeof(b), res->lat.p99),
-		       fss_run_fmt_us(d, sizeof(d), res->lat.p99_9),
-		       fss_run_fmt_us(e, sizeof(e), res->lat.max), mark);
-	}
-	if (res->partial)
-		printf("    (partial: interrupted after %.2f s, %llu ops)\n",
-		       res->elapsed_s, (unsigned long long)res->ops);
-	if (r->traced && res->status == FSS_WL_OK && fss_method_syncs(r->spec.method))
-		fss_breakdown_print(stdout, &r->b, 4);
-	if (c->o->wl.hist && res->status == FSS_WL_OK) {
-		/* the same view as `report --hist`, from the test's document */
-		struct json_object *tj = fss_run_test_json(r, -1);
-
-		fss_text_hists(stdout, tj, 4);
-		json_object_put(tj);
-	}
+	fss_text_run_section_end(&c->txt);
 	fflush(stdout);
 }
 
+/* A test's row (and breakdown), rendered from its document. */
+static void print_row(struct ctx *c, const struct fss_run_test *r)
+{
+	struct json_object *tj = fss_run_test_json(r, -1);
+
+	fss_text_run_row(&c->txt, tj, c->o->wl.hist);
+	json_object_put(tj);
+}
+
+static struct json_object *options_json(const struct run_opts *o);
+
+/* The header, rendered from the document's first parts. */
 static void print_header(struct ctx *c)
 {
-	struct run_opts *o = c->o;
-	const struct fss_target *t = &c->ti.t;
-	char buf[3 * PATH_MAX];
+	struct json_object *d = json_object_new_object();
 
-	printf("fsyncscope %s run\n", fss_version);
-	if (c->ti.looked_up) {
-		fss_target_print(stdout, t);
-	} else {
-		fss_run_print_wrapped(stdout, "path        ", 12, t->path);
-		snprintf(buf, sizeof(buf), "%s on %s, mounted at %s",
-			 t->fstype[0] ? t->fstype : "?",
-			 t->source[0] ? t->source : "?",
-			 t->mountpoint[0] ? t->mountpoint : "?");
-		fss_run_print_wrapped(stdout, "filesystem  ", 12, buf);
-		snprintf(buf, sizeof(buf), "%s", t->has_disk ? t->disk :
-			 "none (not on a block device)");
-		fss_run_print_wrapped(stdout, "device      ", 12, buf);
-	}
-	snprintf(buf, sizeof(buf), "%s", write_cache_str(&c->ti));
-	if (c->ti.dev_ok && c->ti.dev.logical_block_size > 0)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 ", logical block %d bytes", c->ti.dev.logical_block_size);
-	fss_run_print_wrapped(stdout, "write cache ", 12, buf);
-	if (o->wl.count)
-		snprintf(buf, sizeof(buf), "%llu ops per test%s",
-			 (unsigned long long)o->wl.count,
-			 o->custom ? " (per job)" : "");
-	else
-		snprintf(buf, sizeof(buf), "%g second%s per test", o->wl.seconds,
-			 o->wl.seconds == 1 ? "" : "s");
-	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-		 "; latency per op in usecs (CLOCK_MONOTONIC)");
-	fss_run_print_wrapped(stdout, "tests       ", 12, buf);
-	fss_run_print_wrapped(stdout, "tracing     ", 12, c->tr ? "on (breakdown under "
-		      "each row that syncs)" : "off (--no-trace)");
+	json_object_object_add(d, "version", json_object_new_string(fss_version));
+	json_object_object_add(d, "target", target_json(&c->ti));
+	json_object_object_add(d, "options", options_json(c->o));
+	fss_text_run_header(stdout, d);
+	json_object_put(d);
 	fflush(stdout);
 }
 
@@ -697,6 +597,29 @@ static struct json_object *flush_json(const struct fss_breakdown *b, int write_c
 	return o;
 }
 
+/* "breakdown_total": the traced syncs' total, as the breakdown's last row */
+static struct json_object *total_json(const struct fss_breakdown *b)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "mean_us", jnum(b->total_mean_us, 3));
+	json_object_object_add(o, "p50_us", jnum(b->total_p50_us, 3));
+	json_object_object_add(o, "p99_us", jnum(b->total_p99_us, 3));
+	return o;
+}
+
+/* "syncs_by_kind": {"fdatasync": N, ...}, the kinds traced */
+static struct json_object *kinds_json(const struct fss_breakdown *b)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		if (b->syncs_by_kind[k])
+			json_object_object_add(o, fss_sync_kind_name(k),
+					       json_object_new_uint64(b->syncs_by_kind[k]));
+	return o;
+}
+
 /*
  * "hist": the test's histograms (hist.h): "op" the per-op latency of every
  * op, and, when traced, "total" and each phase of the traced syncs.
@@ -727,6 +650,11 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 
 	json_object_object_add(o, "name", json_object_new_string(r->name));
 	json_object_object_add(o, "section", json_object_new_string(r->section));
+	json_object_object_add(o, "section_title", r->section_title ?
+			       json_object_new_string(r->section_title) : NULL);
+	json_object_object_add(o, "section_note", r->section_note ?
+			       json_object_new_string(r->section_note) : NULL);
+	json_object_object_add(o, "label", json_object_new_string(r->label));
 	json_object_object_add(o, "method",
 			       json_object_new_string(fss_method_name(r->spec.method)));
 	json_object_object_add(o, "bs", json_object_new_int64((int64_t)r->spec.bs));
@@ -770,6 +698,8 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 				       json_object_new_int64((int64_t)r->b.drops));
 		json_object_object_add(o, "incomplete_rqs",
 				       json_object_new_int64((int64_t)r->b.incomplete_rqs));
+		json_object_object_add(o, "breakdown_total", total_json(&r->b));
+		json_object_object_add(o, "syncs_by_kind", kinds_json(&r->b));
 	}
 	if (ok)
 		json_object_object_add(o, "hist", hists_json(r));
@@ -1084,10 +1014,7 @@ static void section_start(struct ctx *c, const struct suite_sec *sec)
 {
 	if (c->o->wl.json)
 		return;
-	printf("\n%s\n", sec->title);
-	if (sec->sub)
-		fss_run_print_wrapped(stdout, "", 1, sec->sub);
-	print_columns();
+	fss_text_run_section(&c->txt, sec->title, sec->sub);
 	fflush(stdout);
 }
 
@@ -1105,6 +1032,8 @@ static struct fss_run_test *suite_test(struct ctx *c, const struct suite_sec *se
 
 	if (r) {
 		r->section = sec->title;
+		r->section_title = sec->title;
+		r->section_note = sec->sub;
 		r->spec = base_spec(c->o);
 	}
 	return r;
@@ -1289,41 +1218,6 @@ static int sweep_base_jobs(const struct sweep_row *rows, int n)
 	return base < 0 ? 0 : (int)rows[base].jobs;
 }
 
-static void sweep_print(const struct sweep_row *rows, int n)
-{
-	char a[16], b[16], d[16];
-	double naive, speedup, vs_naive, conc;
-	int bj = sweep_base_jobs(rows, n);
-
-	printf("\nLittle's law check (L = IOPS x mean latency, expect L close to "
-	       "jobs):\n");
-	printf("%6s%12s%9s%9s%9s%8s%9s%13s\n", "jobs", "IOPS", "mean", "p50",
-	       "p99", "L", "speedup", "vs 1/lat");
-	for (int i = 0; i < n; i++) {
-		const struct fss_wl_result *x = &rows[i].r->res;
-
-		if (x->status != FSS_WL_OK) {
-			printf("%6u%12s  %s\n", rows[i].jobs, "n/a", "see above");
-			continue;
-		}
-		sweep_stats(rows, n, i, &naive, &speedup, &vs_naive, &conc);
-		printf("%6u%12.1f%9s%9s%9s%8.2f%9.2f%12.2fx\n", rows[i].jobs,
-		       x->ops_per_sec, fss_run_fmt_us(a, sizeof(a), x->lat.mean),
-		       fss_run_fmt_us(b, sizeof(b), x->lat.p50),
-		       fss_run_fmt_us(d, sizeof(d), x->lat.p99),
-		       conc, speedup, vs_naive);
-	}
-	if (bj) {
-		char note[320];
-
-		snprintf(note, sizeof(note), "(latencies in usecs per op; speedup = "
-			 "IOPS / IOPS at jobs=%d; vs 1/lat = IOPS / (1 / mean latency "
-			 "at jobs=%d), i.e. against the naive capacity estimate from "
-			 "one syncer's latency)", bj, bj);
-		fss_run_print_wrapped(stdout, "", 1, note);
-	}
-}
-
 static struct json_object *sweep_json(const struct sweep_row *rows, int n)
 {
 	struct json_object *arr = json_object_new_array();
@@ -1361,14 +1255,12 @@ static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 	unsigned int one[1] = { o->wl.jobs };
 	const unsigned int *levels = o->nsweep ? o->sweep : one;
 	int n = o->nsweep ? o->nsweep : 1, rc = 0;
-	char title[256];
 
 	*nrows = 0;
+	custom_title(o, c->custom_title, sizeof(c->custom_title), o->nsweep > 0);
 	if (!o->wl.json) {
-		printf("\n");
-		fss_run_print_wrapped(stdout, "", 0, custom_title(o, title, sizeof(title),
-							  o->nsweep > 0));
-		print_columns();
+		fss_text_run_section(&c->txt, c->custom_title, NULL);
+		fflush(stdout);
 	}
 	for (int i = 0; i < n; i++) {
 		struct fss_run_test *r = rec_new(c);
@@ -1376,6 +1268,7 @@ static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 		if (!r)
 			return -ENOMEM;
 		r->section = o->nsweep ? "sweep" : "custom";
+		r->section_title = c->custom_title;
 		r->spec = custom_spec(o, levels[i]);
 		if (o->nsweep) {
 			snprintf(r->name, sizeof(r->name), "sweep.jobs%u", levels[i]);
@@ -1402,8 +1295,12 @@ static int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 	for (int i = 0, k = 0; i < c->ntests && k < *nrows; i++)
 		if (c->tests[i].ran)
 			rows[k++].r = &c->tests[i];
-	if (o->nsweep && *nrows && !o->wl.json)
-		sweep_print(rows, *nrows);
+	if (o->nsweep && *nrows && !o->wl.json) {
+		struct json_object *sj = sweep_json(rows, *nrows);
+
+		fss_text_run_sweep(stdout, sj);
+		json_object_put(sj);
+	}
 	return rc;
 }
 
@@ -1463,31 +1360,60 @@ static void verdict_get(struct ctx *c, struct run_verdict *rv)
 	rv->have = true;
 }
 
+/* The verdict, rendered from the document's verdict and measured test. */
 static void verdict_print(struct ctx *c, const struct run_verdict *rv)
 {
-	char buf[PATH_MAX + 256];
+	struct json_object *d = json_object_new_object(), *tests;
 
-	printf("\n");
-	if (!rv->have) {
-		snprintf(buf, sizeof(buf), "n/a: %s", rv->why);
-		fss_run_print_wrapped(stdout, "Verdict:  ", 10, buf);
-		return;
-	}
-	fss_verdict_print(stdout, &rv->v);
-	if (rv->idx >= 0)
-		snprintf(buf, sizeof(buf), "test %s (%llu traced syncs)",
-			 c->tests[rv->idx].name,
-			 (unsigned long long)c->tests[rv->idx].b.syncs);
-	else if (!c->tr)
-		snprintf(buf, sizeof(buf), "nothing (--no-trace): the verdict "
-			 "rests on the device facts only");
-	else
-		snprintf(buf, sizeof(buf), "nothing: no traced fdatasync (or "
-			 "other durable sync) test completed");
-	fss_run_print_wrapped(stdout, "Measured: ", 10, buf);
+	fss_doc_stamp(d, "run");
+	json_object_object_add(d, "options", options_json(c->o));
+	tests = json_object_new_array();
+	if (rv->have && rv->idx >= 0)
+		json_object_array_add(tests, fss_run_test_json(&c->tests[rv->idx], -1));
+	json_object_object_add(d, "tests", tests);
+	json_object_object_add(d, "verdict", rv->have ?
+			       fss_run_verdict_json(&rv->v, &rv->dev, c->tests,
+						    rv->idx) : NULL);
+	json_object_object_add(d, "verdict_reason", rv->have ? NULL :
+			       json_object_new_string(rv->why));
+	fss_text_run_verdict(stdout, d);
+	json_object_put(d);
 }
 
 /* ---- the command ------------------------------------------------------ */
+
+/* The result document of the run (docs/run.md). */
+static struct json_object *run_doc(struct ctx *c, __u64 drops,
+				   const struct sweep_row *rows, int nrows,
+				   const struct run_verdict *rv)
+{
+	struct json_object *doc = json_object_new_object(), *tests;
+
+	fss_doc_stamp(doc, "run");
+	json_object_object_add(doc, "version", json_object_new_string(fss_version));
+	json_object_object_add(doc, "host", fss_run_host_json());
+	json_object_object_add(doc, "target", target_json(&c->ti));
+	json_object_object_add(doc, "options", options_json(c->o));
+	json_object_object_add(doc, "strategy", c->tr ?
+			       fss_tracer_strategy_json(c->tr) : NULL);
+	json_object_object_add(doc, "drops", c->tr ?
+			       json_object_new_int64((int64_t)drops) : NULL);
+	tests = json_object_new_array();
+	for (int i = 0; i < c->ntests; i++)
+		if (c->tests[i].ran)
+			json_object_array_add(tests, fss_run_test_json(&c->tests[i],
+					rv->have ? rv->dev.write_cache : -1));
+	json_object_object_add(doc, "tests", tests);
+	if (c->o->nsweep)
+		json_object_object_add(doc, "sweep", sweep_json(rows, nrows));
+	json_object_object_add(doc, "verdict", rv->have ?
+			       fss_run_verdict_json(&rv->v, &rv->dev, c->tests,
+						    rv->idx) : NULL);
+	json_object_object_add(doc, "verdict_reason", rv->have ? NULL :
+			       json_object_new_string(rv->why));
+	json_object_object_add(doc, "interrupted", fss_run_interrupted_json());
+	return doc;
+}
 
 static const int stop_sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
@@ -1656,9 +1582,9 @@ int cmd_run(int argc, char **argv)
 	};
 	struct fss_run_sigs sigs;
 	struct sweep_row rows[MAX_SWEEP];
-	struct ctx c = { .o = &o };
+	struct ctx c = { .o = &o, .txt = { .f = stdout } };
 	struct run_verdict rv;
-	struct json_object *doc = NULL, *tests;
+	struct json_object *doc = NULL;
 	struct fss_render_opts ro = { 0 };
 	FILE *events = NULL;
 	bool events_created = false;
@@ -1760,37 +1686,18 @@ int cmd_run(int argc, char **argv)
 	verdict_get(&c, &rv);
 	if (!o.wl.json)
 		verdict_print(&c, &rv);
-	if (o.wl.json) {
-		doc = json_object_new_object();
-		fss_doc_stamp(doc, "run");
-		json_object_object_add(doc, "version", json_object_new_string(fss_version));
-		json_object_object_add(doc, "host", fss_run_host_json());
-		json_object_object_add(doc, "target", target_json(&c.ti));
-		json_object_object_add(doc, "options", options_json(&o));
-		json_object_object_add(doc, "strategy", c.tr ?
-				       fss_tracer_strategy_json(c.tr) : NULL);
-		json_object_object_add(doc, "drops", c.tr ?
-				       json_object_new_int64((int64_t)drops) : NULL);
-		tests = json_object_new_array();
-		for (int i = 0; i < c.ntests; i++)
-			if (c.tests[i].ran)
-				json_object_array_add(tests, fss_run_test_json(&c.tests[i],
-						rv.have ? rv.dev.write_cache : -1));
-		json_object_object_add(doc, "tests", tests);
-		if (o.nsweep)
-			json_object_object_add(doc, "sweep", sweep_json(rows, nrows));
-		json_object_object_add(doc, "verdict", rv.have ?
-				       fss_run_verdict_json(&rv.v, &rv.dev, c.tests,
-							    rv.idx) : NULL);
-		json_object_object_add(doc, "verdict_reason", rv.have ? NULL :
-				       json_object_new_string(rv.why));
-		json_object_object_add(doc, "interrupted",
-				       fss_run_interrupted_json());
+	if (o.wl.json || o.save) {
+		doc = run_doc(&c, drops, rows, nrows, &rv);
 		if (events)
 			fflush(events);
 		ro.events_path = o.events;
-		if (fss_emit(doc, o.wl.format, o.wl.output, &ro))
+		/* --save: the document as JSON, whatever --format prints */
+		if (o.save && fss_emit(json_object_get(doc), FSS_FMT_JSON, o.save, NULL))
 			ret = 1;
+		if (o.wl.json && fss_emit(json_object_get(doc), o.wl.format,
+					  o.wl.output, &ro))
+			ret = 1;
+		json_object_put(doc);
 	}
 	fflush(stdout);
 	if (drops)

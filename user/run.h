@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "devinfo.h"
+#include "fmt.h"
 #include "report.h"
 #include "trace.h"
 #include "verdict.h"
@@ -28,6 +29,8 @@ struct fss_run_test {
 	bool traced;			/* b is valid */
 	struct fss_breakdown b;
 	struct fss_hist *hist;		/* traced: [FSS_COLL_NHIST], else NULL */
+	const char *section_title;	/* the plain section it is printed in */
+	const char *section_note;	/* its one-line explanation, or NULL */
 	bool ran;			/* res is valid */
 };
 
@@ -108,11 +111,8 @@ struct json_object *fss_run_interrupted_json(void);
 /* {"kernel", "machine", "hostname", "cpus"} */
 struct json_object *fss_run_host_json(void);
 
-/* Microseconds in at most 7 characters ("71.3", "969", "12.3s"). */
-const char *fss_run_fmt_us(char *buf, size_t len, double us);
-
-/* text wrapped at 80 columns, first line after lead, then indented. */
-void fss_run_print_wrapped(FILE *f, const char *lead, int indent,
-			   const char *text);
+/* The shared text helpers (fmt.h), under the names the commands use. */
+#define fss_run_fmt_us		fss_fmt_us
+#define fss_run_print_wrapped	fss_print_wrapped
 
 #endif /* __FSS_RUN_H */

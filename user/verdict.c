@@ -485,5 +485,7 @@ struct json_object *fss_verdict_json(const struct fss_verdict *v)
 			       interval_json(v) : NULL);
 	json_object_object_add(o, "threshold", v->conf != FSS_VC_NA ?
 			       threshold_json(v) : NULL);
+	json_object_object_add(o, "confidence_text", v->conf != FSS_VC_NA ?
+			       json_object_new_string(v->conf_text) : NULL);
 	return o;
 }

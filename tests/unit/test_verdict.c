@@ -533,7 +533,9 @@ static void test_print_and_json(void)
 	      !strcmp(json_object_get_string(x), "n/a"), "confidence n/a");
 	CHECK(json_object_object_get_ex(o, "interval", &x) && !x, "interval null");
 	CHECK(json_object_object_get_ex(o, "threshold", &x) && !x, "threshold null");
-	CHECK(json_object_object_length(o) == 6, "6 keys");
+	CHECK(json_object_object_get_ex(o, "confidence_text", &x) && !x,
+	      "confidence_text null");
+	CHECK(json_object_object_length(o) == 7, "7 keys");
 	json_object_put(o);
 
 	/* a borderline verdict: its interval, threshold and Confidence line */
@@ -564,6 +566,9 @@ static void test_print_and_json(void)
 	      json_object_get_double(x) == 40, "band low");
 	CHECK(json_object_object_get_ex(th, "borderline_high_us", &x) &&
 	      json_object_get_double(x) == 62.5, "band high");
+	/* the Confidence line's text, for renderers of the document */
+	CHECK(json_object_object_get_ex(o, "confidence_text", &x) &&
+	      !strcmp(json_object_get_string(x), v.conf_text), "confidence_text");
 	json_object_put(o);
 
 	buf = NULL;

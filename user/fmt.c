@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * fmt.c - plain-text formatting shared by every text output (fmt.h).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "fmt.h"
+
+const char *fss_fmt_us(char *buf, size_t len, double us)
+{
+	if (us < 100)
+		snprintf(buf, len, "%.1f", us);
+	else if (us < 1e7)
+		snprintf(buf, len, "%.0f", us);
+	else
+		snprintf(buf, len, "%.1fs", us / 1e6);
+	return buf;
+}
+
+/* Print text wrapped at 80 columns, first line after `lead`. */
+void fss_print_wrapped(FILE *f, const char *lead, int indent, const char *text)
+{
+	int col = fprintf(f, "%s", lead), start = col;
+	const char *p = text;
+
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		int wl = sp ? (int)(sp - p) : (int)strlen(p);
+		int gap = col > start ? 1 : 0;
+
+		if (col + gap + wl > 80 && col > start) {
+			fprintf(f, "\n%*s", indent, "");
+			col = start = indent;
+			gap = 0;
+		}
+		col += fprintf(f, "%*s%.*s", gap, "", wl, p);
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	fprintf(f, "\n");
+}

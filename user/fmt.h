@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * fmt.h - the plain-text formatting every text output shares: durations in
+ * at most 7 characters and 80-column word wrapping.
+ */
+#ifndef __FSS_FMT_H
+#define __FSS_FMT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Microseconds in at most 7 characters ("71.3", "969", "12.3s"). */
+const char *fss_fmt_us(char *buf, size_t len, double us);
+
+/* text wrapped at 80 columns, first line after lead, then indented. */
+void fss_print_wrapped(FILE *f, const char *lead, int indent, const char *text);
+
+#endif /* __FSS_FMT_H */

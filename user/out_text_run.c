@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * out_text_run.c - the plain (80-column) text of a run result, from its
+ * document only.  `run` prints through these functions as each part of
+ * the document becomes known (header, each test's row, the sweep, the
+ * verdict); `report saved.json --format text` calls them all in a row,
+ * so the two are the same bytes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <json-c/json.h>
+#include "attr.h"
+#include "devinfo.h"
+#include "fmt.h"
+#include "report.h"
+#include "render.h"
+#include "verdict.h"
+
+#define ROW_FMT "  %-20s%12s%10s%8s%8s%8s%8s"
+
+static void copy(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+}
+
+static __u32 jkdev(struct json_object *o, const char *key)
+{
+	return (__u32)fss_jint(o, key, 0);
+}
+
+/* The facts fss_target_print needs, back from the target JSON. */
+static void target_from_json(struct json_object *t, struct fss_target *out)
+{
+	unsigned int ma = 0, mi = 0;
+
+	memset(out, 0, sizeof(*out));
+	copy(out->path, sizeof(out->path), fss_jstr(t, "path"));
+	copy(out->fstype, sizeof(out->fstype), fss_jstr(t, "fstype"));
+	copy(out->source, sizeof(out->source), fss_jstr(t, "source"));
+	copy(out->mountpoint, sizeof(out->mountpoint), fss_jstr(t, "mountpoint"));
+	copy(out->mount_opts, sizeof(out->mount_opts), fss_jstr(t, "mount_options"));
+	copy(out->fs_blkdev, sizeof(out->fs_blkdev), fss_jstr(t, "block_device"));
+	copy(out->disk, sizeof(out->disk), fss_jstr(t, "disk"));
+	if (fss_jstr(t, "st_dev"))
+		sscanf(fss_jstr(t, "st_dev"), "%u:%u", &ma, &mi);
+	out->st_dev = makedev(ma, mi);
+	out->has_disk = json_object_get_boolean(fss_j(t, "has_disk"));
+	out->fs_blkdev_kdev = jkdev(t, "block_device_kdev");
+	out->disk_kdev = jkdev(t, "disk_kdev");
+}
+
+void fss_text_run_header(FILE *f, struct json_object *doc)
+{
+	struct json_object *t = fss_j(doc, "target"), *o = fss_j(doc, "options");
+	bool has_disk = json_object_get_boolean(fss_j(t, "has_disk"));
+	char buf[2 * 4096 + 128];
+
+	fprintf(f, "fsyncscope %s run\n", fss_jstr(doc, "version") ?: "?");
+	if (!fss_j(t, "lookup_error")) {
+		struct fss_target tg;
+
+		target_from_json(t, &tg);
+		fss_target_print(f, &tg);
+	} else {
+		fss_print_wrapped(f, "path        ", 12, fss_jstr(t, "path") ?: "?");
+		snprintf(buf, sizeof(buf), "%s on %s, mounted at %s",
+			 fss_jstr(t, "fs") ?: "?", fss_jstr(t, "source") ?: "?",
+			 fss_jstr(t, "mountpoint") ?: "?");
+		fss_print_wrapped(f, "filesystem  ", 12, buf);
+		fss_print_wrapped(f, "device      ", 12, fss_jstr(t, "disk") ?:
+				  "none (not on a block device)");
+	}
+	snprintf(buf, sizeof(buf), "%s", !has_disk ? "n/a (no block device)" :
+		 fss_jstr(t, "write_cache") ?: "unknown");
+	if (fss_jint(t, "logical_block_size", 0) > 0)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 ", logical block %lld bytes", fss_jint(t, "logical_block_size", 0));
+	fss_print_wrapped(f, "write cache ", 12, buf);
+	if (fss_jint(o, "count", 0))
+		snprintf(buf, sizeof(buf), "%lld ops per test%s", fss_jint(o, "count", 0),
+			 strcmp(fss_jstr(o, "mode") ?: "", "suite") ? " (per job)" : "");
+	else
+		snprintf(buf, sizeof(buf), "%g second%s per test", fss_jnum(o, "seconds"),
+			 fss_jnum(o, "seconds") == 1 ? "" : "s");
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+		 "; latency per op in usecs (CLOCK_MONOTONIC)");
+	fss_print_wrapped(f, "tests       ", 12, buf);
+	fss_print_wrapped(f, "tracing     ", 12,
+			  json_object_get_boolean(fss_j(o, "trace")) ?
+			  "on (breakdown under each row that syncs)" : "off (--no-trace)");
+}
+
+void fss_text_run_section(struct fss_text_run *c, const char *title,
+			  const char *note)
+{
+	fputc('\n', c->f);
+	fss_print_wrapped(c->f, "", 0, title ? title : "");
+	if (note)
+		fss_print_wrapped(c->f, "", 1, note);
+	fprintf(c->f, ROW_FMT "\n", "", "ops/sec", "usecs/op", "p50", "p99",
+		"p99.9", "max");
+	c->nnotes = 0;
+}
+
+static int add_note(struct fss_text_run *c, const char *text)
+{
+	for (int i = 0; i < c->nnotes; i++)
+		if (!strcmp(c->notes[i], text))
+			return i + 1;
+	if (c->nnotes >= 16)
+		return 0;
+	snprintf(c->notes[c->nnotes], sizeof(c->notes[0]), "%s", text);
+	return ++c->nnotes;
+}
+
+void fss_text_run_section_end(struct fss_text_run *c)
+{
+	char lead[16];
+
+	for (int i = 0; i < c->nnotes; i++) {
+		snprintf(lead, sizeof(lead), "  [%d] ", i + 1);
+		fss_print_wrapped(c->f, lead, 6, c->notes[i]);
+	}
+	c->nnotes = 0;
+}
+
+/* The breakdown struct back from a test's JSON, for fss_breakdown_print. */
+static void breakdown_from_json(struct json_object *t, struct fss_breakdown *b)
+{
+	struct json_object *bd = fss_j(t, "breakdown"), *fl = fss_j(t, "flush");
+	struct json_object *k = fss_j(t, "syncs_by_kind");
+	double spf;
+	int p;
+
+	memset(b, 0, sizeof(*b));
+	b->syncs = (__u64)fss_jint(t, "syncs_traced", 0);
+	b->total_mean_us = fss_jnum(fss_j(t, "breakdown_total"), "mean_us");
+	b->total_p50_us = fss_jnum(fss_j(t, "breakdown_total"), "p50_us");
+	b->total_p99_us = fss_jnum(fss_j(t, "breakdown_total"), "p99_us");
+	for (p = 0; p < FSS_PH_MAX; p++) {
+		struct json_object *ph = fss_j(bd, fss_phase_name(p));
+
+		b->phase[p].mean_us = fss_jnum(ph, "mean_us");
+		b->phase[p].p50_us = fss_jnum(ph, "p50_us");
+		b->phase[p].p99_us = fss_jnum(ph, "p99_us");
+		b->phase[p].share = fss_jnum(ph, "share");
+	}
+	b->no_rq_start = fss_j(fss_j(bd, "queue"), "na") != NULL;
+	for (p = 0; p < FSS_SYNC_KIND_MAX; p++)
+		b->syncs_by_kind[p] = (__u64)fss_jint(k, fss_sync_kind_name(p), 0);
+	b->flush.flushes = (__u64)fss_jint(fl, "flushes", 0);
+	spf = fss_jnum(fl, "syncs_per_flush");
+	b->flush.flush_sync_refs = isfinite(spf) ?
+		(__u64)llround(spf * (double)b->flush.flushes) : 0;
+	b->flush.fua_writes = (__u64)fss_jint(fl, "fua_writes", 0);
+	b->flush.fua_emulated = (__u64)fss_jint(fl, "fua_emulated", 0);
+	b->flush.preflush = (__u64)fss_jint(fl, "preflush", 0);
+	b->flush.syncs_no_flush = (__u64)fss_jint(fl, "syncs_no_flush", 0);
+	b->flush.nvme_flush_cmds = (__u64)fss_jint(fl, "nvme_flush_cmds", 0);
+	b->incomplete_rqs = (__u64)fss_jint(t, "incomplete_rqs", 0);
+	b->drops = (__u64)fss_jint(t, "drops", 0);
+}
+
+void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
+{
+	const char *label = fss_jstr(t, "label") ?: fss_jstr(t, "name") ?: "?";
+	struct json_object *lat = fss_j(t, "latency_us");
+	char ops[32], upo[32], a[16], b[16], d[16], e[16], mark[16] = "";
+	bool ok = !strcmp(fss_jstr(t, "status") ?: "", "ok");
+	int n;
+
+	if (!ok) {
+		const char *why = fss_jstr(t, "reason") ?: "";
+
+		if (strlen(why) <= 42) {
+			fprintf(c->f, "  %-20s%12s  %s\n", label, "n/a", why);
+		} else {
+			n = add_note(c, why);
+			fprintf(c->f, "  %-20s%12s  see [%d]\n", label, "n/a", n);
+		}
+	} else {
+		snprintf(ops, sizeof(ops), "%.3f", fss_jnum(t, "ops_per_sec"));
+		snprintf(upo, sizeof(upo), "%.0f", fss_jnum(t, "usecs_per_op"));
+		if (fss_jstr(t, "note") && (n = add_note(c, fss_jstr(t, "note"))))
+			snprintf(mark, sizeof(mark), " [%d]", n);
+		fprintf(c->f, ROW_FMT "%s\n", label, ops, upo,
+			fss_fmt_us(a, sizeof(a), fss_jnum(lat, "p50")),
+			fss_fmt_us(b, sizeof(b), fss_jnum(lat, "p99")),
+			fss_fmt_us(d, sizeof(d), fss_jnum(lat, "p99_9")),
+			fss_fmt_us(e, sizeof(e), fss_jnum(lat, "max")), mark);
+	}
+	if (json_object_get_boolean(fss_j(t, "partial")))
+		fprintf(c->f, "    (partial: interrupted after %.2f s, %lld ops)\n",
+			fss_jnum(t, "elapsed_s"), fss_jint(t, "ops", 0));
+	if (ok && fss_j(t, "breakdown") && strcmp(fss_jstr(t, "method") ?: "", "none")) {
+		struct fss_breakdown bk;
+
+		breakdown_from_json(t, &bk);
+		fss_breakdown_print(c->f, &bk, 4);
+	}
+	if (hist && ok)
+		fss_text_hists(c->f, t, 4);
+	fflush(c->f);
+}
+
+void fss_text_run_sweep(FILE *f, struct json_object *rows)
+{
+	char a[16], b[16], d[16];
+	size_t i, n = rows ? json_object_array_length(rows) : 0;
+	long long bj = 0;
+
+	fprintf(f, "\nLittle's law check (L = IOPS x mean latency, expect L close to "
+		"jobs):\n");
+	fprintf(f, "%6s%12s%9s%9s%9s%8s%9s%13s\n", "jobs", "IOPS", "mean", "p50",
+		"p99", "L", "speedup", "vs 1/lat");
+	for (i = 0; i < n; i++) {
+		struct json_object *r = json_object_array_get_idx(rows, i);
+
+		bj = fss_jint(r, "base_jobs", 0);
+		if (strcmp(fss_jstr(r, "status") ?: "", "ok")) {
+			fprintf(f, "%6lld%12s  %s\n", fss_jint(r, "jobs", 0), "n/a",
+				"see above");
+			continue;
+		}
+		fprintf(f, "%6lld%12.1f%9s%9s%9s%8.2f%9.2f%12.2fx\n", fss_jint(r, "jobs", 0),
+			fss_jnum(r, "ops_per_sec"), fss_fmt_us(a, sizeof(a), fss_jnum(r, "mean_us")),
+			fss_fmt_us(b, sizeof(b), fss_jnum(r, "p50_us")),
+			fss_fmt_us(d, sizeof(d), fss_jnum(r, "p99_us")),
+			fss_jnum(r, "littles_law_concurrency"), fss_jnum(r, "speedup"),
+			fss_jnum(r, "vs_naive"));
+	}
+	if (bj) {
+		char note[320];
+
+		snprintf(note, sizeof(note), "(latencies in usecs per op; speedup = "
+			 "IOPS / IOPS at jobs=%lld; vs 1/lat = IOPS / (1 / mean latency "
+			 "at jobs=%lld), i.e. against the naive capacity estimate from "
+			 "one syncer's latency)", bj, bj);
+		fss_print_wrapped(f, "", 1, note);
+	}
+}
+
+struct find_test {
+	const char *name;
+	long long syncs;
+};
+
+static int find_fn(const char *key, struct json_object *t, void *arg)
+{
+	struct find_test *ft = arg;
+
+	if (strcmp(key, ft->name))
+		return 0;
+	ft->syncs = fss_jint(t, "syncs_traced", 0);
+	return 1;
+}
+
+void fss_text_run_verdict(FILE *f, struct json_object *doc)
+{
+	struct json_object *v = fss_j(doc, "verdict");
+	char buf[4096 + 256];
+
+	fputc('\n', f);
+	if (!v || json_object_is_type(v, json_type_null)) {
+		snprintf(buf, sizeof(buf), "n/a: %s", fss_jstr(doc, "verdict_reason") ?: "");
+		fss_print_wrapped(f, "Verdict:  ", 10, buf);
+		return;
+	}
+	{
+		struct fss_verdict vd = { 0 };
+
+		copy(vd.headline, sizeof(vd.headline), fss_jstr(v, "headline"));
+		copy(vd.basis, sizeof(vd.basis), fss_jstr(v, "basis"));
+		copy(vd.conf_text, sizeof(vd.conf_text), fss_jstr(v, "confidence_text"));
+		vd.conf = vd.conf_text[0] ? FSS_VC_CLEAR : FSS_VC_NA;
+		fss_verdict_print(f, &vd);
+	}
+	if (fss_jstr(v, "measured_in")) {
+		struct find_test ft = { fss_jstr(v, "measured_in"), 0 };
+
+		fss_doc_foreach_test(doc, find_fn, &ft);
+		snprintf(buf, sizeof(buf), "test %s (%lld traced syncs)", ft.name, ft.syncs);
+	} else if (!json_object_get_boolean(fss_j(fss_j(doc, "options"), "trace"))) {
+		snprintf(buf, sizeof(buf), "nothing (--no-trace): the verdict "
+			 "rests on the device facts only");
+	} else {
+		snprintf(buf, sizeof(buf), "nothing: no traced fdatasync (or "
+			 "other durable sync) test completed");
+	}
+	fss_print_wrapped(f, "Measured: ", 10, buf);
+}
+
+struct whole {
+	struct fss_text_run c;
+	const char *section;
+	bool hist;
+};
+
+static int whole_fn(const char *key, struct json_object *t, void *arg)
+{
+	struct whole *w = arg;
+	const char *sec = fss_jstr(t, "section_title") ?: fss_jstr(t, "section") ?: "";
+
+	(void)key;
+	if (!w->section || strcmp(w->section, sec)) {
+		if (w->section)
+			fss_text_run_section_end(&w->c);
+		fss_text_run_section(&w->c, sec, fss_jstr(t, "section_note"));
+		w->section = sec;
+	}
+	fss_text_run_row(&w->c, t, w->hist);
+	return 0;
+}
+
+int fss_text_run(FILE *f, struct json_object *doc, bool hist)
+{
+	struct whole w = { .c = { .f = f }, .hist = hist };
+
+	fss_text_run_header(f, doc);
+	fss_doc_foreach_test(doc, whole_fn, &w);
+	if (w.section)
+		fss_text_run_section_end(&w.c);
+	if (fss_j(doc, "sweep"))
+		fss_text_run_sweep(f, fss_j(doc, "sweep"));
+	fss_text_run_verdict(f, doc);
+	return 0;
+}
