@@ -155,15 +155,22 @@ EOF
 }
 
 @test "report --hist: a biolatency-style view of each test's histograms" {
+	# a run: its text with the histograms under each row (as run --hist)
 	run "$FSS_BIN" report --hist "$S/fdatasync.json"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"custom.fdatasync"* ]]
+	[[ "$output" == *"Custom test: fdatasync"* ]]
 	[[ "$output" == *"usecs"*": count"*"distribution"* ]]
-	[[ "$output" == *"device_flush: 400 samples"* ]]
+	[[ "$output" == *"    device_flush: 400 samples"* ]]
 	# the counts of the power-of-two rows of the total add up to 400
 	local sum
-	sum="$(awk '/^  total:/ {on=1; next} /^  [a-z_]+:/ {on=0} on && /->/ {s += $5} END {print s}' <<<"$output")"
+	sum="$(awk '/^    total:/ {on=1; next} /^    [a-z_]+:/ {on=0} on && /->/ {s += $5} END {print s}' <<<"$output")"
 	[ "$sum" -eq 400 ]
+	# a compare result: the histograms of each test
+	if [ -f "$S/cmp.json" ]; then
+		run "$FSS_BIN" report --hist "$S/cmp.json"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"ext4/fdatasync_overwrite"* ]]
+	fi
 }
 
 @test "diff: a run against itself is within noise everywhere and passes --fail-if-slower 5" {
