@@ -40,7 +40,7 @@
 #include "doc.h"
 #include "preflight.h"
 #include "render.h"
-#include "run.h"
+#include "suite.h"
 #include "workload.h"
 
 #define PROG		"fsyncscope compare"

@@ -24,7 +24,7 @@
 #include "devinfo.h"
 #include "doc.h"
 #include "render.h"
-#include "run.h"
+#include "suite.h"
 #include "preflight.h"
 #include "verdict.h"
 #include "workload.h"

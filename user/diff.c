@@ -29,16 +29,6 @@ void fss_diff_defaults(struct fss_diff_opts *o)
 	o->fail_if_slower_pct = -1;
 }
 
-static struct json_object *jnum(double v, int decimals)
-{
-	char buf[64];
-
-	if (!isfinite(v))
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	/* the value is what the text says: a reader of the JSON gets the same */
-	return json_object_new_double_s(strtod(buf, NULL), buf);
-}
 
 static struct json_object *side_json(struct json_object *doc, const char *path)
 {
@@ -93,17 +83,17 @@ static struct json_object *row_json(const char *series, const char *stat,
 
 	json_object_object_add(r, "series", json_object_new_string(series));
 	json_object_object_add(r, "stat", json_object_new_string(stat));
-	json_object_object_add(r, "a_us", jnum(c->a / 1000, 3));
-	json_object_object_add(r, "b_us", jnum(c->b / 1000, 3));
-	json_object_object_add(r, "change_us", jnum(c->diff / 1000, 3));
-	json_object_object_add(r, "change_pct", jnum(pct, 2));
+	json_object_object_add(r, "a_us", fss_json_num(c->a / 1000, 3));
+	json_object_object_add(r, "b_us", fss_json_num(c->b / 1000, 3));
+	json_object_object_add(r, "change_us", fss_json_num(c->diff / 1000, 3));
+	json_object_object_add(r, "change_pct", fss_json_num(pct, 2));
 	ci = json_object_new_array();
-	json_object_array_add(ci, jnum(c->lo / 1000, 3));
-	json_object_array_add(ci, jnum(c->hi / 1000, 3));
+	json_object_array_add(ci, fss_json_num(c->lo / 1000, 3));
+	json_object_array_add(ci, fss_json_num(c->hi / 1000, 3));
 	json_object_object_add(r, "ci95_us", ci);
 	ci = json_object_new_array();
-	json_object_array_add(ci, c->a > 0 ? jnum(100.0 * c->lo / c->a, 2) : NULL);
-	json_object_array_add(ci, c->a > 0 ? jnum(100.0 * c->hi / c->a, 2) : NULL);
+	json_object_array_add(ci, c->a > 0 ? fss_json_num(100.0 * c->lo / c->a, 2) : NULL);
+	json_object_array_add(ci, c->a > 0 ? fss_json_num(100.0 * c->hi / c->a, 2) : NULL);
 	json_object_object_add(r, "ci95_pct", ci);
 	json_object_object_add(r, "verdict", json_object_new_string(word));
 	*gate = 0;
@@ -193,16 +183,16 @@ static struct json_object *method_json(const struct fss_diff_opts *o)
 {
 	struct json_object *m = json_object_new_object();
 
-	json_object_object_add(m, "ci", jnum(0.95, 2));
+	json_object_object_add(m, "ci", fss_json_num(0.95, 2));
 	json_object_object_add(m, "bootstrap", json_object_new_string(
 		"Poisson bootstrap over histogram buckets (" FSS_HIST_SCHEME "), "
 		"percentile interval of B - A"));
 	json_object_object_add(m, "resamples", json_object_new_int(o->resamples));
 	json_object_object_add(m, "seed", json_object_new_uint64(o->seed));
-	json_object_object_add(m, "min_change_pct", jnum(o->min_change_pct, 2));
-	json_object_object_add(m, "min_change_us", jnum(o->min_change_us, 3));
+	json_object_object_add(m, "min_change_pct", fss_json_num(o->min_change_pct, 2));
+	json_object_object_add(m, "min_change_us", fss_json_num(o->min_change_us, 3));
 	json_object_object_add(m, "fail_if_slower_pct", o->fail_if_slower_pct >= 0 ?
-			       jnum(o->fail_if_slower_pct, 2) : NULL);
+			       fss_json_num(o->fail_if_slower_pct, 2) : NULL);
 	return m;
 }
 

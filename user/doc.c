@@ -319,6 +319,16 @@ void fss_out_abort(struct fss_out *o)
 	o->path = o->tmp = NULL;
 }
 
+struct json_object *fss_json_num(double v, int decimals)
+{
+	char buf[64];
+
+	if (!isfinite(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
 struct json_object *fss_j(struct json_object *o, const char *key)
 {
 	struct json_object *v;

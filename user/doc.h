@@ -44,6 +44,12 @@ typedef int (*fss_doc_test_fn)(const char *key, struct json_object *test,
 			       void *arg);
 int fss_doc_foreach_test(struct json_object *doc, fss_doc_test_fn fn, void *arg);
 
+/*
+ * A number with a fixed number of decimals, its value what the text says;
+ * NaN or infinity (not known) is null.
+ */
+struct json_object *fss_json_num(double v, int decimals);
+
 /* Small typed getters: NULL / NAN / def when absent or of another type. */
 struct json_object *fss_j(struct json_object *o, const char *key);
 const char *fss_jstr(struct json_object *o, const char *key);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "doc.h"
 #include "report.h"
 #include "order_ci.h"
 
@@ -372,18 +373,6 @@ void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
 
 /* ---- JSON ---- */
 
-/* A number with a fixed number of decimals; NaN (not known) is null. */
-static struct json_object *json_num(double v, int decimals)
-{
-	char buf[64];
-
-	if (isnan(v) || isinf(v))
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	/* the value is what the text says: a reader of the JSON gets the same */
-	return json_object_new_double_s(strtod(buf, NULL), buf);
-}
-
 struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
 {
 	struct json_object *o;
@@ -403,10 +392,10 @@ struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
 			json_object_put(o);
 			return NULL;
 		}
-		json_object_object_add(p, "mean_us", none ? NULL : json_num(st->mean_us, 3));
-		json_object_object_add(p, "p50_us", none ? NULL : json_num(st->p50_us, 3));
-		json_object_object_add(p, "p99_us", none ? NULL : json_num(st->p99_us, 3));
-		json_object_object_add(p, "share", none ? NULL : json_num(st->share, 4));
+		json_object_object_add(p, "mean_us", none ? NULL : fss_json_num(st->mean_us, 3));
+		json_object_object_add(p, "p50_us", none ? NULL : fss_json_num(st->p50_us, 3));
+		json_object_object_add(p, "p99_us", none ? NULL : fss_json_num(st->p99_us, 3));
+		json_object_object_add(p, "share", none ? NULL : fss_json_num(st->share, 4));
 		if (ph == FSS_PH_QUEUE && b->no_rq_start)
 			json_object_object_add(p, "na", json_object_new_string(
 				"requests seen only from issue on (no block_io_start tracepoint, no inserts)"));
@@ -433,9 +422,9 @@ struct json_object *fss_breakdown_flush_json(const struct fss_breakdown *b)
 		return NULL;
 	json_object_object_add(o, "flushes", json_u64(fl->flushes));
 	json_object_object_add(o, "syncs_per_flush", fl->flushes ?
-		json_num((double)fl->flush_sync_refs / (double)fl->flushes, 3) : NULL);
+		fss_json_num((double)fl->flush_sync_refs / (double)fl->flushes, 3) : NULL);
 	json_object_object_add(o, "flushes_per_sync", b->syncs ?
-		json_num((double)fl->flushes / (double)b->syncs, 3) : NULL);
+		fss_json_num((double)fl->flushes / (double)b->syncs, 3) : NULL);
 	json_object_object_add(o, "fua_writes", json_u64(fl->fua_writes));
 	json_object_object_add(o, "fua_emulated", b->no_rq_start ? NULL : json_u64(fl->fua_emulated));
 	json_object_object_add(o, "preflush", b->no_rq_start ? NULL : json_u64(fl->preflush));

@@ -28,7 +28,8 @@
 #include "progress.h"
 #include "render.h"
 #include "report.h"
-#include "run.h"
+#include "suite.h"
+#include "target.h"
 #include "preflight.h"
 #include "trace.h"
 #include "verdict.h"
@@ -239,233 +240,7 @@ static int usage_error(const char *msg)
 	return fss_cli_usage_error(PROG, msg);
 }
 
-/* ---- target facts ----------------------------------------------------- */
-
-/* Copy a string, truncating to the destination. */
-static void scopy(char *dst, size_t n, const char *src)
-{
-	size_t l = strnlen(src, n - 1);
-
-	memcpy(dst, src, l);
-	dst[l] = '\0';
-}
-
-struct target_info {
-	struct fss_target t;
-	bool looked_up;			/* fss_target_lookup worked */
-	char lookup_err[128];
-	struct fss_devinfo dev;
-	bool dev_ok;
-};
-
-static const char *fs_magic_name(long type)
-{
-	switch ((unsigned long)type) {
-	case 0xEF53: return "ext2/3/4";
-	case 0x58465342: return "xfs";
-	case 0x9123683E: return "btrfs";
-	case 0x01021994: return "tmpfs";
-	case 0x858458F6: return "ramfs";
-	case 0x794C7630: return "overlay";
-	case 0x6969: return "nfs";
-	case 0x65735546: return "fuse";
-	case 0xF2F52010: return "f2fs";
-	case 0x2FC12FC1: return "zfs";
-	default: return "";
-	}
-}
-
-/* mountinfo: the mount of st_dev whose mount point is the longest prefix */
-static void mountinfo_lookup(struct fss_target *t)
-{
-	char line[3 * PATH_MAX], mnt[PATH_MAX], fstype[64], src[PATH_MAX];
-	size_t best = 0;
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int ma, mi;
-		char *dash;
-		size_t l;
-
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3)
-			continue;
-		if (makedev(ma, mi) != t->st_dev)
-			continue;
-		dash = strstr(line, " - ");
-		if (!dash || sscanf(dash + 3, "%63s %4095s", fstype, src) != 2)
-			continue;
-		l = strlen(mnt);
-		if (strncmp(t->path, mnt, l) ||
-		    (t->path[l] != '/' && t->path[l] && strcmp(mnt, "/")))
-			continue;
-		if (l < best)
-			continue;
-		best = l;
-		scopy(t->mountpoint, sizeof(t->mountpoint), mnt);
-		scopy(t->fstype, sizeof(t->fstype), fstype);
-		scopy(t->source, sizeof(t->source), src);
-	}
-	fclose(f);
-}
-
-static __u32 sysfs_kdev(const char *name)
-{
-	char p[PATH_MAX], buf[32];
-	unsigned int ma, mi;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/sys/class/block/%s/dev", name);
-	f = fopen(p, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%u:%u", &ma, &mi) != 2)
-		ma = mi = 0;
-	fclose(f);
-	return fss_kdev(ma, mi);
-}
-
-/*
- * The filesystem's dev_t as the BPF side sees it (i_sb->s_dev, kernel
- * encoding): the MAJ:MIN of its mount in mountinfo.  That is st_dev except
- * on btrfs, where st_dev is the subvolume's own anonymous dev, so filtering
- * on st_dev would drop every sync.  Falls back to st_dev.
- */
-static __u32 sb_kdev(const struct fss_target *t)
-{
-	char line[3 * PATH_MAX], mnt[PATH_MAX];
-	unsigned int ma, mi;
-	__u32 k = t->fs_kdev;
-	FILE *f;
-
-	if (!t->mountpoint[0])
-		return k;
-	f = fopen("/proc/self/mountinfo", "r");
-	if (!f)
-		return k;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) == 3 &&
-		    !strcmp(mnt, t->mountpoint) && (ma || mi))
-			k = fss_kdev(ma, mi);	/* the last (top) mount wins */
-	fclose(f);
-	return k;
-}
-
-/* Fallback when fss_target_lookup fails: stat, statfs, mountinfo, sysfs. */
-static void target_fallback(const char *dir, struct fss_target *t)
-{
-	char p[PATH_MAX + 32], real[PATH_MAX], *slash;
-	struct statfs sfs;
-	struct stat st;
-
-	memset(t, 0, sizeof(*t));
-	if (!realpath(dir, t->path))
-		snprintf(t->path, sizeof(t->path), "%s", dir);
-	if (stat(t->path, &st))
-		return;
-	t->st_dev = st.st_dev;
-	t->fs_kdev = fss_kdev(major(st.st_dev), minor(st.st_dev));
-	mountinfo_lookup(t);
-	t->fs_kdev = sb_kdev(t);
-	if (!t->fstype[0] && !statfs(t->path, &sfs))
-		snprintf(t->fstype, sizeof(t->fstype), "%s", fs_magic_name(sfs.f_type));
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(st.st_dev),
-		 minor(st.st_dev));
-	if (!realpath(p, real))
-		return;
-	t->has_disk = true;
-	slash = strrchr(real, '/');
-	scopy(t->fs_blkdev, sizeof(t->fs_blkdev), slash ? slash + 1 : real);
-	t->fs_blkdev_kdev = t->fs_kdev;
-	snprintf(p, sizeof(p), "%s/partition", real);
-	if (!access(p, F_OK) && slash) {
-		*slash = '\0';
-		slash = strrchr(real, '/');
-		scopy(t->disk, sizeof(t->disk), slash ? slash + 1 : real);
-		t->disk_kdev = sysfs_kdev(t->disk);
-	} else {
-		scopy(t->disk, sizeof(t->disk), t->fs_blkdev);
-		t->disk_kdev = t->fs_kdev;
-	}
-}
-
-static void target_get(const char *dir, struct target_info *ti)
-{
-	int rc;
-
-	memset(ti, 0, sizeof(*ti));
-	rc = fss_target_lookup(dir, &ti->t);
-	if (rc) {
-		snprintf(ti->lookup_err, sizeof(ti->lookup_err), "%s", strerror(-rc));
-		target_fallback(dir, &ti->t);
-	} else {
-		ti->looked_up = true;
-	}
-	if (ti->t.has_disk && ti->t.disk[0] &&
-	    !fss_devinfo_read(ti->t.disk, &ti->dev))
-		ti->dev_ok = true;
-}
-
-static const char *write_cache_str(const struct target_info *ti)
-{
-	if (!ti->t.has_disk)
-		return "n/a (no block device)";
-	if (!ti->dev_ok || ti->dev.write_cache < 0)
-		return "unknown";
-	return ti->dev.write_cache ? "write back" : "write through";
-}
-
-static struct json_object *target_json(const struct target_info *ti)
-{
-	struct json_object *o = NULL, *v;
-	const char *dev;
-
-	if (ti->looked_up)
-		o = fss_target_json(&ti->t);
-	if (!o) {
-		o = json_object_new_object();
-		json_object_object_add(o, "path", json_object_new_string(ti->t.path));
-		json_object_object_add(o, "mountpoint", ti->t.mountpoint[0] ?
-				       json_object_new_string(ti->t.mountpoint) : NULL);
-		json_object_object_add(o, "source", ti->t.source[0] ?
-				       json_object_new_string(ti->t.source) : NULL);
-		json_object_object_add(o, "disk", ti->t.disk[0] ?
-				       json_object_new_string(ti->t.disk) : NULL);
-		json_object_object_add(o, "lookup_error",
-				       json_object_new_string(ti->lookup_err));
-	}
-	/* the run contract's keys, whatever the lookup produced */
-	if (!json_object_object_get_ex(o, "fs", &v))
-		json_object_object_add(o, "fs", ti->t.fstype[0] ?
-				       json_object_new_string(ti->t.fstype) : NULL);
-	dev = ti->t.fs_blkdev[0] ? ti->t.fs_blkdev : ti->t.disk;
-	if (!json_object_object_get_ex(o, "device", &v))
-		json_object_object_add(o, "device", dev[0] ?
-				       json_object_new_string(dev) : NULL);
-	if (!json_object_object_get_ex(o, "write_cache", &v)) {
-		const char *wc = write_cache_str(ti);
-
-		json_object_object_add(o, "write_cache",
-				       strcmp(wc, "unknown") && ti->t.has_disk ?
-				       json_object_new_string(wc) : NULL);
-	}
-	if (!json_object_object_get_ex(o, "logical_block_size", &v))
-		json_object_object_add(o, "logical_block_size", ti->dev_ok &&
-				       ti->dev.logical_block_size > 0 ?
-				       json_object_new_int(ti->dev.logical_block_size) :
-				       NULL);
-	return o;
-}
-
 /* ---- results ---------------------------------------------------------- */
-
-/* What the tracer hooks around a test's timed loop need. */
-struct hook_ctx {
-	struct fss_tracer *tr;
-	struct fss_run_test *cur;	/* test being run */
-	bool begun;
-};
 
 struct ctx {
 	struct run_opts *o;
@@ -474,7 +249,7 @@ struct ctx {
 	struct fss_tracer *tr;
 	struct fss_run_test *tests;
 	int ntests, cap;
-	struct hook_ctx hk;
+	struct fss_run_hook hk;
 	struct fss_text_run txt;	/* the plain output (out_text_run.c) */
 	char custom_title[256];		/* the custom test's section title */
 };
@@ -492,42 +267,6 @@ static struct fss_run_test *rec_new(struct ctx *c)
 	}
 	memset(&c->tests[c->ntests], 0, sizeof(c->tests[0]));
 	return &c->tests[c->ntests++];
-}
-
-static void hook_before(void *arg)
-{
-	struct hook_ctx *h = arg;
-	int rc;
-
-	h->begun = false;
-	rc = fss_tracer_begin(h->tr, h->cur->name);
-	if (rc < 0)
-		fprintf(stderr, "fsyncscope: warning: tracer: cannot start test %s: %s\n",
-			h->cur->name, strerror(-rc));
-	else
-		h->begun = true;
-}
-
-static void hook_after(void *arg)
-{
-	struct hook_ctx *h = arg;
-	int rc;
-
-	if (!h->begun)
-		return;
-	rc = fss_tracer_end(h->tr, &h->cur->b);
-	if (rc < 0) {
-		fprintf(stderr, "fsyncscope: warning: tracer: no breakdown for %s: %s\n",
-			h->cur->name, strerror(-rc));
-		return;
-	}
-	h->cur->traced = true;
-	free(h->cur->hist);
-	h->cur->hist = malloc(FSS_COLL_NHIST * sizeof(*h->cur->hist));
-	if (h->cur->hist && fss_tracer_hists(h->tr, h->cur->hist)) {
-		free(h->cur->hist);
-		h->cur->hist = NULL;
-	}
 }
 
 /* ---- plain output ----------------------------------------------------- */
@@ -558,170 +297,11 @@ static void print_header(struct ctx *c)
 	struct json_object *d = json_object_new_object();
 
 	json_object_object_add(d, "version", json_object_new_string(fss_version));
-	json_object_object_add(d, "target", target_json(&c->ti));
+	json_object_object_add(d, "target", fss_target_info_json(&c->ti));
 	json_object_object_add(d, "options", options_json(c->o));
 	fss_text_run_header(stdout, d);
 	json_object_put(d);
 	fflush(stdout);
-}
-
-/* ---- JSON output ------------------------------------------------------ */
-
-static struct json_object *jnum(double v, int decimals)
-{
-	char buf[64];
-
-	if (!isfinite(v))
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(strtod(buf, NULL), buf);
-}
-
-/*
- * The breakdown's flush facts, with "elided" decided by the device: on a
- * write-through queue the kernel completes flushes without sending them,
- * so every sync that saw no flush had its flush elided; on a write-back
- * queue nothing is elided (a sync without a flush simply sent none).
- */
-static struct json_object *flush_json(const struct fss_breakdown *b, int write_cache)
-{
-	struct json_object *o = fss_breakdown_flush_json(b);
-
-	if (!o)
-		return NULL;
-	if (write_cache == 0)
-		json_object_object_add(o, "elided",
-				       json_object_new_uint64(b->flush.syncs_no_flush));
-	else if (write_cache == 1)
-		json_object_object_add(o, "elided", json_object_new_uint64(0));
-	return o;
-}
-
-/* "breakdown_total": the traced syncs' total, as the breakdown's last row */
-static struct json_object *total_json(const struct fss_breakdown *b)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "mean_us", jnum(b->total_mean_us, 3));
-	json_object_object_add(o, "p50_us", jnum(b->total_p50_us, 3));
-	json_object_object_add(o, "p99_us", jnum(b->total_p99_us, 3));
-	return o;
-}
-
-/* "syncs_by_kind": {"fdatasync": N, ...}, the kinds traced */
-static struct json_object *kinds_json(const struct fss_breakdown *b)
-{
-	struct json_object *o = json_object_new_object();
-
-	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
-		if (b->syncs_by_kind[k])
-			json_object_object_add(o, fss_sync_kind_name(k),
-					       json_object_new_uint64(b->syncs_by_kind[k]));
-	return o;
-}
-
-/*
- * "hist": the test's histograms (hist.h): "op" the per-op latency of every
- * op, and, when traced, "total" and each phase of the traced syncs.
- */
-static struct json_object *hists_json(const struct fss_run_test *r)
-{
-	struct json_object *o = json_object_new_object();
-	int ph;
-
-	json_object_object_add(o, "scheme", json_object_new_string(FSS_HIST_SCHEME));
-	json_object_object_add(o, "unit", json_object_new_string("ns"));
-	if (r->res.lat_hist)
-		json_object_object_add(o, "op", fss_hist_json(r->res.lat_hist));
-	if (r->traced && r->hist) {
-		json_object_object_add(o, "total", fss_hist_json(&r->hist[0]));
-		for (ph = 0; ph < FSS_PH_MAX; ph++)
-			json_object_object_add(o, fss_phase_name(ph),
-					       fss_hist_json(&r->hist[1 + ph]));
-	}
-	return o;
-}
-
-struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_cache)
-{
-	const struct fss_wl_result *res = &r->res;
-	struct json_object *o = json_object_new_object(), *lat = NULL;
-	bool ok = res->status == FSS_WL_OK;
-
-	json_object_object_add(o, "name", json_object_new_string(r->name));
-	json_object_object_add(o, "section", json_object_new_string(r->section));
-	json_object_object_add(o, "section_title", r->section_title ?
-			       json_object_new_string(r->section_title) : NULL);
-	json_object_object_add(o, "section_note", r->section_note ?
-			       json_object_new_string(r->section_note) : NULL);
-	json_object_object_add(o, "label", json_object_new_string(r->label));
-	json_object_object_add(o, "method",
-			       json_object_new_string(fss_method_name(r->spec.method)));
-	json_object_object_add(o, "bs", json_object_new_int64((int64_t)r->spec.bs));
-	json_object_object_add(o, "writes_per_sync",
-			       json_object_new_int(r->spec.writes_per_sync));
-	json_object_object_add(o, "jobs", json_object_new_int(r->spec.jobs));
-	json_object_object_add(o, "direct", json_object_new_boolean(res->direct_used));
-	json_object_object_add(o, "pattern",
-			       json_object_new_string(fss_pattern_name(r->spec.pattern)));
-	json_object_object_add(o, "shared_file",
-			       json_object_new_boolean(r->spec.shared_file));
-	json_object_object_add(o, "status", json_object_new_string(ok ? "ok" : "n/a"));
-	json_object_object_add(o, "reason", ok ? NULL :
-			       json_object_new_string(res->reason));
-	json_object_object_add(o, "note", res->note[0] ?
-			       json_object_new_string(res->note) : NULL);
-	json_object_object_add(o, "ops", ok ? json_object_new_int64((int64_t)res->ops) :
-			       NULL);
-	json_object_object_add(o, "writes", ok ?
-			       json_object_new_int64((int64_t)res->writes) : NULL);
-	json_object_object_add(o, "elapsed_s", ok ? jnum(res->elapsed_s, 6) : NULL);
-	json_object_object_add(o, "ops_per_sec", ok ? jnum(res->ops_per_sec, 3) : NULL);
-	json_object_object_add(o, "usecs_per_op", ok ? jnum(res->usecs_per_op, 3) : NULL);
-	if (ok) {
-		lat = json_object_new_object();
-		json_object_object_add(lat, "p50", jnum(res->lat.p50, 3));
-		json_object_object_add(lat, "p90", jnum(res->lat.p90, 3));
-		json_object_object_add(lat, "p99", jnum(res->lat.p99, 3));
-		json_object_object_add(lat, "p99_9", jnum(res->lat.p99_9, 3));
-		json_object_object_add(lat, "max", jnum(res->lat.max, 3));
-		json_object_object_add(lat, "mean", jnum(res->lat.mean, 3));
-	}
-	json_object_object_add(o, "latency_us", lat);
-	json_object_object_add(o, "partial", json_object_new_boolean(res->partial));
-	if (r->traced && ok) {
-		json_object_object_add(o, "breakdown", fss_breakdown_phases_json(&r->b));
-		json_object_object_add(o, "flush", flush_json(&r->b, write_cache));
-		json_object_object_add(o, "syncs_traced",
-				       json_object_new_int64((int64_t)r->b.syncs));
-		json_object_object_add(o, "drops",
-				       json_object_new_int64((int64_t)r->b.drops));
-		json_object_object_add(o, "incomplete_rqs",
-				       json_object_new_int64((int64_t)r->b.incomplete_rqs));
-		json_object_object_add(o, "breakdown_total", total_json(&r->b));
-		json_object_object_add(o, "syncs_by_kind", kinds_json(&r->b));
-	}
-	if (ok)
-		json_object_object_add(o, "hist", hists_json(r));
-	return o;
-}
-
-struct json_object *fss_run_host_json(void)
-{
-	struct json_object *o = json_object_new_object();
-	struct utsname u;
-	char host[256] = "";
-
-	if (uname(&u)) {
-		memset(&u, 0, sizeof(u));
-	}
-	gethostname(host, sizeof(host) - 1);
-	json_object_object_add(o, "kernel", json_object_new_string(u.release));
-	json_object_object_add(o, "machine", json_object_new_string(u.machine));
-	json_object_object_add(o, "hostname", json_object_new_string(host));
-	json_object_object_add(o, "cpus",
-			       json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
-	return o;
 }
 
 static struct json_object *options_json(const struct run_opts *o)
@@ -730,7 +310,7 @@ static struct json_object *options_json(const struct run_opts *o)
 
 	json_object_object_add(j, "mode", json_object_new_string(
 		o->nsweep ? "sweep" : o->custom ? "custom" : "suite"));
-	json_object_object_add(j, "seconds", o->wl.count ? NULL : jnum(o->wl.seconds, 3));
+	json_object_object_add(j, "seconds", o->wl.count ? NULL : fss_json_num(o->wl.seconds, 3));
 	json_object_object_add(j, "count", o->wl.count ?
 			       json_object_new_int64((int64_t)o->wl.count) : NULL);
 	json_object_object_add(j, "trace", json_object_new_boolean(!o->wl.no_trace));
@@ -765,7 +345,7 @@ static struct json_object *options_json(const struct run_opts *o)
 /* Run one test; prints its row in plain mode.  0, -EINTR or -errno. */
 static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *file)
 {
-	struct fss_wl_hooks hooks = { hook_before, hook_after, &c->hk };
+	struct fss_wl_hooks hooks = { fss_run_hook_before, fss_run_hook_after, &c->hk };
 	char err[512];
 	int rc;
 
@@ -791,190 +371,6 @@ static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *f
 	if (!c->o->wl.json)
 		print_row(c, r);
 	return 0;
-}
-
-/* ---- the engine shared with compare and devices --probe --------------- */
-
-/* The sync kinds (1 << FSS_SYNC_*) a method's ops are traced as. */
-static __u32 method_sync_kinds(enum fss_method m)
-{
-	switch (m) {
-	case FSS_M_OPEN_DATASYNC:
-	case FSS_M_OPEN_SYNC:
-	case FSS_M_PWRITEV2_DSYNC:
-		return 1u << FSS_SYNC_DSYNC_WRITE;
-	case FSS_M_FDATASYNC:
-		return 1u << FSS_SYNC_FDATASYNC;
-	case FSS_M_FSYNC:
-	case FSS_M_FSYNC_WRITETHROUGH:
-		return 1u << FSS_SYNC_FSYNC;
-	case FSS_M_SYNC_FILE_RANGE:
-		return 1u << FSS_SYNC_SYNC_FILE_RANGE;
-	default:
-		return 0;
-	}
-}
-
-int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
-		  int n, struct fss_run_out *out, char *err, size_t errlen)
-{
-	struct hook_ctx hk = { 0 };
-	struct fss_wl_hooks hooks = { hook_before, hook_after, &hk };
-	struct fss_workload *w;
-	struct target_info *ti;
-	int rc = 0;
-
-	if (out)
-		memset(out, 0, sizeof(*out));
-	w = fss_wl_new(cfg->dir, NULL, false, err, errlen);
-	if (!w)
-		return -EINVAL;
-	ti = calloc(1, sizeof(*ti));
-	if (!ti) {
-		fss_wl_free(w);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	target_get(cfg->dir, ti);
-	if (cfg->trace) {
-		struct fss_trace_opts to = {
-			.strategy = cfg->strategy,
-			.calib_dir = ti->t.path,
-			.tgid = getpid(),
-			.fs_dev = ti->t.fs_kdev,
-			.disk_dev = ti->t.disk_kdev,
-			.verbose = cfg->verbose,
-		};
-
-		/* hook only the kinds of sync these tests make */
-		for (int i = 0; i < n; i++)
-			to.sync_kinds |= method_sync_kinds(tests[i].spec.method);
-
-		hk.tr = fss_tracer_open(&to, err, errlen);
-		if (!hk.tr) {
-			rc = -EIO;
-			goto out;
-		}
-		if (cfg->verbose)
-			fss_tracer_print_strategy(hk.tr, stderr);
-	}
-	for (int i = 0; i < n && !fss_wl_stop; i++) {
-		struct fss_run_test *r = &tests[i];
-
-		r->spec.name = r->name;
-		hk.cur = r;
-		if (cfg->verbose)
-			fprintf(stderr, "fsyncscope: %s%srunning %s\n",
-				cfg->tag ? cfg->tag : "", cfg->tag ? ": " : "",
-				r->name);
-		fss_progress_begin(cfg->tag, r->name, r->spec.seconds,
-				   r->spec.count);
-		rc = fss_wl_run(w, &r->spec, NULL,
-				hk.tr && fss_method_syncs(r->spec.method) ? &hooks : NULL,
-				&r->res, err, errlen);
-		fss_progress_end();
-		if (rc)
-			break;
-		r->ran = true;
-	}
-	if (!rc && fss_wl_stop)
-		rc = -EINTR;
-	if (hk.tr && out) {
-		out->strategy = fss_tracer_strategy_json(hk.tr);
-		out->drops = fss_tracer_drops(hk.tr);
-	}
-out:
-	if (hk.tr)
-		fss_tracer_close(hk.tr);
-	fss_wl_free(w);
-	free(ti);
-	return rc;
-}
-
-static bool durable_method(enum fss_method m)
-{
-	return m == FSS_M_FDATASYNC || m == FSS_M_FSYNC ||
-	       m == FSS_M_OPEN_DATASYNC || m == FSS_M_OPEN_SYNC ||
-	       m == FSS_M_PWRITEV2_DSYNC;
-}
-
-int fss_run_verdict_test(const struct fss_run_test *t, int n)
-{
-	for (int pass = 0; pass < 2; pass++) {
-		int best = -1;
-
-		for (int i = 0; i < n; i++) {
-			enum fss_method m = t[i].spec.method;
-
-			if (!t[i].ran || !t[i].traced || t[i].res.status != FSS_WL_OK ||
-			    !t[i].b.syncs)
-				continue;
-			if (pass == 0 ? m != FSS_M_FDATASYNC : !durable_method(m))
-				continue;
-			if (best < 0 || t[i].b.syncs > t[best].b.syncs)
-				best = i;
-		}
-		if (best >= 0)
-			return best;
-	}
-	return -1;
-}
-
-void fss_run_verdict(const struct fss_devinfo *dev, const char *retry_hint,
-		     const struct fss_run_test *tests, int idx,
-		     struct fss_verdict *v)
-{
-	struct fss_verdict_in in = {
-		.write_cache = -1, .fua = -1,
-		.nvme_vwc_present = -1, .nvme_vwc_enabled = -1,
-		.flush_p50_us = -1, .sync_p50_us = -1,
-		.retry_hint = retry_hint,
-	};
-
-	if (dev) {
-		in.dev_name = dev->name[0] ? dev->name : NULL;
-		in.write_cache = dev->write_cache;
-		in.fua = dev->fua;
-		in.nvme_vwc_present = dev->nvme_vwc_present;
-		in.nvme_vwc_enabled = dev->nvme_vwc_enabled;
-		in.is_loop = dev->loop_backing[0] != '\0';
-		in.loop_backing = dev->loop_backing;
-	}
-	if (idx >= 0) {
-		const struct fss_breakdown *b = &tests[idx].b;
-
-		in.syncs = b->syncs;
-		in.flushes = b->flush.flushes;
-		in.syncs_no_flush = b->flush.syncs_no_flush;
-		in.fua_writes = b->flush.fua_writes;
-		in.flush_p50_us = b->phase[FSS_PH_DEV_FLUSH].p50_us;
-		in.flush_p50_lo_us = b->phase[FSS_PH_DEV_FLUSH].p50_lo_us;
-		in.flush_p50_hi_us = b->phase[FSS_PH_DEV_FLUSH].p50_hi_us;
-		in.flush_ci = !isnan(in.flush_p50_lo_us) &&
-			      !isnan(in.flush_p50_hi_us);
-		in.sync_p50_us = b->total_p50_us;
-		if (!isfinite(in.flush_p50_us))
-			in.flush_p50_us = -1;
-		if (!isfinite(in.sync_p50_us))
-			in.sync_p50_us = -1;
-	}
-	fss_verdict_compute(&in, v);
-}
-
-struct json_object *fss_run_verdict_json(const struct fss_verdict *v,
-					 const struct fss_devinfo *dev,
-					 const struct fss_run_test *tests,
-					 int idx)
-{
-	struct json_object *o = fss_verdict_json(v);
-
-	if (!o)
-		return NULL;
-	json_object_object_add(o, "device", dev && dev->name[0] ?
-			       json_object_new_string(dev->name) : NULL);
-	json_object_object_add(o, "measured_in", idx >= 0 ?
-			       json_object_new_string(tests[idx].name) : NULL);
-	return o;
 }
 
 struct suite_sec {
@@ -1233,17 +629,17 @@ static struct json_object *sweep_json(const struct sweep_row *rows, int n)
 		json_object_object_add(o, "jobs", json_object_new_int(rows[i].jobs));
 		json_object_object_add(o, "name", json_object_new_string(rows[i].r->name));
 		json_object_object_add(o, "status", json_object_new_string(ok ? "ok" : "n/a"));
-		json_object_object_add(o, "ops_per_sec", ok ? jnum(x->ops_per_sec, 3) : NULL);
-		json_object_object_add(o, "mean_us", ok ? jnum(x->lat.mean, 3) : NULL);
-		json_object_object_add(o, "p50_us", ok ? jnum(x->lat.p50, 3) : NULL);
-		json_object_object_add(o, "p99_us", ok ? jnum(x->lat.p99, 3) : NULL);
-		json_object_object_add(o, "littles_law_concurrency", jnum(conc, 3));
+		json_object_object_add(o, "ops_per_sec", ok ? fss_json_num(x->ops_per_sec, 3) : NULL);
+		json_object_object_add(o, "mean_us", ok ? fss_json_num(x->lat.mean, 3) : NULL);
+		json_object_object_add(o, "p50_us", ok ? fss_json_num(x->lat.p50, 3) : NULL);
+		json_object_object_add(o, "p99_us", ok ? fss_json_num(x->lat.p99, 3) : NULL);
+		json_object_object_add(o, "littles_law_concurrency", fss_json_num(conc, 3));
 		json_object_object_add(o, "concurrency_per_job",
-				       jnum(conc / rows[i].jobs, 3));
+				       fss_json_num(conc / rows[i].jobs, 3));
 		json_object_object_add(o, "base_jobs", bj ? json_object_new_int(bj) : NULL);
-		json_object_object_add(o, "speedup", jnum(speedup, 3));
-		json_object_object_add(o, "naive_iops", jnum(naive, 3));
-		json_object_object_add(o, "vs_naive", jnum(vs_naive, 3));
+		json_object_object_add(o, "speedup", fss_json_num(speedup, 3));
+		json_object_object_add(o, "naive_iops", fss_json_num(naive, 3));
+		json_object_object_add(o, "vs_naive", fss_json_num(vs_naive, 3));
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -1318,7 +714,7 @@ struct run_verdict {
 static void dev_unknown(struct fss_devinfo *d, const char *name)
 {
 	memset(d, 0, sizeof(*d));
-	scopy(d->name, sizeof(d->name), name);
+	snprintf(d->name, sizeof(d->name), "%s", name);
 	d->write_cache = d->fua = -1;
 	d->nvme_vwc_present = d->nvme_vwc_enabled = -1;
 }
@@ -1341,7 +737,7 @@ static void verdict_get(struct ctx *c, struct run_verdict *rv)
 		if (fss_devinfo_read(c->o->file, &rv->dev)) {
 			dev_unknown(&rv->dev, c->o->file);
 		} else if (rv->dev.is_partition && rv->dev.parent[0]) {
-			scopy(parent, sizeof(parent), rv->dev.parent);
+			snprintf(parent, sizeof(parent), "%s", rv->dev.parent);
 			if (fss_devinfo_read(parent, &rv->dev))
 				dev_unknown(&rv->dev, parent);
 		}
@@ -1392,7 +788,7 @@ static struct json_object *run_doc(struct ctx *c, __u64 drops,
 	fss_doc_stamp(doc, "run");
 	json_object_object_add(doc, "version", json_object_new_string(fss_version));
 	json_object_object_add(doc, "host", fss_run_host_json());
-	json_object_object_add(doc, "target", target_json(&c->ti));
+	json_object_object_add(doc, "target", fss_target_info_json(&c->ti));
 	json_object_object_add(doc, "options", options_json(c->o));
 	json_object_object_add(doc, "strategy", c->tr ?
 			       fss_tracer_strategy_json(c->tr) : NULL);
@@ -1413,47 +809,6 @@ static struct json_object *run_doc(struct ctx *c, __u64 drops,
 			       json_object_new_string(rv->why));
 	json_object_object_add(doc, "interrupted", fss_run_interrupted_json());
 	return doc;
-}
-
-static const int stop_sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-
-static void on_signal(int sig)
-{
-	if (!fss_wl_stop)
-		fss_wl_stop = sig;
-}
-
-void fss_run_signals_catch(struct fss_run_sigs *s)
-{
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-
-	fss_wl_stop = 0;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 4; i++)
-		sigaction(stop_sigs[i], &sa, &s->old[i]);
-}
-
-void fss_run_signals_restore(const struct fss_run_sigs *s)
-{
-	for (int i = 0; i < 4; i++)
-		sigaction(stop_sigs[i], &s->old[i], NULL);
-}
-
-const char *fss_run_sig_name(int sig)
-{
-	switch (sig) {
-	case SIGINT: return "SIGINT";
-	case SIGTERM: return "SIGTERM";
-	case SIGHUP: return "SIGHUP";
-	case SIGPIPE: return "SIGPIPE";
-	default: return "a signal";
-	}
-}
-
-struct json_object *fss_run_interrupted_json(void)
-{
-	return fss_wl_stop ? json_object_new_string(fss_run_sig_name(fss_wl_stop)) :
-	       NULL;
 }
 
 static int check_combinations(struct run_opts *o)
@@ -1613,7 +968,7 @@ int cmd_run(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	target_get(o.dir, &c.ti);
+	fss_target_get(o.dir, &c.ti);
 
 	if (!o.wl.no_trace) {
 		struct fss_trace_opts to = {
@@ -1629,7 +984,7 @@ int cmd_run(int argc, char **argv)
 			fss_strategy_parse(o.wl.strategy, &to.strategy);
 		/* a custom test makes one kind of sync; the suite all of them */
 		if (o.custom)
-			to.sync_kinds = method_sync_kinds(o.method);
+			to.sync_kinds = fss_method_sync_kinds(o.method);
 		if (o.file && !stat(o.file, &fst) && S_ISBLK(fst.st_mode)) {
 			/* syncs on the device node itself: filter by disk only */
 			__u32 k = fss_kdev(major(fst.st_rdev), minor(fst.st_rdev));

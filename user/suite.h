@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * run.h - the engine behind `fsyncscope run`, shared with `compare` and
+ * suite.h - the engine behind `fsyncscope run`, shared with `compare` and
  * `devices --probe`: run a list of workload tests in a directory, each
  * wrapped by the tracer, and turn what was measured into the JSON test
  * object of docs/run.md and into a verdict.
  */
-#ifndef __FSS_RUN_H
-#define __FSS_RUN_H
+#ifndef __FSS_SUITE_H
+#define __FSS_SUITE_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -115,4 +115,18 @@ struct json_object *fss_run_host_json(void);
 #define fss_run_fmt_us		fss_fmt_us
 #define fss_run_print_wrapped	fss_print_wrapped
 
-#endif /* __FSS_RUN_H */
+/* What the tracer hooks around a test's timed loop need. */
+struct fss_run_hook {
+	struct fss_tracer *tr;
+	struct fss_run_test *cur;	/* test being run */
+	bool begun;
+};
+
+/* fss_wl_hooks around a test's timed loop: begin/end the tracer on h->cur */
+void fss_run_hook_before(void *arg);
+void fss_run_hook_after(void *arg);
+
+/* The sync kinds (1 << FSS_SYNC_*) a method's ops are traced as. */
+__u32 fss_method_sync_kinds(enum fss_method m);
+
+#endif /* __FSS_SUITE_H */
