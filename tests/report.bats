@@ -265,7 +265,8 @@ EOF
 	run --separate-stderr "$FSS_BIN" report "$bad/newer.json"
 	[[ "$stderr" == *"schema_version 99"* ]]
 	# two kinds: a run and a diff
-	run --separate-stderr "$FSS_BIN" diff "$S/fdatasync.json" "$S/self.json"
+	"$FSS_BIN" diff -j "$S/fdatasync.json" "$S/fdatasync.json" > "$bad/diff.json"
+	run --separate-stderr "$FSS_BIN" diff "$S/fdatasync.json" "$bad/diff.json"
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"run result"*"diff result"* ]]
 	# unwritable -o: nothing left in the directory

@@ -252,6 +252,8 @@ struct ctx {
 	struct fss_run_hook hk;
 	struct fss_text_run txt;	/* the plain output (out_text_run.c) */
 	char custom_title[256];		/* the custom test's section title */
+	FILE *events;			/* --events */
+	bool events_created;		/* by us: removed on errors */
 };
 
 static struct fss_run_test *rec_new(struct ctx *c)
@@ -929,6 +931,89 @@ static int target_resolve(struct run_opts *o, char *fdir, size_t len)
 	return 0;
 }
 
+/*
+ * Open the tracer on the target, filtered to this process, with the
+ * events file: 0, or 1 after one line on stderr.
+ */
+static int tracer_start(struct ctx *c)
+{
+	const struct run_opts *o = c->o;
+	struct fss_trace_opts to = {
+		.strategy = FSS_STRAT_AUTO,
+		.calib_dir = c->ti.t.path,
+		.tgid = getpid(),
+		.fs_dev = c->ti.t.fs_kdev,
+		.disk_dev = c->ti.t.disk_kdev,
+		.verbose = o->wl.verbose,
+	};
+	char err[PATH_MAX + 256];
+	struct stat fst;
+
+	if (o->wl.strategy)
+		fss_strategy_parse(o->wl.strategy, &to.strategy);
+	/* a custom test makes one kind of sync; the suite all of them */
+	if (o->custom)
+		to.sync_kinds = fss_method_sync_kinds(o->method);
+	if (o->file && !stat(o->file, &fst) && S_ISBLK(fst.st_mode)) {
+		/* syncs on the device node itself: filter by disk only */
+		__u32 k = fss_kdev(major(fst.st_rdev), minor(fst.st_rdev));
+
+		to.fs_dev = 0;
+		to.disk_dev = fss_disk_of(k) ? fss_disk_of(k) : k;
+	}
+	if (o->events) {
+		c->events_created = access(o->events, F_OK) != 0;
+		c->events = fopen(o->events, "w");
+		if (!c->events) {
+			fprintf(stderr, "fsyncscope: cannot write %s: %s\n",
+				o->events, strerror(errno));
+			c->events_created = false;
+			return 1;
+		}
+		to.events_out = c->events;
+		to.events_detail = o->events_detail;
+	}
+	c->tr = fss_tracer_open(&to, err, sizeof(err));
+	if (!c->tr) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		return 1;
+	}
+	if (o->wl.verbose)
+		fss_tracer_print_strategy(c->tr, stderr);
+	return 0;
+}
+
+/*
+ * The verdict, then the result: the plain verdict, or the document
+ * rendered as --format asks, and --save.  0, or 1 when output failed.
+ */
+static int finish(struct ctx *c, __u64 drops, const struct sweep_row *rows,
+		  int nrows)
+{
+	const struct run_opts *o = c->o;
+	struct fss_render_opts ro = { .events_path = o->events };
+	struct json_object *doc;
+	struct run_verdict rv;
+	int ret = 0;
+
+	verdict_get(c, &rv);
+	if (!o->wl.json)
+		verdict_print(c, &rv);
+	if (!o->wl.json && !o->save)
+		return 0;
+	doc = run_doc(c, drops, rows, nrows, &rv);
+	if (c->events)
+		fflush(c->events);
+	/* --save: the document as JSON, whatever --format prints */
+	if (o->save && fss_emit(json_object_get(doc), FSS_FMT_JSON, o->save, NULL))
+		ret = 1;
+	if (o->wl.json && fss_emit(json_object_get(doc), o->wl.format,
+				   o->wl.output, &ro))
+		ret = 1;
+	json_object_put(doc);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {
@@ -938,13 +1023,7 @@ int cmd_run(int argc, char **argv)
 	struct fss_run_sigs sigs;
 	struct sweep_row rows[MAX_SWEEP];
 	struct ctx c = { .o = &o, .txt = { .f = stdout } };
-	struct run_verdict rv;
-	struct json_object *doc = NULL;
-	struct fss_render_opts ro = { 0 };
-	FILE *events = NULL;
-	bool events_created = false;
 	char err[PATH_MAX + 256], fdir[PATH_MAX];
-	struct stat fst;
 	int rc, nrows = 0, ret = 0;
 	__u64 drops = 0;
 
@@ -970,49 +1049,9 @@ int cmd_run(int argc, char **argv)
 	}
 	fss_target_get(o.dir, &c.ti);
 
-	if (!o.wl.no_trace) {
-		struct fss_trace_opts to = {
-			.strategy = FSS_STRAT_AUTO,
-			.calib_dir = c.ti.t.path,
-			.tgid = getpid(),
-			.fs_dev = c.ti.t.fs_kdev,
-			.disk_dev = c.ti.t.disk_kdev,
-			.verbose = o.wl.verbose,
-		};
-
-		if (o.wl.strategy)
-			fss_strategy_parse(o.wl.strategy, &to.strategy);
-		/* a custom test makes one kind of sync; the suite all of them */
-		if (o.custom)
-			to.sync_kinds = fss_method_sync_kinds(o.method);
-		if (o.file && !stat(o.file, &fst) && S_ISBLK(fst.st_mode)) {
-			/* syncs on the device node itself: filter by disk only */
-			__u32 k = fss_kdev(major(fst.st_rdev), minor(fst.st_rdev));
-
-			to.fs_dev = 0;
-			to.disk_dev = fss_disk_of(k) ? fss_disk_of(k) : k;
-		}
-		if (o.events) {
-			events_created = access(o.events, F_OK) != 0;
-			events = fopen(o.events, "w");
-			if (!events) {
-				fprintf(stderr, "fsyncscope: cannot write %s: %s\n",
-					o.events, strerror(errno));
-				events_created = false;
-				ret = 1;
-				goto out;
-			}
-			to.events_out = events;
-			to.events_detail = o.events_detail;
-		}
-		c.tr = fss_tracer_open(&to, err, sizeof(err));
-		if (!c.tr) {
-			fprintf(stderr, "fsyncscope: %s\n", err);
-			ret = 1;
-			goto out;
-		}
-		if (o.wl.verbose)
-			fss_tracer_print_strategy(c.tr, stderr);
+	if (!o.wl.no_trace && tracer_start(&c)) {
+		ret = 1;
+		goto out;
 	}
 
 	if (!o.wl.json && o.wl.output && fss_stdout_to_begin(o.wl.output)) {
@@ -1038,22 +1077,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (c.tr)
 		drops = fss_tracer_drops(c.tr);
-	verdict_get(&c, &rv);
-	if (!o.wl.json)
-		verdict_print(&c, &rv);
-	if (o.wl.json || o.save) {
-		doc = run_doc(&c, drops, rows, nrows, &rv);
-		if (events)
-			fflush(events);
-		ro.events_path = o.events;
-		/* --save: the document as JSON, whatever --format prints */
-		if (o.save && fss_emit(json_object_get(doc), FSS_FMT_JSON, o.save, NULL))
-			ret = 1;
-		if (o.wl.json && fss_emit(json_object_get(doc), o.wl.format,
-					  o.wl.output, &ro))
-			ret = 1;
-		json_object_put(doc);
-	}
+	ret = finish(&c, drops, rows, nrows);
 	fflush(stdout);
 	if (drops)
 		fprintf(stderr, "fsyncscope: warning: %llu events lost; breakdowns "
@@ -1066,9 +1090,9 @@ int cmd_run(int argc, char **argv)
 out:
 	if (c.tr)
 		fss_tracer_close(c.tr);
-	if (events) {
-		fclose(events);
-		if (ret == 1 && events_created)
+	if (c.events) {
+		fclose(c.events);
+		if (ret == 1 && c.events_created)
 			unlink(o.events);
 	}
 	if (fss_stdout_to_end(ret != 1) && !ret)
