@@ -9,6 +9,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 extern const char *fss_version;
 

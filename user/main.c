@@ -17,6 +17,7 @@ static const struct {
 	{ "compare", cmd_compare, "the same syncs on ext4, xfs, btrfs side by side" },
 	{ "report", cmd_report, "render a saved result: HTML, CSV, JSON, histograms" },
 	{ "diff", cmd_diff, "is B slower than A? per phase, with 95% intervals" },
+	{ "exporter", cmd_exporter, "serve the breakdown to Prometheus (/metrics, textfile)" },
 };
 
 static void usage(FILE *f)
