@@ -1,0 +1,356 @@
+#!/usr/bin/env bats
+# `fsyncscope exporter` (issue 19) against the real thing: Debian's
+# prometheus (1 s scrape) and prometheus-node-exporter (textfile collector),
+# started on scratch ports by each test and always stopped.  The workload is
+# `fsyncscope run --no-trace -c N --method fdatasync` on a loop ext4 image:
+# exactly N fdatasyncs (and one fsync when it prepares its file).  Counts
+# are compared exactly; nothing here asserts timing.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+PROM=/usr/bin/prometheus
+PROMTOOL=/usr/bin/promtool
+NODE_EXP=/usr/bin/prometheus-node-exporter
+
+setup() {
+	fss_need_root
+	fss_scratch
+	bg_pids=()
+}
+
+teardown() {
+	local p
+	for p in "${bg_pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in "${bg_pids[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	fss_cleanup
+}
+
+# wait_for FILE REGEX [TENTHS]: until a line of FILE matches (default 60 s)
+wait_for() {
+	local i n="${3:-600}"
+	for ((i = 0; i < n; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for '$2' in $1:" >&2
+	cat "$1" >&2 2>/dev/null || true
+	return 1
+}
+
+# free_port: a TCP port nothing listens on
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 20000))
+		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+	done
+}
+
+# start_exporter NAME ARGS...: in the background, ready; sets exp_pid
+start_exporter() {
+	local name="$1"
+	shift
+	"$FSS_BIN" exporter "$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
+	exp_pid=$!
+	bg_pids+=("$exp_pid")
+	wait_for "$FSS_SCRATCH/$name.err" '^fsyncscope: exporting'
+}
+
+# stop_pid PID: SIGTERM, and it must exit 0
+stop_pid() {
+	local rc=0
+	kill -TERM "$1"
+	wait "$1" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "pid $1 exited $rc" >&2; return 1; }
+}
+
+# start_prom TARGET: Prometheus scraping TARGET every second; sets prom_url
+start_prom() {
+	local port
+	[ -x "$PROM" ] || skip "prometheus not installed (make deps)"
+	port=$(free_port)
+	mkdir -p "$FSS_SCRATCH/prom"
+	cat > "$FSS_SCRATCH/prom.yml" <<-EOF
+	global:
+	  scrape_interval: 1s
+	  scrape_timeout: 1s
+	  evaluation_interval: 1s
+	scrape_configs:
+	  - job_name: fsyncscope
+	    static_configs:
+	      - targets: ['$1']
+	EOF
+	"$PROM" --config.file="$FSS_SCRATCH/prom.yml" \
+		--storage.tsdb.path="$FSS_SCRATCH/prom" \
+		--web.listen-address="127.0.0.1:$port" --log.level=warn \
+		> "$FSS_SCRATCH/prom.log" 2>&1 3>&- &
+	bg_pids+=("$!")
+	prom_url="http://127.0.0.1:$port"
+	local i
+	for ((i = 0; i < 300; i++)); do
+		curl -sf "$prom_url/-/ready" >/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$FSS_SCRATCH/prom.log" >&2
+	return 1
+}
+
+# pq EXPR: the value of Prometheus's instant query (first result), "" if none
+pq() {
+	curl -sf --data-urlencode "query=$1" "$prom_url/api/v1/query" |
+		jq -r '.data.result[0].value[1] // empty'
+}
+
+# pq_wait EXPR WANT [TENTHS]: until the query gives exactly WANT
+pq_wait() {
+	local i v n="${3:-200}"
+	for ((i = 0; i < n; i++)); do
+		v=$(pq "$1")
+		[ "$v" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "query $1: got '$v', want '$2'" >&2
+	return 1
+}
+
+# metric FILE SELECTOR: the value of the one sample matching SELECTOR (a
+# regex over the sample line before the value), "" if none
+metric() {
+	grep -E "^$2 " "$1" | awk '{ print $NF }' | head -1
+}
+
+# scrape URL FILE [ACCEPT]: GET URL into FILE
+scrape() {
+	curl -sf --max-time 5 ${3:+-H "Accept: $3"} "$1" -o "$2"
+}
+
+# exp_wait URL SELECTOR WANT: until the exporter's own sample equals WANT
+exp_wait() {
+	local i v
+	for ((i = 0; i < 200; i++)); do
+		scrape "$1" "$FSS_SCRATCH/wait.txt" && v=$(metric "$FSS_SCRATCH/wait.txt" "$2")
+		[ "$v" = "$3" ] && return 0
+		sleep 0.1
+	done
+	echo "exporter $2: got '$v', want '$3'" >&2
+	return 1
+}
+
+# workload N: exactly N fdatasyncs on $FSS_MNT; sets p50_us (the tool's own)
+workload() {
+	"$FSS_BIN" run --no-trace --json -c "$1" --method fdatasync "$FSS_MNT" \
+		> "$FSS_SCRATCH/run.json" 2> "$FSS_SCRATCH/run.err"
+	[ "$(jq '.tests[0].ops' "$FSS_SCRATCH/run.json")" -eq "$1" ]
+	p50_us=$(jq '.tests[0].latency_us.p50' "$FSS_SCRATCH/run.json")
+}
+
+FD='fsyncscope_sync_duration_seconds_count\{[^}]*kind="fdatasync"[^}]*\}'
+
+# bucket_index SECONDS: index of the histogram bucket (le bounds 1-2.5-5 per decade) holding it
+bucket_index() {
+	awk -v v="$1" 'BEGIN {
+		split("1e-6 2.5e-6 5e-6 1e-5 2.5e-5 5e-5 1e-4 2.5e-4 5e-4 1e-3 2.5e-3 5e-3 1e-2 2.5e-2 5e-2 0.1 0.25 0.5 1 2.5 5 10", b, " ")
+		for (i = 1; i <= 22; i++) if (v <= b[i] + 0) { print i; exit }
+		print 23 }'
+}
+
+@test "exporter: Prometheus's last sample and the exporter's count equal the workload's; p50 within a bucket; phases add up" {
+	local port n=300 got q p50 ib it
+	fss_mkfs ext4 256
+	port=$(free_port)
+	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1
+	start_prom "127.0.0.1:$port"
+	pq_wait 'up{job="fsyncscope"}' 1
+	workload "$n"
+	exp_wait "http://127.0.0.1:$port/metrics" "$FD" "$n"
+	# Prometheus's last sample, exactly
+	pq_wait 'sum(fsyncscope_sync_duration_seconds_count{kind="fdatasync"})' "$n"
+	got=$(metric "$FSS_SCRATCH/wait.txt" "$FD")
+	[ "$got" -eq "$n" ]
+	# histogram_quantile within one bucket of the tool's own p50
+	q=$(pq 'histogram_quantile(0.5, sum by (le) (fsyncscope_sync_duration_seconds_bucket{kind="fdatasync"}))')
+	p50=$(awk -v u="$p50_us" 'BEGIN { printf "%.9f", u / 1e6 }')
+	ib=$(bucket_index "$q")
+	it=$(bucket_index "$p50")
+	echo "histogram_quantile $q s (bucket $ib), tool p50 $p50 s (bucket $it)" >&2
+	[ $((ib - it)) -le 1 ] && [ $((it - ib)) -le 1 ]
+	# phases add up to the total (float sums: relative 1e-9)
+	q=$(pq 'abs(sum(fsyncscope_phase_seconds_total{kind="fdatasync"}) - sum(fsyncscope_sync_duration_seconds_sum{kind="fdatasync"})) / sum(fsyncscope_sync_duration_seconds_sum{kind="fdatasync"})')
+	echo "relative phase-sum difference $q" >&2
+	awk -v d="$q" 'BEGIN { exit !(d < 1e-9) }'
+	# and each phase histogram counted every sync once
+	[ "$(pq 'count(fsyncscope_phase_duration_seconds_count{kind="fdatasync"} == '"$n"')')" = 6 ]
+	[ "$(pq 'sum(fsyncscope_events_lost_total)')" = 0 ]
+	[ "$(pq 'count(fsyncscope_build_info)')" = 1 ]
+	stop_pid "$exp_pid"
+}
+
+@test "exporter: promtool check metrics has no errors or lint warnings; OpenMetrics when Accept asks" {
+	local port out
+	[ -x "$PROMTOOL" ] || skip "promtool not installed (make deps)"
+	fss_mkfs ext4 256
+	port=$(free_port)
+	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1 \
+		--labels kind,device,comm,cgroup
+	workload 50
+	exp_wait "http://127.0.0.1:$port/metrics" 'fsyncscope_sync_duration_seconds_count\{kind="fdatasync",[^}]*comm="fsyncscope"[^}]*\}' 50
+	scrape "http://127.0.0.1:$port/metrics" "$FSS_SCRATCH/m.txt"
+	grep -q 'cgroup="/' "$FSS_SCRATCH/m.txt"
+	run "$PROMTOOL" check metrics < "$FSS_SCRATCH/m.txt"
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	curl -sf -D "$FSS_SCRATCH/h.txt" -o "$FSS_SCRATCH/om.txt" \
+		-H 'Accept: application/openmetrics-text; version=1.0.0' "http://127.0.0.1:$port/metrics"
+	grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$FSS_SCRATCH/h.txt"
+	[ "$(tail -1 "$FSS_SCRATCH/om.txt")" = "# EOF" ]
+	grep -q '^# TYPE fsyncscope_phase_seconds counter$' "$FSS_SCRATCH/om.txt"
+	grep -q '^# UNIT fsyncscope_sync_duration_seconds seconds$' "$FSS_SCRATCH/om.txt"
+	grep -q '^# TYPE fsyncscope_build info$' "$FSS_SCRATCH/om.txt"
+	stop_pid "$exp_pid"
+}
+
+@test "exporter: --textfile through node_exporter gives the same counts; SIGHUP rewrites the file" {
+	local nport n=120 dir
+	[ -x "$NODE_EXP" ] || skip "prometheus-node-exporter not installed (make deps)"
+	fss_mkfs ext4 256
+	dir="$FSS_SCRATCH/textfile"
+	mkdir -p "$dir"
+	start_exporter exp --textfile "$dir" --mount "$FSS_MNT" --interval 1
+	[ -f "$dir/fsyncscope.prom" ]
+	nport=$(free_port)
+	"$NODE_EXP" --web.listen-address="127.0.0.1:$nport" \
+		--collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$dir" > "$FSS_SCRATCH/node.log" 2>&1 3>&- &
+	bg_pids+=("$!")
+	workload "$n"
+	exp_wait "http://127.0.0.1:$nport/metrics" "$FD" "$n"
+	scrape "http://127.0.0.1:$nport/metrics" "$FSS_SCRATCH/node.txt"
+	# node_exporter read the file without complaint
+	[ "$(metric "$FSS_SCRATCH/node.txt" 'node_textfile_scrape_error')" = 0 ]
+	[ "$(metric "$FSS_SCRATCH/node.txt" "$FD")" = "$(metric "$dir/fsyncscope.prom" "$FD")" ]
+	# no temp files left
+	[ "$(ls -A "$dir")" = "fsyncscope.prom" ]
+	rm "$dir/fsyncscope.prom"
+	kill -HUP "$exp_pid"
+	wait_for "$dir/fsyncscope.prom" "^$FD $n\$" 50
+	stop_pid "$exp_pid"
+	# the last counts stay for node_exporter
+	[ "$(metric "$dir/fsyncscope.prom" "$FD")" = "$n" ]
+}
+
+@test "exporter: a restart is a counter reset to Prometheus, never a negative rate" {
+	local port
+	fss_mkfs ext4 256
+	port=$(free_port)
+	start_exporter exp1 --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1
+	start_prom "127.0.0.1:$port"
+	workload 200
+	pq_wait 'sum(fsyncscope_sync_duration_seconds_count{kind="fdatasync"})' 200
+	stop_pid "$exp_pid"
+	start_exporter exp2 --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1
+	workload 50
+	pq_wait 'sum(fsyncscope_sync_duration_seconds_count{kind="fdatasync"})' 50
+	sleep 2
+	[ "$(pq 'sum(resets(fsyncscope_sync_duration_seconds_count{kind="fdatasync"}[5m]))')" = 1 ]
+	# rate over the whole run, and at every second of it, is never negative
+	[ "$(pq 'count(min_over_time(rate(fsyncscope_sync_duration_seconds_count{kind="fdatasync"}[3s])[5m:1s]) < 0)')" = "" ]
+	[ "$(pq 'increase(fsyncscope_sync_duration_seconds_count{kind="fdatasync"}[5m]) >= 0')" != "" ]
+	stop_pid "$exp_pid"
+}
+
+@test "exporter: --max-series bounds the label sets; the rest is folded and counted" {
+	local port
+	fss_mkfs ext4 256
+	port=$(free_port)
+	# room for one label set and the catch-all: the prefill fsync takes the
+	# first, every fdatasync is folded
+	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1 --max-series 2
+	workload 100
+	exp_wait "http://127.0.0.1:$port/metrics" 'fsyncscope_series_folded_total' 100
+	scrape "http://127.0.0.1:$port/metrics" "$FSS_SCRATCH/m.txt"
+	[ "$(metric "$FSS_SCRATCH/m.txt" 'fsyncscope_series')" = 2 ]
+	[ "$(metric "$FSS_SCRATCH/m.txt" 'fsyncscope_sync_duration_seconds_count\{kind="other",device="other",mountpoint="other"\}')" = 100 ]
+	[ "$(metric "$FSS_SCRATCH/m.txt" 'fsyncscope_sync_duration_seconds_count\{kind="fsync",[^}]*\}')" = 1 ]
+	[ "$(grep -c '^fsyncscope_sync_duration_seconds_count' "$FSS_SCRATCH/m.txt")" -eq 2 ]
+	stop_pid "$exp_pid"
+}
+
+@test "exporter: bad input is one line and a non-zero exit, nothing left behind" {
+	local port lpid ro
+	port=$(free_port)
+	python3 -c 'import socket,sys,time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("up", flush=True); time.sleep(120)' \
+		"$port" > "$FSS_SCRATCH/busy.out" 3>&- &
+	lpid=$!
+	bg_pids+=("$lpid")
+	wait_for "$FSS_SCRATCH/busy.out" '^up$'
+	run -1 "$FSS_BIN" exporter --listen "127.0.0.1:$port"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"Address already in use"* ]]
+	run -2 "$FSS_BIN" exporter --listen "300.1.2.3:9469"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"bad address"* ]]
+	run -2 "$FSS_BIN" exporter --listen "127.0.0.1:99999"
+	[ "${#lines[@]}" -eq 1 ]
+	run -2 "$FSS_BIN" exporter --max-series 0
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--max-series"* ]]
+	run -2 "$FSS_BIN" exporter --labels kind,inode
+	[ "${#lines[@]}" -eq 1 ]
+	# an unwritable directory: a read-only tmpfs (root may write anywhere else)
+	ro="$FSS_SCRATCH/ro"
+	mkdir -p "$ro"
+	mount -t tmpfs -o ro,size=1m tmpfs "$ro"
+	echo "$ro" >> "$FSS_SCRATCH/.mounts"
+	run -1 "$FSS_BIN" exporter --textfile "$ro"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"cannot write there"* ]]
+	run -1 "$FSS_BIN" exporter --textfile "$FSS_SCRATCH/nope"
+	[ "${#lines[@]}" -eq 1 ]
+	: > "$FSS_SCRATCH/afile"
+	run -1 "$FSS_BIN" exporter --textfile "$FSS_SCRATCH/afile"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"not a directory"* ]]
+	[ -z "$(ls -A "$ro")" ]
+}
+
+@test "exporter: clients that never send, send garbage or never read block neither scrapes nor tracing" {
+	local port i
+	fss_mkfs ext4 256
+	port=$(free_port)
+	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1
+	# silent: connects and sends nothing; garbage: binary and a bad request
+	# line; reader: asks for /metrics with a tiny receive buffer, never reads
+	python3 -c 'import socket,sys,time
+port = int(sys.argv[1])
+def conn(rcvbuf=None):
+    s = socket.socket()
+    if rcvbuf: s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.connect(("127.0.0.1", port)); return s
+keep = [conn() for _ in range(5)]
+g = conn(); g.sendall(b"\x00\xff\x13garbage\x00"); keep.append(g)
+g = conn(); g.sendall(b"HELLO WORLD\r\n\r\n"); keep.append(g)
+for _ in range(5):
+    r = conn(1024); r.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"); keep.append(r)
+print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- &
+	bg_pids+=("$!")
+	wait_for "$FSS_SCRATCH/bad.out" '^up$'
+	for ((i = 0; i < 5; i++)); do
+		scrape "http://127.0.0.1:$port/metrics" "$FSS_SCRATCH/ok.txt"
+		grep -q '^fsyncscope_build_info' "$FSS_SCRATCH/ok.txt"
+	done
+	workload 100
+	exp_wait "http://127.0.0.1:$port/metrics" "$FD" 100
+	# a bad request gets a 400, a wrong path a 404, the rest 405
+	[ "$(printf 'NOPE\r\n\r\n' | curl -s --max-time 2 telnet://127.0.0.1:$port | head -1 | tr -d '\r')" = "HTTP/1.1 400 Bad Request" ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")" = 404 ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics")" = 405 ]
+	stop_pid "$exp_pid"
+}
