@@ -30,7 +30,8 @@ DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libfuse3-dev fuse3 pkg-config make
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 fio bpftrace kmod procps psmisc time bc \
-	chromium python3-venv sqlite3 strace
+	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
+	curl iproute2 systemd
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
 LIBS_PC   := libbpf json-c mount libnvme

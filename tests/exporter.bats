@@ -17,6 +17,7 @@ setup() {
 	fss_need_root
 	fss_scratch
 	bg_pids=()
+	exp_prefix=()
 }
 
 teardown() {
@@ -52,10 +53,11 @@ free_port() {
 }
 
 # start_exporter NAME ARGS...: in the background, ready; sets exp_pid
+# (run under the command in the array exp_prefix, if set)
 start_exporter() {
 	local name="$1"
 	shift
-	"$FSS_BIN" exporter "$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
+	"${exp_prefix[@]}" "$FSS_BIN" exporter "$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
 	exp_pid=$!
 	bg_pids+=("$exp_pid")
 	wait_for "$FSS_SCRATCH/$name.err" '^fsyncscope: exporting'
@@ -149,6 +151,16 @@ workload() {
 	p50_us=$(jq '.tests[0].latency_us.p50' "$FSS_SCRATCH/run.json")
 }
 
+DASH="$FSS_ROOT/contrib/grafana-dashboard.json"
+ALERTS="$FSS_ROOT/contrib/fsyncscope-alerts.yml"
+UNIT="$FSS_ROOT/contrib/fsyncscope-exporter.service"
+
+# dash_exprs: the dashboard's PromQL with Grafana's variables filled in
+dash_exprs() {
+	jq -r '.panels[].targets[].expr' "$DASH" |
+		sed -e 's/\$__rate_interval/1m/g' -e 's/\$instance/.*/g'
+}
+
 FD='fsyncscope_sync_duration_seconds_count\{[^}]*kind="fdatasync"[^}]*\}'
 
 # bucket_index SECONDS: index of the histogram bucket (le bounds 1-2.5-5 per decade) holding it
@@ -187,6 +199,16 @@ bucket_index() {
 	[ "$(pq 'count(fsyncscope_phase_duration_seconds_count{kind="fdatasync"} == '"$n"')')" = 6 ]
 	[ "$(pq 'sum(fsyncscope_events_lost_total)')" = 0 ]
 	[ "$(pq 'count(fsyncscope_build_info)')" = 1 ]
+	# every query of the Grafana dashboard runs and returns data here (a
+	# rate needs two samples of a series: a few scrapes after the workload)
+	local e i
+	while read -r e; do
+		for ((i = 0; i < 100; i++)); do
+			[ -n "$(pq "$e")" ] && break
+			sleep 0.1
+		done
+		[ "$i" -lt 100 ] || { echo "dashboard query gave no data: $e" >&2; return 1; }
+	done < <(dash_exprs)
 	stop_pid "$exp_pid"
 }
 
@@ -352,5 +374,71 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	[ "$(printf 'NOPE\r\n\r\n' | curl -s --max-time 2 telnet://127.0.0.1:$port | head -1 | tr -d '\r')" = "HTTP/1.1 400 Bad Request" ]
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")" = 404 ]
 	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics")" = 405 ]
+	stop_pid "$exp_pid"
+}
+
+@test "contrib: the systemd unit passes systemd-analyze verify; the exporter runs with its capability bounding set" {
+	local t caps port
+	command -v systemd-analyze >/dev/null || skip "systemd-analyze not installed (make deps installs systemd)"
+	t="$FSS_SCRATCH/unit"
+	mkdir -p "$t/man/man8"
+	cp "$FSS_ROOT/docs/fsyncscope.8" "$t/man/man8/"
+	# the unit as installed, pointing at this build
+	sed "s|/usr/local/sbin/fsyncscope|$FSS_BIN|" "$UNIT" > "$t/fsyncscope-exporter.service"
+	run env MANPATH="$t/man" systemd-analyze verify "$t/fsyncscope-exporter.service"
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	grep -qx 'NoNewPrivileges=yes' "$UNIT"
+	grep -qx 'ProtectSystem=strict' "$UNIT"
+	# CapabilityBoundingSet=CAP_A CAP_B -> setpriv's -all,+a,+b
+	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr 'A-Z' 'a-z' |
+		sed -e 's/cap_//g' -e 's/ /,+/g')
+	[[ "$caps" == *bpf*perfmon* ]]
+	fss_mkfs ext4 256
+	port=$(free_port)
+	exp_prefix=(setpriv --no-new-privs --inh-caps=-all --bounding-set="-all,+$caps" --)
+	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1
+	workload 40
+	exp_wait "http://127.0.0.1:$port/metrics" "$FD" 40
+	stop_pid "$exp_pid"
+}
+
+@test "contrib: the dashboard is valid JSON; its queries and the example alerts pass promtool; every metric they name is exported" {
+	local port names n
+	[ -x "$PROMTOOL" ] || skip "promtool not installed (make deps)"
+	jq -e '.panels | length > 0' "$DASH" >/dev/null
+	# the dashboard's queries as recording rules, for promtool check rules
+	{
+		echo "groups:"
+		echo "  - name: dashboard"
+		echo "    rules:"
+		n=0
+		while read -r e; do
+			n=$((n + 1))
+			echo "      - record: dashboard:query$n"
+			printf '        expr: %s\n' "$(jq -Rn --arg e "$e" '$e')"
+		done < <(dash_exprs)
+	} > "$FSS_SCRATCH/dash-rules.yml"
+	run "$PROMTOOL" check rules "$FSS_SCRATCH/dash-rules.yml"
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"SUCCESS: $n rules found"* ]]
+	run "$PROMTOOL" check rules "$ALERTS"
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	# every fsyncscope_* name they use is in a real exposition
+	fss_mkfs ext4 256
+	port=$(free_port)
+	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1 \
+		--labels kind,device,comm
+	workload 20
+	exp_wait "http://127.0.0.1:$port/metrics" "$FD" 20
+	scrape "http://127.0.0.1:$port/metrics" "$FSS_SCRATCH/m.txt"
+	names=$( { dash_exprs; cat "$ALERTS"; } | grep -o 'fsyncscope_[a-z0-9_]*' | sort -u)
+	[ -n "$names" ]
+	for n in $names; do
+		grep -q "^$n[ {]" "$FSS_SCRATCH/m.txt" || { echo "not exported: $n" >&2; return 1; }
+	done
 	stop_pid "$exp_pid"
 }
