@@ -53,7 +53,7 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
-	$(OUTPUT)/tests/test_hist
+	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics
 FIXTURES   := $(OUTPUT)/tests/delayfs
 HELPERS    := $(OUTPUT)/tests/syncer
 
@@ -124,6 +124,10 @@ $(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c user/orde
 $(OUTPUT)/tests/test_hist: tests/unit/test_hist.c user/hist.c user/stats.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+
+$(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_prom.c user/attr.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -14,7 +14,7 @@ PROMTOOL=/usr/bin/promtool
 NODE_EXP=/usr/bin/prometheus-node-exporter
 
 setup() {
-	fss_need_root
+	[[ "$BATS_TEST_DESCRIPTION" == unit:* ]] || fss_need_root
 	fss_scratch
 	bg_pids=()
 	exp_prefix=()
@@ -169,6 +169,14 @@ bucket_index() {
 		split("1e-6 2.5e-6 5e-6 1e-5 2.5e-5 5e-5 1e-4 2.5e-4 5e-4 1e-3 2.5e-3 5e-3 1e-2 2.5e-2 5e-2 0.1 0.25 0.5 1 2.5 5 10", b, " ")
 		for (i = 1; i <= 22; i++) if (v <= b[i] + 0) { print i; exit }
 		print 23 }'
+}
+
+@test "unit: metrics model and Prometheus/OpenMetrics renderer (tests/unit/test_metrics.c)" {
+	make -s -C "$FSS_ROOT" build/tests/test_metrics >&2
+	run "$FSS_BUILD/tests/test_metrics"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == *" checks, 0 failures" ]]
 }
 
 @test "exporter: Prometheus's last sample and the exporter's count equal the workload's; p50 within a bucket; phases add up" {

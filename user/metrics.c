@@ -184,8 +184,13 @@ void fss_metrics_add_sync(struct fss_metrics *m, const struct fss_sync_result *r
 {
 	struct fss_m_series *s;
 	struct key k = { 0, -1, "", "" };
-	/* the last slot is kept for the catch-all series */
-	unsigned int room = m->max_series - 1;
+	/*
+	 * New label sets take slots as they come up to max - 1 - reserve; the
+	 * reserve (a quarter, at most 64) is for the folded comm="other"
+	 * series of each kind and device, the last slot for the catch-all.
+	 */
+	unsigned int reserve = m->max_series / 4 < 64 ? m->max_series / 4 : 64;
+	unsigned int room = m->max_series - 1 - reserve;
 	char comm[sizeof(r->comm) + 1];
 
 	pthread_mutex_lock(&m->lock);
@@ -206,7 +211,7 @@ void fss_metrics_add_sync(struct fss_metrics *m, const struct fss_sync_result *r
 			k.comm = "other";
 		if (m->labels & FSS_ML_CGROUP)
 			k.cgroup = "other";
-		s = series_get(m, &k, room);
+		s = series_get(m, &k, m->max_series - 1);
 	}
 	if (!s) {
 		struct key all = { FSS_M_OTHER, -1, "other", "other" };

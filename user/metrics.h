@@ -8,9 +8,11 @@
  *
  * Series: one label set (kind, device+mountpoint, comm, cgroup; the ones not
  * chosen with --labels are left empty) holds a histogram of sync durations
- * and one per phase.  At most max_series label sets; a new label set when
- * the table is full is folded into comm="other" (cgroup="other"), and when
- * even that one has no room, into one catch-all series with every label
+ * and one per phase.  At most max_series label sets: new ones take slots as
+ * they come up to max_series - 1 - min(max_series / 4, 64); past that a
+ * sync is counted in the label set with comm="other" (cgroup="other") of
+ * its kind and device, which use the reserved slots, and when even those
+ * are taken, in one catch-all series (the last slot) with every label
  * "other".  Each sync folded is counted (series_folded_total).
  */
 #ifndef __FSS_METRICS_H
