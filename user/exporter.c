@@ -526,9 +526,12 @@ static int check_targets(struct fss_trace_opts *to, int *lfd)
 	if (env.mount) {
 		struct stat st;
 
-		if (stat(env.mount, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, PROG ": --mount %s: %s\n", env.mount,
-				errno ? strerror(errno) : "not a directory");
+		if (stat(env.mount, &st)) {
+			fprintf(stderr, PROG ": --mount %s: %s\n", env.mount, strerror(errno));
+			return 1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, PROG ": --mount %s: not a directory\n", env.mount);
 			return 1;
 		}
 		if (fss_target_lookup(env.mount, &target)) {
