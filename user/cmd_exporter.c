@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * exporter.c - `fsyncscope exporter`: a long-lived service that feeds every
+ * cmd_exporter.c - `fsyncscope exporter`: a long-lived service that feeds every
  * attributed sync into the metrics model (metrics.c) and serves it to
  * Prometheus at /metrics (httpd.c, rendered by out_prom.c) and/or writes it
  * for node_exporter's textfile collector.
