@@ -77,7 +77,8 @@ static const char doc[] =
 "\n"
 "EXAMPLES:\n"
 "  fsyncscope exporter                          # :" DEFAULT_LISTEN "/metrics, every sync\n"
-"  fsyncscope exporter --listen 127.0.0.1:9469 -c postgres --labels kind,device,comm\n"
+"  fsyncscope exporter --listen 127.0.0.1:9469 -c postgres \\\n"
+"                      --labels kind,device,comm\n"
 "  fsyncscope exporter --textfile /var/lib/prometheus/node-exporter\n"
 "  fsyncscope exporter --mount /var/lib/postgresql --max-series 100\n";
 

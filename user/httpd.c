@@ -5,7 +5,9 @@
  * A connection is read until the end of its headers (at most
  * FSS_HTTPD_REQ_MAX bytes within FSS_HTTPD_READ_MS), answered in full from
  * one buffer (written as the socket accepts it, within FSS_HTTPD_WRITE_MS)
- * and closed.  When all slots are taken a new connection is closed at once.
+ * and closed.  When all slots are taken, the connection that has waited
+ * longest for its request is dropped to make room (a new one is refused
+ * only when every slot is sending a response).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -295,7 +297,17 @@ static void accept_all(struct fss_httpd *h)
 		for (int i = 0; i < FSS_HTTPD_MAX_CONNS && !c; i++)
 			if (h->c[i].fd < 0)
 				c = &h->c[i];
-		if (!c) {		/* all slots busy: refuse this one */
+		/*
+		 * All slots busy: make room by dropping the connection that has
+		 * been waiting longest for its request (idle clients cannot lock
+		 * scrapers out); if all are being answered, refuse this one.
+		 */
+		for (int i = 0; i < FSS_HTTPD_MAX_CONNS && !c; i++)
+			if (!h->c[i].writing && (!c || h->c[i].deadline < c->deadline))
+				c = &h->c[i];
+		if (c && c->fd >= 0)
+			conn_close(c);
+		if (!c) {
 			close(fd);
 			continue;
 		}

@@ -4,7 +4,8 @@
  * non-blocking sockets, a fixed number of connections, each with a
  * deadline, so a client that never sends, never reads or sends garbage
  * costs one slot until its deadline and never blocks the others (or the
- * tracer, which runs in its own thread).  Every response closes the
+ * tracer, which runs in its own thread); when the slots run out, the
+ * connection that has waited longest for its request makes room.  Every response closes the
  * connection.
  */
 #ifndef __FSS_HTTPD_H
