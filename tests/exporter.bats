@@ -393,7 +393,7 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	stop_pid "$exp_pid"
 }
 
-@test "contrib: the systemd unit passes systemd-analyze verify; the exporter runs with its capability bounding set" {
+@test "contrib: the systemd unit passes systemd-analyze verify; the exporter runs with its ExecStart options and capability bounding set" {
 	local t caps port
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze not installed (make deps installs systemd)"
 	t="$FSS_SCRATCH/unit"
@@ -413,8 +413,13 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	[[ "$caps" == *bpf*perfmon* ]]
 	fss_mkfs ext4 256
 	port=$(free_port)
+	# the unit's own ExecStart options, on a scratch port and our image
+	local -a args
+	read -r -a args <<<"$(sed -n 's|^ExecStart=/usr/local/sbin/fsyncscope exporter ||p' "$UNIT" |
+		sed "s|--listen :9469|--listen 127.0.0.1:$port|")"
+	[[ "${args[*]}" == *"--listen 127.0.0.1:$port"* ]]
 	exp_prefix=(setpriv --no-new-privs --inh-caps=-all --bounding-set="-all,+$caps" --)
-	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1
+	start_exporter exp "${args[@]}" --mount "$FSS_MNT" --interval 1
 	workload 40
 	exp_wait "http://127.0.0.1:$port/metrics" "$FD" 40
 	stop_pid "$exp_pid"
