@@ -204,7 +204,10 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
-/* Consumer thread only: no lock needed for cg_cache. */
+/*
+ * Called with the tracer lock held (from the consumer thread, or from a
+ * drain in the main thread), which is all cg_cache needs.
+ */
 static void cgroup_note(__u32 pid)
 {
 	unsigned int i = pid % CG_SLOTS;
