@@ -56,7 +56,7 @@ has() {
 
 @test "options of each command complete, and are exactly those of its --help" {
 	local cmd got want
-	for cmd in run trace devices compare report diff; do
+	for cmd in run trace devices compare report diff exporter; do
 		got="$(comp "$cmd" -)"
 		# every long option of the command's --help (with aliases)
 		want="$("$FSS_BIN" "$cmd" --help | grep -E '^ +-' |
@@ -96,6 +96,8 @@ has() {
 	[ "$(echo $output)" = "auto fentry kprobe tracepoint" ]
 	run -0 comp compare --fs ext4,
 	[ "$(echo $output)" = "ext4,btrfs ext4,ext4 ext4,xfs" ]
+	run -0 comp exporter --labels kind,
+	[ "$(echo $output)" = "kind,cgroup kind,comm kind,device kind,kind" ]
 	# --format: the values the help texts give
 	run -0 comp report --format ""
 	[ "$(echo $output)" = "csv html json perfetto text" ]

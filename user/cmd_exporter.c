@@ -77,8 +77,8 @@ static const char doc[] =
 "\n"
 "EXAMPLES:\n"
 "  fsyncscope exporter                          # :" DEFAULT_LISTEN "/metrics, every sync\n"
-"  fsyncscope exporter --listen 127.0.0.1:9469 -c postgres \\\n"
-"                      --labels kind,device,comm\n"
+"  fsyncscope exporter --listen 127.0.0.1:9469 --labels kind,device,comm\n"
+"  fsyncscope exporter -c postgres --labels kind,comm   # PostgreSQL only\n"
 "  fsyncscope exporter --textfile /var/lib/prometheus/node-exporter\n"
 "  fsyncscope exporter --mount /var/lib/postgresql --max-series 100\n";
 
@@ -94,7 +94,7 @@ enum {
 };
 
 static const struct argp_option opts[] = {
-	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0, "Serve /metrics here (default " DEFAULT_LISTEN " when no --textfile)", 0 },
+	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0, "Serve /metrics here (default: port " DEFAULT_LISTEN ")", 0 },
 	{ "textfile", OPT_TEXTFILE, "DIR", 0, "Write DIR/fsyncscope.prom every interval (node_exporter textfile collector)", 0 },
 	{ "interval", OPT_INTERVAL, "SECS", 0, "Drain the tracer and write the textfile every SECS (default 5)", 0 },
 	{ "labels", OPT_LABELS, "LIST", 0, "Labels of the sync series: kind,device,comm,cgroup (default kind,device)", 0 },
