@@ -2,7 +2,7 @@
 # `fsyncscope exporter` (issue 19) against the real thing: Debian's
 # prometheus (1 s scrape) and prometheus-node-exporter (textfile collector),
 # started on scratch ports by each test and always stopped.  The workload is
-# `fsyncscope run --no-trace -c N --method fdatasync` on a loop ext4 image:
+# `fsyncscope run --no-trace --count N --method fdatasync` on a loop ext4 image:
 # exactly N fdatasyncs (and one fsync when it prepares its file).  Counts
 # are compared exactly; nothing here asserts timing.
 
@@ -145,7 +145,7 @@ exp_wait() {
 
 # workload N: exactly N fdatasyncs on $FSS_MNT; sets p50_us (the tool's own)
 workload() {
-	"$FSS_BIN" run --no-trace --json -c "$1" --method fdatasync "$FSS_MNT" \
+	"$FSS_BIN" run --no-trace --json --count "$1" --method fdatasync "$FSS_MNT" \
 		> "$FSS_SCRATCH/run.json" 2> "$FSS_SCRATCH/run.err"
 	[ "$(jq '.tests[0].ops' "$FSS_SCRATCH/run.json")" -eq "$1" ]
 	p50_us=$(jq '.tests[0].latency_us.p50' "$FSS_SCRATCH/run.json")
