@@ -34,6 +34,7 @@
 #include "attr.h"
 #include "devinfo.h"
 #include "fsyncscope.skel.h"
+#include "scratch.h"
 #include "probe.skel.h"
 
 #define POLL_INTERVAL_MS	20
@@ -683,25 +684,26 @@ static const char *hook_names[FSS_HOOK_MAX] = {
 
 static int calib_syncs(const char *dir, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
+	struct fss_scratch s;
 	char buf[4096];
 	int fd, rc = 0;
 
 	memset(buf, 0x5a, sizeof(buf));
-	snprintf(path, sizeof(path), "%s/.fsyncscope-calib.%d", dir, getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	if (fd < 0) {
-		snprintf(err, errlen, "calibration: cannot create %s: %s", path, strerror(errno));
-		return -errno;
+	/* anonymous where O_TMPFILE works: a SIGKILL leaves nothing */
+	rc = fss_scratch_open(&s, dir, FSS_SCRATCH_CALIB, -1);
+	if (rc) {
+		snprintf(err, errlen, "calibration: cannot create %s/%s%d: %s",
+			 dir, FSS_SCRATCH_CALIB, getpid(), strerror(-rc));
+		return rc;
 	}
+	fd = s.fd;
 	/* one fsync of an append (journal work), three fdatasync overwrites */
 	if (write(fd, buf, sizeof(buf)) != sizeof(buf) || fsync(fd))
 		rc = -errno;
 	for (int i = 0; !rc && i < 3; i++)
 		if (pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf) || fdatasync(fd))
 			rc = -errno;
-	close(fd);
-	unlink(path);
+	fss_scratch_close(&s);
 	if (rc)
 		snprintf(err, errlen, "calibration: sync on %s failed: %s", dir, strerror(-rc));
 	return rc;
@@ -740,6 +742,8 @@ static int calibrate(struct fss_tracer *t, char *err, size_t errlen)
 		snprintf(err, errlen, "calibration needs a directory on the traced filesystem");
 		return -EINVAL;
 	}
+	/* named calibration files of tracers that were killed */
+	fss_scratch_sweep(t->opts.calib_dir, stderr);
 	rc = calib_round(t, before, after, err, errlen);
 	if (rc)
 		return rc;

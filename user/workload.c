@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include "scratch.h"
 #include "workload.h"
 
 volatile sig_atomic_t fss_wl_stop;
@@ -118,7 +119,9 @@ int fss_size_parse(const char *s, __u64 *out)
 /* ---- files ------------------------------------------------------------ */
 
 struct fss_wl_file {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64];	/* what open(2) opens it by */
+	const char *name;		/* for messages */
+	struct fss_scratch scratch;	/* ours: anonymous, or named (removed) */
 	bool created;		/* ours: removed by cleanup */
 	bool removed;
 	bool blockdev;
@@ -193,6 +196,8 @@ struct fss_workload *fss_wl_new(const char *dir, const char *user_file,
 		snprintf(w->dir, sizeof(w->dir), "%s", dir);
 	if (user_file)
 		snprintf(w->user_file, sizeof(w->user_file), "%s", user_file);
+	else	/* named test files of runs that were killed (no O_TMPFILE) */
+		fss_scratch_sweep(w->dir, stderr);
 	w->force = force;
 	if (posix_memalign((void **)&w->fill, BUF_ALIGN, FILL_LEN)) {
 		free(w);
@@ -223,9 +228,13 @@ static void probe_dio(struct fss_workload *w, const char *path)
 	}
 }
 
+/* Remove a file we created: unlink a name, close an anonymous holder. */
 static void file_unlink(struct fss_wl_file *f)
 {
-	if (f->created && !f->removed) {
+	if (f->scratch.fd >= 0 || f->scratch.named) {
+		fss_scratch_close(&f->scratch);
+		f->removed = true;
+	} else if (f->created && !f->removed) {
 		unlink(f->path);
 		f->removed = true;
 	}
@@ -296,7 +305,7 @@ static int fill_file(struct fss_workload *w, int fd, struct fss_wl_file *f,
 				snprintf(err, errlen, "no space left in %s for a %s test file",
 					 w->dir, sz);
 			else
-				snprintf(err, errlen, "writing %s: %s", f->path,
+				snprintf(err, errlen, "writing %s: %s", f->name,
 					 strerror(e));
 			return -e;
 		}
@@ -310,7 +319,7 @@ static int fill_file(struct fss_workload *w, int fd, struct fss_wl_file *f,
 			snprintf(err, errlen, "no space left in %s for a %s test file",
 				 w->dir, sz);
 		else
-			snprintf(err, errlen, "fsync %s: %s", f->path, strerror(e));
+			snprintf(err, errlen, "fsync %s: %s", f->name, strerror(e));
 		return -e;
 	}
 	return 0;
@@ -334,6 +343,8 @@ static int file_make(struct fss_workload *w, __u64 size, int how,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	f->scratch.fd = -1;
+	f->name = f->path;
 	if (w->user_file[0]) {
 		snprintf(f->path, sizeof(f->path), "%s", w->user_file);
 		fd = open(f->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -369,11 +380,15 @@ static int file_make(struct fss_workload *w, __u64 size, int how,
 			return rc;
 		}
 	} else {
-		snprintf(f->path, sizeof(f->path), "%s/.fsyncscope.%d.%u",
-			 strcmp(w->dir, "/") ? w->dir : "", (int)getpid(), w->seq++);
-		fd = open(f->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0) {
+		/* anonymous where O_TMPFILE works: a SIGKILL leaves nothing */
+		rc = fss_scratch_open(&f->scratch, w->dir, FSS_SCRATCH_TEST,
+				      (int)w->seq++);
+		fd = rc ? -1 : open(f->scratch.path, O_RDWR | O_CLOEXEC);
+		if (!rc && fd < 0) {
 			rc = -errno;
+			fss_scratch_close(&f->scratch);
+		}
+		if (rc) {
 			free(f);
 			if (nospace(-rc))
 				snprintf(err, errlen, "no space left in %s", w->dir);
@@ -382,6 +397,8 @@ static int file_make(struct fss_workload *w, __u64 size, int how,
 					 w->dir, strerror(-rc));
 			return rc;
 		}
+		snprintf(f->path, sizeof(f->path), "%s", f->scratch.path);
+		f->name = f->scratch.name;
 		f->created = true;
 	}
 	/* registered before it is filled, so every exit path removes it */
@@ -425,7 +442,7 @@ static int file_make(struct fss_workload *w, __u64 size, int how,
 			}
 		} else if (fsync(fd)) {
 			rc = -errno;
-			snprintf(err, errlen, "fsync %s: %s", f->path, strerror(-rc));
+			snprintf(err, errlen, "fsync %s: %s", f->name, strerror(-rc));
 		}
 	}
 	if (!rc && how != PREP_EMPTY)
@@ -937,7 +954,7 @@ int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
 	}
 	if (files[0]->size < (s.pattern == FSS_PAT_RANDOM ? s.bs : need) &&
 	    s.pattern != FSS_PAT_APPEND) {
-		snprintf(err, errlen, "%s is too small for this test", files[0]->path);
+		snprintf(err, errlen, "%s is too small for this test", files[0]->name);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -995,7 +1012,7 @@ int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
 		}
 		if (j->fd < 0) {
 			rc = -errno;
-			snprintf(err, errlen, "cannot open %s: %s", j->file->path,
+			snprintf(err, errlen, "cannot open %s: %s", j->file->name,
 				 strerror(-rc));
 			goto out;
 		}
@@ -1048,12 +1065,12 @@ int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
 		rc = -j->err;
 		if (nospace(j->err))
 			snprintf(err, errlen, "no space left in %s (%s on %s)",
-				 w->dir, j->err_op, j->file->path);
+				 w->dir, j->err_op, j->file->name);
 		else if (j->short_write)
-			snprintf(err, errlen, "short write on %s", j->file->path);
+			snprintf(err, errlen, "short write on %s", j->file->name);
 		else
 			snprintf(err, errlen, "%s on %s failed: %s", j->err_op,
-				 j->file->path, strerror(j->err));
+				 j->file->name, strerror(j->err));
 		goto out;
 	}
 
