@@ -37,7 +37,7 @@ missing_completion dsync_write_native_fua unrelated_write ext4_journal
 journal_other_fs xfs_log kthread_log_write rq_id_reuse
 lost_completion_reuse requeue_vs_lost nvme_flush
 write_through_no_flush unknown_disk out_of_order_arrival long_requests lookback
-random_vs_reference drain_horizon hold_inflight gc_bounded invalid_input report_percentiles
+random_vs_reference lost_completion_once drain_horizon hold_inflight gc_bounded invalid_input report_percentiles
 report_print report_json report_no_rq_start report_sync_json_escaping names"
 
 @test "unit: every C case has a bats test here" {
@@ -66,7 +66,7 @@ report_print report_json report_no_rq_start report_sync_json_escaping names"
 @test "attr: xfs log force in the caller" { attr_case xfs_log; }
 @test "attr: kernel thread log write with FUA" { attr_case kthread_log_write; }
 @test "attr: request pointer reuse" { attr_case rq_id_reuse; }
-@test "attr: a lost completion ends where its pointer is reused" { attr_case lost_completion_reuse; }
+@test "attr: a lost completion stays with the sync it began in, not the next" { attr_case lost_completion_reuse; }
 @test "attr: an issue after a requeue is the same request, without one a new one" { attr_case requeue_vs_lost; }
 @test "attr: NVMe Flush command time" { attr_case nvme_flush; }
 @test "attr: write-through cache, no flush" { attr_case write_through_no_flush; }
@@ -75,6 +75,7 @@ report_print report_json report_no_rq_start report_sync_json_escaping names"
 @test "attr: requests that began long before the sync" { attr_case long_requests; }
 @test "attr: an 8 ms request among short ones is still found (look-back)" { attr_case lookback; }
 @test "attr: random streams match a naive reference" { attr_case random_vs_reference; }
+@test "attr: a lost completion is painted once and counted once" { attr_case lost_completion_once; }
 @test "attr: drain horizon and what GC keeps" { attr_case drain_horizon; }
 @test "attr: a sync in flight holds its early requests while other disks move on" { attr_case hold_inflight; }
 @test "attr: memory stays bounded over 200k syncs" { attr_case gc_bounded; }

@@ -377,6 +377,7 @@ enum {
 	RQ_CNT_FUA_EMU		= 1 << 2,
 	RQ_CNT_PREFLUSH		= 1 << 3,
 	RQ_CNT_NVME_FLUSH	= 1 << 4,
+	RQ_CNT_INCOMPLETE	= 1 << 5,
 };
 
 struct rq {
@@ -442,6 +443,7 @@ struct fss_attr {
 	struct disk_idx *disks;	/* a time index of requests per disk */
 	size_t ndisks, cdisks, last_disk;
 	size_t nrqs;
+	size_t nopen;		/* requests not completed, not ended by a reuse */
 	struct tidx jnl;
 	size_t njnl;
 	struct jthread jthreads[ATTR_MAX_JTHREADS];
@@ -590,6 +592,8 @@ static void rq_free(struct tnode *n, void *ctx)
 
 	hash_del(a, r);
 	a->nrqs--;
+	if (!(r->has & (RQ_HAS_COMPLETE | RQ_HAS_LOST)))
+		a->nopen--;
 	if (a->nfree < RQ_FREE_MAX) {
 		r->hnext = a->free_rqs;
 		a->free_rqs = r;
@@ -634,6 +638,7 @@ static int rq_new(struct fss_attr *a, const struct fss_event *ev, struct rq **ou
 		return -ENOMEM;
 	}
 	a->nrqs++;
+	a->nopen++;
 	/* the id now names this request; an older one keeps its history */
 	old = hash_find(a, ev->dev, ev->rq.id, false);
 	if (old)
@@ -665,6 +670,7 @@ static bool rq_reused(const struct rq *r, const struct fss_event *ev)
 static int rq_lost(struct fss_attr *a, struct rq *r, __u64 ts)
 {
 	r->has |= RQ_HAS_LOST;
+	a->nopen--;
 	r->lost_at = ts > r->n.first ? ts : r->n.first;
 	r->n.end = r->lost_at;
 	hash_del(a, r);
@@ -722,6 +728,8 @@ static int add_rq_event(struct fss_attr *a, const struct fss_event *ev)
 			return 0;
 		}
 		if (!(r->has & RQ_HAS_COMPLETE)) {
+			if (!(r->has & RQ_HAS_LOST))
+				a->nopen--;
 			r->has |= RQ_HAS_COMPLETE;
 			r->complete = ev->ts;
 			r->final = ev->ts;
@@ -1108,6 +1116,14 @@ static bool rq_belongs(const struct fss_attr *a, const struct rq *r,
 
 	if (disk && r->dev != disk)
 		return false;
+	/*
+	 * No completion seen, and it began before this sync did: the sync it
+	 * began in is painted with it to its exit; a later one is not, since
+	 * the completion was most likely lost (a thread's own write whose
+	 * sync returned was done) rather than still running.
+	 */
+	if (!(r->has & RQ_HAS_COMPLETE) && r->n.first < ev->ts)
+		return false;
 	if (r->first_tid == ev->tid)
 		return true;			/* submitted by the syncing thread */
 	if (r->all_flags & FSS_RQ_FLUSH)
@@ -1143,8 +1159,10 @@ static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
 	bool have_dev = false;
 
 	res->nr_rq++;
-	if (!completed)
+	if (!completed) {
 		res->nr_incomplete++;
+		count_once(a, r, RQ_CNT_INCOMPLETE, &a->stats.incomplete);
+	}
 
 	/* queue: waiting before issue, or in the flush machinery */
 	if (r->has & RQ_HAS_START) {
@@ -1347,6 +1365,11 @@ void fss_attr_hold(struct fss_attr *a, __u64 ts)
 {
 	if (a)
 		a->hold = ts;
+}
+
+size_t fss_attr_open_rqs(const struct fss_attr *a)
+{
+	return a ? a->nopen : 0;
 }
 
 void fss_attr_flush_stats(const struct fss_attr *a, struct fss_flush_stats *st)

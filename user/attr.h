@@ -106,6 +106,7 @@ struct fss_flush_stats {
 	__u64 fua_emulated;		/* distinct FUA writes emulated by post-flush */
 	__u64 preflush;			/* distinct requests that asked for PREFLUSH */
 	__u64 nvme_flush_cmds;		/* distinct NVMe Flush commands (opcode 0) */
+	__u64 incomplete;		/* distinct requests attributed with no completion seen */
 };
 
 struct fss_attr_opts {
@@ -145,6 +146,13 @@ int fss_attr_drain(struct fss_attr *a, __u64 horizon, fss_sync_cb cb, void *arg)
  * sync would lose its early requests.
  */
 void fss_attr_hold(struct fss_attr *a, __u64 ts);
+
+/*
+ * Requests whose beginning was seen and whose completion was not (yet),
+ * not counting those ended by a reuse of their id: what a caller about to
+ * drain everything may wait a little for.
+ */
+size_t fss_attr_open_rqs(const struct fss_attr *a);
 
 /* Flush facts so far (all devices together). */
 void fss_attr_flush_stats(const struct fss_attr *a, struct fss_flush_stats *st);

@@ -160,6 +160,7 @@ static void breakdown_from_json(struct json_object *t, struct fss_breakdown *b)
 	b->flush.syncs_no_flush = (__u64)fss_jint(fl, "syncs_no_flush", 0);
 	b->flush.nvme_flush_cmds = (__u64)fss_jint(fl, "nvme_flush_cmds", 0);
 	b->incomplete_rqs = (__u64)fss_jint(t, "incomplete_rqs", 0);
+	b->syncs_incomplete = (__u64)fss_jint(t, "syncs_incomplete", 0);
 	b->drops = (__u64)fss_jint(t, "drops", 0);
 }
 

@@ -28,7 +28,12 @@ struct fss_breakdown {
 	struct fss_phase_stat phase[FSS_PH_MAX];
 	struct fss_flush_stats flush;
 	__u64 syncs_by_kind[FSS_SYNC_KIND_MAX];
-	__u64 incomplete_rqs;		/* requests with no completion seen */
+	/*
+	 * Requests with no completion seen: distinct ones (flush stats) when
+	 * flush stats are given, else the sum over syncs of nr_incomplete.
+	 */
+	__u64 incomplete_rqs;
+	__u64 syncs_incomplete;		/* syncs painted with such a request */
 	__u64 drops;			/* events lost (ring buffer full etc.) */
 	/*
 	 * Requests were seen issued but never created/inserted (kernels

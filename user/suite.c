@@ -178,6 +178,8 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 				       json_object_new_int64((int64_t)r->b.drops));
 		json_object_object_add(o, "incomplete_rqs",
 				       json_object_new_int64((int64_t)r->b.incomplete_rqs));
+		json_object_object_add(o, "syncs_incomplete",
+				       json_object_new_int64((int64_t)r->b.syncs_incomplete));
 		json_object_object_add(o, "breakdown_total", total_json(&r->b));
 		json_object_object_add(o, "syncs_by_kind", kinds_json(&r->b));
 	}

@@ -39,6 +39,7 @@
 
 #define POLL_INTERVAL_MS	20
 #define DRAIN_LAG_NS		(300ULL * 1000 * 1000)
+#define SETTLE_MAX_MS		20
 /* A sync in flight for longer than this no longer holds old events. */
 #define HOLD_MAX_NS		(60ULL * 1000 * 1000 * 1000)
 
@@ -602,12 +603,20 @@ static void *consumer(void *arg)
 	pthread_setname_np(pthread_self(), "fss-consumer");
 
 	while (!t->stop) {
+		__u64 now;
+
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&t->lock);
+		/*
+		 * The clock is read before the ring is: everything recorded
+		 * before `now` is then consumed, however long this (idle
+		 * priority) thread waits between the two.  Read after, a wait
+		 * longer than the lag would paint syncs before the completions
+		 * of requests in flight at their exit had been read.
+		 */
+		now = now_ns();
 		ring_buffer__consume(t->rb);
 		if (t->collecting && t->attr) {
-			__u64 now = now_ns();
-
 			hold_inflight(t, now);
 			if (now > DRAIN_LAG_NS)
 				fss_attr_drain(t->attr, now - DRAIN_LAG_NS, on_sync, t);
@@ -1136,6 +1145,23 @@ int fss_tracer_begin(struct fss_tracer *t, const char *test_name)
 	return rc;
 }
 
+/*
+ * Requests still in flight when the test's last sync returned (a flush
+ * another process started inside its window, say) complete a moment
+ * later: wait for their completions, at most SETTLE_MAX_MS, so the last
+ * syncs are not painted with requests that look unfinished.  Called with
+ * t->lock held; the consumer thread waits meanwhile.
+ */
+static void settle(struct fss_tracer *t)
+{
+	struct timespec ts = { 0, 1000000L };
+
+	for (int i = 0; i < SETTLE_MAX_MS && fss_attr_open_rqs(t->attr); i++) {
+		nanosleep(&ts, NULL);
+		ring_buffer__consume(t->rb);
+	}
+}
+
 int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out)
 {
 	struct fss_flush_stats fst = {};
@@ -1149,6 +1175,7 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out)
 	/* everything the kernel recorded up to now */
 	while (ring_buffer__consume(t->rb) > 0)
 		;
+	settle(t);
 	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
 	fss_attr_flush_stats(t->attr, &fst);
 	fss_collector_breakdown(t->coll, &fst, fss_tracer_drops(t) - t->drops_at_begin, out);
