@@ -54,7 +54,7 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics
-FIXTURES   := $(OUTPUT)/tests/delayfs
+FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer
 
 # Python packages from PyPI for the tests, in a venv under build/ (Debian's
@@ -132,6 +132,10 @@ $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags fuse3) $< $(shell $(PKG_CONFIG) --libs fuse3) -lpthread -o $@
+
+$(OUTPUT)/tests/passfs: tests/fixtures/passfs.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags fuse3) $< $(shell $(PKG_CONFIG) --libs fuse3) -o $@
 
 $(OUTPUT)/tests/syncer: tests/helpers/syncer.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -4,7 +4,8 @@
 # are anonymous (O_TMPFILE) where the filesystem allows it, so a SIGKILL
 # at any point leaves the directory exactly as it was (listing with sizes
 # compared before and after).  Where O_TMPFILE is not used
-# (FSYNCSCOPE_NO_TMPFILE=1 stands in for a filesystem that refuses it)
+# (on FUSE, tests/fixtures/passfs, which refuses it; FSYNCSCOPE_NO_TMPFILE=1
+# forces the same on ext4, also for the calibration file)
 # the named files a SIGKILL leaves are removed by the next start, which
 # says so on stderr; files of live processes, locked files and symlinks
 # are never touched.
@@ -259,4 +260,35 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	[ ! -e "$d/new.dat" ]		# created by us, removed as before
 	[ -f "$d/mine" ]
 	[ -z "$stderr" ]
+}
+
+# A FUSE filesystem really refuses O_TMPFILE (libfuse has no tmpfile
+# operation): tests/fixtures/passfs, a passthrough of a tmpfs.
+@test "FUSE (no O_TMPFILE): named file, left by SIGKILL, removed by the next start" {
+	local pf="$FSS_BUILD/tests/passfs" m got f pid
+	[ -x "$pf" ] || skip "build/tests/passfs missing (run make)"
+	fss_mktmpfs
+	m="$FSS_SCRATCH/fuse"
+	mkdir "$m"
+	( "$pf" "$FSS_MNT" "$m" </dev/null >"$FSS_SCRATCH/passfs.log" 2>&1 3>&- & )
+	echo "$m" >>"$FSS_SCRATCH/.mounts"
+	for _ in $(seq 50); do grep -q " $m fuse" /proc/mounts && break; sleep 0.1; done
+	grep -q " $m fuse" /proc/mounts
+	run python3 -c "import os; os.open('$m', os.O_TMPFILE | os.O_RDWR, 0o600)"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not supported"* ]]
+	listing "$m" >"$FSS_SCRATCH/before"
+	"$FSS_BIN" run --no-trace -s 30 --method fdatasync "$m" \
+		>"$FSS_SCRATCH/out" 2>&1 &
+	KPID=$!
+	got="$(wait_fd "$KPID" "$m" $((16 << 20)) 1500)"
+	f="${got#* }"
+	pid="$KPID"
+	[ "$f" = "$m/.fsyncscope.$pid.0" ]
+	kill_now
+	[ -f "$f" ]
+	run --separate-stderr "$FSS_BIN" run --no-trace -c 5 --method fdatasync "$m"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "fsyncscope: removed $f (16.0 MiB), left behind by process $pid, which is gone" ]
+	same_listing "$m"
 }
