@@ -292,3 +292,14 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	[ "$stderr" = "fsyncscope: removed $f (16.0 MiB), left behind by process $pid, which is gone" ]
 	same_listing "$m"
 }
+
+@test "1024 jobs on anonymous files (two descriptors each) under a 1024 fd soft limit" {
+	fss_mktmpfs
+	listing "$FSS_MNT" >"$FSS_SCRATCH/before"
+	run --separate-stderr bash -c "ulimit -Sn 1024 && exec '$FSS_BIN' run --no-trace --json \
+		-c 2 --method fdatasync --jobs 1024 --file-size 8k '$FSS_MNT'"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].status == "ok" and .tests[0].ops == 2048' <<<"$output"
+	same_listing "$FSS_MNT"
+}

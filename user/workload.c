@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include "scratch.h"
@@ -168,6 +169,21 @@ static void fill_random(char *p, size_t n, __u64 seed)
 		p[i] = (char)xorshift64s(&s);
 }
 
+/*
+ * An anonymous test file takes two descriptors while a job runs (the
+ * holder and the job's), so --jobs 1024 needs over 2048: raise the soft
+ * limit towards the hard one (nothing here uses select()).
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= 8192)
+		return;
+	rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 struct fss_workload *fss_wl_new(const char *dir, const char *user_file,
 				bool force, char *err, size_t errlen)
 {
@@ -192,6 +208,7 @@ struct fss_workload *fss_wl_new(const char *dir, const char *user_file,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	raise_nofile();
 	if (!realpath(dir, w->dir))
 		snprintf(w->dir, sizeof(w->dir), "%s", dir);
 	if (user_file)
