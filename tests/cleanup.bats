@@ -303,3 +303,20 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	jq -e '.tests[0].status == "ok" and .tests[0].ops == 2048' <<<"$output"
 	same_listing "$FSS_MNT"
 }
+
+@test "stale named files give their space back before the space check" {
+	fss_mkfs ext4 64
+	local d="$FSS_MNT" dead avail
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	kill -0 "$dead" 2>/dev/null && skip "pid $dead reused already"
+	# leave less than the 16 MiB test file needs, in a stale file
+	avail=$(( $(stat -f -c '%a * %S' "$d") ))
+	fallocate -l $(( avail - (8 << 20) )) "$d/.fsyncscope.$dead.0"
+	run --separate-stderr "$FSS_BIN" run --no-trace -c 5 --method fdatasync "$d"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "fsyncscope: removed $d/.fsyncscope.$dead.0 ("*" MiB), left behind by process $dead, which is gone" ]]
+	[ ! -e "$d/.fsyncscope.$dead.0" ]
+}

@@ -12,6 +12,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include "preflight.h"
+#include "scratch.h"
 
 /* Not in every linux/magic.h. */
 #ifndef NSFS_MAGIC
@@ -152,8 +153,11 @@ int fss_preflight_target(const char *dir, const char *file, bool force,
 
 	if (!file) {
 		rc = fss_preflight_dir(dir, "DIR", err, errlen);
-		return rc ? rc : fss_preflight_space(dir, need, need_what, err,
-						     errlen);
+		if (rc)
+			return rc;
+		/* named test files of killed runs give their space back first */
+		fss_scratch_sweep(dir, stderr);
+		return fss_preflight_space(dir, need, need_what, err, errlen);
 	}
 	if (stat(file, &st)) {
 		e = errno;
