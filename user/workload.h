@@ -8,8 +8,9 @@
  * clock of bpf_ktime_get_ns) and its latency kept, so percentiles are
  * exact (nearest rank) and traced sync totals can be compared with them.
  *
- * Files are fresh temporary files `.fsyncscope.<pid>.<n>` created O_EXCL
- * in the target directory and removed by fss_wl_cleanup(); an existing
+ * Files are fresh temporary files in the target directory: anonymous
+ * (O_TMPFILE) where the filesystem allows it, else `.fsyncscope.<pid>.<n>`
+ * created O_EXCL (scratch.h); removed by fss_wl_cleanup(); an existing
  * file or a block device is written only when the user named it with
  * --file and allowed it with --force.
  */
