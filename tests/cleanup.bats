@@ -77,7 +77,7 @@ kill_in_prefill() {
 	local d="$FSS_MNT/data" got size
 	mkdir "$d" && echo keep >"$d/existing"
 	listing "$d" >"$FSS_SCRATCH/before"
-	"$FSS_BIN" run --method fdatasync --file-size 512m -c 100 "$d" \
+	"$FSS_BIN" run --method fdatasync --file-size 512m --count 100 "$d" \
 		>"$FSS_SCRATCH/out" 2>&1 &
 	KPID=$!
 	got="$(wait_fd "$KPID" "$d" 1 1500)" || {
@@ -172,7 +172,7 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 }
 
 @test "SIGKILL during run's tracer calibration leaves DIR as it was" {
-	kill_in_calibration 0 "$FSS_BIN" run -c 5 --method fdatasync
+	kill_in_calibration 0 "$FSS_BIN" run --count 5 --method fdatasync
 	[[ "$got" == *" (deleted)" ]]
 	same_listing "$d"
 }
@@ -186,12 +186,12 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 # --- named files (no O_TMPFILE): the stale-file sweep -------------------
 
 @test "named calibration file left by SIGKILL is removed by the next start" {
-	kill_in_calibration 1 "$FSS_BIN" run -c 5 --method fdatasync
+	kill_in_calibration 1 "$FSS_BIN" run --count 5 --method fdatasync
 	local f="${got#* }" pid
 	pid="${f##*/.fsyncscope-calib.}"
 	[ "$f" = "$d/.fsyncscope-calib.$pid" ]
 	[ -f "$f" ]			# what a SIGKILL leaves of a named file
-	run --separate-stderr "$FSS_BIN" run --json -c 5 --method fdatasync "$d"
+	run --separate-stderr "$FSS_BIN" run --json --count 5 --method fdatasync "$d"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == "fsyncscope: removed $f ("*"), left behind by process $pid, which is gone" ]]
@@ -212,7 +212,7 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	[ "$f" = "$d/.fsyncscope.$pid.0" ]
 	kill_now
 	[ "$(stat -c %s "$f")" -eq $((16 << 20)) ]	# what a SIGKILL leaves
-	run --separate-stderr "$FSS_BIN" run --json -c 20 --method fdatasync "$d"
+	run --separate-stderr "$FSS_BIN" run --json --count 20 --method fdatasync "$d"
 	[ "$status" -eq 0 ]
 	echo "$stderr"
 	[ "$stderr" = "fsyncscope: removed $f (16.0 MiB), left behind by process $pid, which is gone" ]
@@ -238,7 +238,7 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	flock -x "$d/.fsyncscope.$dead.1" sleep 60 &
 	KPID=$!
 	sleep 0.3
-	run --separate-stderr "$FSS_BIN" run --no-trace -c 5 --method fdatasync "$d"
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fdatasync "$d"
 	[ "$status" -eq 0 ]
 	echo "$stderr"
 	[ "$(echo "$stderr" | grep -c '^fsyncscope: removed ')" -eq 2 ]
@@ -254,7 +254,7 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	fss_mkfs ext4
 	local d="$FSS_MNT"
 	echo x >"$d/mine"
-	run --separate-stderr "$FSS_BIN" run --no-trace -c 5 --method fdatasync \
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fdatasync \
 		--file "$d/new.dat" 
 	[ "$status" -eq 0 ]
 	[ ! -e "$d/new.dat" ]		# created by us, removed as before
@@ -287,7 +287,7 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	[ "$f" = "$m/.fsyncscope.$pid.0" ]
 	kill_now
 	[ -f "$f" ]
-	run --separate-stderr "$FSS_BIN" run --no-trace -c 5 --method fdatasync "$m"
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fdatasync "$m"
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "fsyncscope: removed $f (16.0 MiB), left behind by process $pid, which is gone" ]
 	same_listing "$m"
@@ -297,7 +297,7 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	fss_mktmpfs
 	listing "$FSS_MNT" >"$FSS_SCRATCH/before"
 	run --separate-stderr bash -c "ulimit -Sn 1024 && exec '$FSS_BIN' run --no-trace --json \
-		-c 2 --method fdatasync --jobs 1024 --file-size 8k '$FSS_MNT'"
+		--count 2 --method fdatasync --jobs 1024 --file-size 8k '$FSS_MNT'"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	jq -e '.tests[0].status == "ok" and .tests[0].ops == 2048' <<<"$output"
@@ -314,7 +314,7 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	# leave less than the 16 MiB test file needs, in a stale file
 	avail=$(( $(stat -f -c '%a * %S' "$d") ))
 	fallocate -l $(( avail - (8 << 20) )) "$d/.fsyncscope.$dead.0"
-	run --separate-stderr "$FSS_BIN" run --no-trace -c 5 --method fdatasync "$d"
+	run --separate-stderr "$FSS_BIN" run --no-trace --count 5 --method fdatasync "$d"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == "fsyncscope: removed $d/.fsyncscope.$dead.0 ("*" MiB), left behind by process $dead, which is gone" ]]

@@ -99,7 +99,7 @@ check_overlap() {
 @test "two runs on one ext4 image: each traces exactly its own ops, no stderr" {
 	fss_mkfs ext4
 	mkdir "$FSS_MNT/a" "$FSS_MNT/b"
-	run_pair "$FSS_MNT/a" "$FSS_MNT/b" --method fdatasync --jobs 2 -c 3000
+	run_pair "$FSS_MNT/a" "$FSS_MNT/b" --method fdatasync --jobs 2 --count 3000
 	check_overlap
 	check_own a
 	check_own b
@@ -113,7 +113,7 @@ check_overlap() {
 	local m1="$FSS_MNT"
 	fss_mkfs xfs 512
 	local m2="$FSS_MNT"
-	run_pair "$m1" "$m2" --method fdatasync -c 4000
+	run_pair "$m1" "$m2" --method fdatasync --count 4000
 	check_overlap
 	check_own a
 	check_own b
@@ -121,10 +121,10 @@ check_overlap() {
 	fss_jq "$FSS_SCRATCH/b.json" '.tests[0].syncs_traced == 4000 and .target.fs == "xfs"'
 }
 
-@test "two suite runs on one xfs image with -c: every test's traced syncs equal its ops" {
+@test "two suite runs on one xfs image with --count: every test's traced syncs equal its ops" {
 	fss_mkfs xfs
 	mkdir "$FSS_MNT/a" "$FSS_MNT/b"
-	run_pair "$FSS_MNT/a" "$FSS_MNT/b" -c 300
+	run_pair "$FSS_MNT/a" "$FSS_MNT/b" --count 300
 	check_overlap
 	check_own a
 	check_own b
