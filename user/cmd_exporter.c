@@ -34,6 +34,7 @@
 #include "httpd.h"
 #include "metrics.h"
 #include "out_prom.h"
+#include "target.h"
 #include "trace.h"
 
 #define PROG		"fsyncscope exporter"
@@ -521,30 +522,17 @@ static int serve(struct fss_httpd *h, int sfd)
 /* Options that need the system: checked before the tracer is loaded.  0, 1 or 2. */
 static int check_targets(struct fss_trace_opts *to, int *lfd)
 {
-	struct fss_target target;
 	char err[512];
 
 	*lfd = -1;
 	if (!env.listen && !env.textfile)
 		env.listen = DEFAULT_LISTEN;
 	if (env.mount) {
-		struct stat st;
-
-		if (stat(env.mount, &st)) {
-			fprintf(stderr, PROG ": --mount %s: %s\n", env.mount, strerror(errno));
+		if (fss_mount_filter(env.mount, &to->fs_dev, &to->disk_dev, err,
+				     sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
 			return 1;
 		}
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, PROG ": --mount %s: not a directory\n", env.mount);
-			return 1;
-		}
-		if (fss_target_lookup(env.mount, &target)) {
-			fprintf(stderr, PROG ": --mount %s: cannot find the filesystem under it\n",
-				env.mount);
-			return 1;
-		}
-		to->fs_dev = target.fs_kdev;
-		to->disk_dev = target.disk_kdev;
 		if (!env.calib_dir)
 			env.calib_dir = env.mount;
 	}

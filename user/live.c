@@ -48,6 +48,7 @@
 #include "render.h"
 #include "fsnote.h"
 #include "report.h"
+#include "target.h"
 #include "trace.h"
 
 #define PROG		"fsyncscope trace"
@@ -1776,7 +1777,6 @@ static int check_usage(void)
 static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
 {
 	static char calib_buf[PATH_MAX];
-	struct fss_target target;
 	bool whole_disk_dev = false;
 	char err[512];
 
@@ -1787,23 +1787,10 @@ static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
 		return 1;
 	}
 	if (env.mount) {
-		struct stat st;
-
-		if (stat(env.mount, &st)) {
-			fprintf(stderr, PROG ": --mount %s: %s\n", env.mount, strerror(errno));
+		if (fss_mount_filter(env.mount, fs_dev, disk_dev, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
 			return 1;
 		}
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, PROG ": --mount %s: not a directory\n", env.mount);
-			return 1;
-		}
-		if (fss_target_lookup(env.mount, &target)) {
-			fprintf(stderr, PROG ": --mount %s: cannot find the filesystem under it\n",
-				env.mount);
-			return 1;
-		}
-		*fs_dev = target.fs_kdev;
-		*disk_dev = target.disk_kdev;
 		if (!env.calib_dir)
 			env.calib_dir = env.mount;
 	}

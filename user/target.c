@@ -227,3 +227,27 @@ struct json_object *fss_target_info_json(const struct target_info *ti)
 				       NULL);
 	return o;
 }
+
+int fss_mount_filter(const char *dir, __u32 *fs_dev, __u32 *disk_dev,
+		     char *err, size_t errlen)
+{
+	struct fss_target target;
+	struct stat st;
+
+	if (stat(dir, &st)) {
+		snprintf(err, errlen, "--mount %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "--mount %s: not a directory", dir);
+		return -1;
+	}
+	if (fss_target_lookup(dir, &target)) {
+		snprintf(err, errlen, "--mount %s: cannot find the filesystem under it",
+			 dir);
+		return -1;
+	}
+	*fs_dev = target.fs_kdev;
+	*disk_dev = target.disk_kdev;
+	return 0;
+}

@@ -25,4 +25,12 @@ const char *fss_target_wc_str(const struct target_info *ti);
 /* The run document's "target" object (docs/run.md). */
 struct json_object *fss_target_info_json(const struct target_info *ti);
 
+/*
+ * --mount DIR of the live commands: the filesystem mounted at or under DIR
+ * and its disk (kernel dev_t encoding).  0, or -1 with one line in err
+ * ("--mount DIR: ...").
+ */
+int fss_mount_filter(const char *dir, __u32 *fs_dev, __u32 *disk_dev,
+		     char *err, size_t errlen);
+
 #endif /* __FSS_TARGET_H */
