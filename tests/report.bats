@@ -442,6 +442,23 @@ EOF
 	[ -z "$(ls "$S" | grep 'dev2.txt')" ]
 }
 
+@test "devices' text equals report --format text of its --json, byte for byte" {
+	local m a i=0 loop
+	m="$(cat "$S/mnt")"
+	loop="$(findmnt -no SOURCE "$m")"
+	for a in "" "$m" "$loop" "${loop#/dev/}" /tmp; do
+		i=$((i + 1))
+		"$FSS_BIN" devices $a > "$S/d$i.txt"
+		"$FSS_BIN" devices --json $a > "$S/d$i.json"
+		"$FSS_BIN" report "$S/d$i.json" --format text > "$S/d$i.report"
+		cmp "$S/d$i.txt" "$S/d$i.report" || { echo "differs: devices $a"; \
+			diff "$S/d$i.txt" "$S/d$i.report" | head; false; }
+	done
+	# the path's chain: its table, the loop device's backing file, the verdict
+	grep -q '^backing file of loop' "$S/d2.report"
+	grep -q '^Verdict:' "$S/d2.report"
+}
+
 @test "run's text equals report --format text of the same run's saved document, byte for byte" {
 	local m args i=0
 	m="$(cat "$S/mnt")"
@@ -471,9 +488,10 @@ EOF2
 	grep -q '^Compare file sync methods using one 8kB write:' "$S/t1.report"
 	grep -q '^Measured: ' "$S/t1.report"
 	grep -q '^Little.s law check' "$S/t3.report"
-	# devices', compare's and trace's text are not rendered from the document yet
-	"$FSS_BIN" devices --json "$m" > "$S/dj.json"
-	run --separate-stderr "$FSS_BIN" report --format text "$S/dj.json"
+	# compare's and trace's text are not rendered from the document yet
+	mkdir -p "$S/cmpt"
+	"$FSS_BIN" compare --fs ext4 -n 20 --dir "$S/cmpt" --json -o "$S/cmpt.json"
+	run --separate-stderr "$FSS_BIN" report --format text "$S/cmpt.json"
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"not available yet"* ]]
 }

@@ -230,15 +230,6 @@ static void print_backing_plain(const struct chain *c)
 	}
 }
 
-/* The chain's table, its backing files, then the verdict. */
-static void print_chain_verdict(const struct chain *c, const struct fss_verdict *v)
-{
-	fss_devinfo_print_table(stdout, c->dev, c->n);
-	print_backing_plain(c);
-	putchar('\n');
-	fss_verdict_print(stdout, v);
-}
-
 /*
  * A facts-only verdict (nothing measured) for the first device of the chain,
  * taken as a whole disk: a partition's facts are its disk's.
@@ -293,6 +284,23 @@ static int emit_json(struct json_object *root)
 	return 0;
 }
 
+/* The document as JSON, or its plain text (out_text_devices.c); puts it. */
+static int emit(struct json_object *root)
+{
+	char err[256];
+	int rc = 0;
+
+	if (env.json)
+		return emit_json(root);
+	fss_doc_stamp(root, "devices");
+	if (fss_text_devices(stdout, root, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		rc = 1;
+	}
+	json_object_put(root);
+	return rc;
+}
+
 static int show_all(void)
 {
 	struct fss_devinfo *d;
@@ -304,19 +312,16 @@ static int show_all(void)
 			strerror(-err));
 		return 1;
 	}
-	if (env.json) {
+	{
 		struct json_object *root = json_object_new_object();
 		struct json_object *arr = json_object_new_array();
 
 		for (int i = 0; i < n; i++)
 			json_object_array_add(arr, fss_devinfo_json(&d[i]));
 		json_object_object_add(root, "devices", arr);
-		emit_json(root);
-	} else {
-		fss_devinfo_print_table(stdout, d, n);
+		free(d);
+		return emit(root);
 	}
-	free(d);
-	return 0;
 }
 
 static int show_dev(const char *arg)
@@ -337,17 +342,14 @@ static int show_dev(const char *arg)
 		return 1;
 	}
 	chain_verdict(c, &v);
-	if (env.json) {
+	{
 		struct json_object *root = json_object_new_object();
 
 		json_object_object_add(root, "devices", chain_json(c));
 		json_object_object_add(root, "verdict", fss_verdict_json(&v));
-		emit_json(root);
-	} else {
-		print_chain_verdict(c, &v);
+		free(c);
+		return emit(root);
 	}
-	free(c);
-	return 0;
 }
 
 static int show_path(const char *arg)
@@ -377,23 +379,16 @@ static int show_path(const char *arg)
 		}
 		chain_verdict(c, &v);
 	}
-	if (env.json) {
+	{
 		struct json_object *root = json_object_new_object();
 
 		json_object_object_add(root, "target", fss_target_json(&t));
 		json_object_object_add(root, "devices", chain_json(c));
 		json_object_object_add(root, "verdict",
 				       c->n ? fss_verdict_json(&v) : NULL);
-		emit_json(root);
-	} else {
-		fss_target_print(stdout, &t);
-		if (c->n) {
-			putchar('\n');
-			print_chain_verdict(c, &v);
-		}
+		free(c);
+		return emit(root);
 	}
-	free(c);
-	return 0;
 }
 
 /* ---- --probe ---------------------------------------------------------- */

@@ -81,6 +81,9 @@ int fss_devinfo_list(struct fss_devinfo **out, int *n);
 void fss_devinfo_print_table(FILE *f, const struct fss_devinfo *d, int n);
 struct json_object *fss_devinfo_json(const struct fss_devinfo *d);
 struct json_object *fss_target_json(const struct fss_target *t);
+/* The reverse of fss_devinfo_json / fss_target_json (devinfo_json.c). */
+void fss_devinfo_from_json(struct json_object *o, struct fss_devinfo *d);
+void fss_target_from_json(struct json_object *o, struct fss_target *t);
 /* Plain twin of fss_target_json: a few "key  value" lines, 80 columns. */
 void fss_target_print(FILE *f, const struct fss_target *t);
 

@@ -140,6 +140,8 @@ int fss_render_text(struct json_object *doc, FILE *f,
 	}
 	if (!strcmp(kind, "run"))	/* what run printed, from its document */
 		return fss_text_run(f, doc, ro && ro->hist);
+	if (!strcmp(kind, "devices"))
+		return fss_text_devices(f, doc, err, errlen);
 	if (!strcmp(kind, "compare") && ro && ro->hist) {
 		fss_doc_foreach_test(doc, hist_fn, f);
 		return 0;

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <json-c/json.h>
 #include "attr.h"
 #include "devinfo.h"
@@ -25,32 +24,6 @@ static void copy(char *dst, size_t n, const char *src)
 	snprintf(dst, n, "%s", src ? src : "");
 }
 
-static __u32 jkdev(struct json_object *o, const char *key)
-{
-	return (__u32)fss_jint(o, key, 0);
-}
-
-/* The facts fss_target_print needs, back from the target JSON. */
-static void target_from_json(struct json_object *t, struct fss_target *out)
-{
-	unsigned int ma = 0, mi = 0;
-
-	memset(out, 0, sizeof(*out));
-	copy(out->path, sizeof(out->path), fss_jstr(t, "path"));
-	copy(out->fstype, sizeof(out->fstype), fss_jstr(t, "fstype"));
-	copy(out->source, sizeof(out->source), fss_jstr(t, "source"));
-	copy(out->mountpoint, sizeof(out->mountpoint), fss_jstr(t, "mountpoint"));
-	copy(out->mount_opts, sizeof(out->mount_opts), fss_jstr(t, "mount_options"));
-	copy(out->fs_blkdev, sizeof(out->fs_blkdev), fss_jstr(t, "block_device"));
-	copy(out->disk, sizeof(out->disk), fss_jstr(t, "disk"));
-	if (fss_jstr(t, "st_dev"))
-		sscanf(fss_jstr(t, "st_dev"), "%u:%u", &ma, &mi);
-	out->st_dev = makedev(ma, mi);
-	out->has_disk = json_object_get_boolean(fss_j(t, "has_disk"));
-	out->fs_blkdev_kdev = jkdev(t, "block_device_kdev");
-	out->disk_kdev = jkdev(t, "disk_kdev");
-}
-
 void fss_text_run_header(FILE *f, struct json_object *doc)
 {
 	struct json_object *t = fss_j(doc, "target"), *o = fss_j(doc, "options");
@@ -61,7 +34,7 @@ void fss_text_run_header(FILE *f, struct json_object *doc)
 	if (!fss_j(t, "lookup_error")) {
 		struct fss_target tg;
 
-		target_from_json(t, &tg);
+		fss_target_from_json(t, &tg);
 		fss_target_print(f, &tg);
 	} else {
 		fss_print_wrapped(f, "path        ", 12, fss_jstr(t, "path") ?: "?");
