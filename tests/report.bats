@@ -239,6 +239,13 @@ EOF
 	[ "$status" -eq 0 ]
 	tail -1 "$S/trace.jsonl" > "$S/trace-summary.json"
 	check_page "$S/trace.html" "$S/trace-summary.json" trace-summary
+	# two trace summaries diff on their histograms of all syncs
+	run "$FSS_BIN" diff -j "$S/trace.jsonl" "$S/trace.jsonl"
+	[ "$status" -eq 0 ]
+	run jq -e '.of == "trace" and .tests[0].test == "all syncs" and
+		([.tests[0].rows[] | select(.series == "total")] | length) == 3 and
+		([.tests[0].rows[].verdict] | all(. == "within noise"))' <<<"$output"
+	[ "$status" -eq 0 ]
 }
 
 @test "report and diff: bad input is one line on stderr, exit 2, no output file left" {

@@ -210,8 +210,8 @@ struct json_object *fss_diff_build(struct json_object *a, const char *a_path,
 			 "compares two results of one kind", a_path, ka, b_path, kb);
 		return NULL;
 	}
-	if (strcmp(ka, "run") && strcmp(ka, "compare")) {
-		snprintf(err, errlen, "diff compares run or compare results, not "
+	if (strcmp(ka, "run") && strcmp(ka, "compare") && strcmp(ka, "trace")) {
+		snprintf(err, errlen, "diff compares run, compare or trace results, not "
 			 "%s", ka);
 		return NULL;
 	}

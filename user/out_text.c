@@ -23,6 +23,11 @@ static void fmt_us(char *buf, size_t len, double us)
 
 static void diff_side(FILE *f, const char *name, struct json_object *s)
 {
+	if (!fss_jstr(s, "hostname")) {	/* trace summaries carry none */
+		fprintf(f, "%s: %s\n   (a %s result: no host facts in it)\n", name,
+			fss_jstr(s, "path") ?: "?", fss_jstr(s, "kind") ?: "?");
+		return;
+	}
 	fprintf(f, "%s: %s\n   %s on %s, Linux %s\n", name, fss_jstr(s, "path") ?: "?",
 		fss_jstr(s, "target") ?: "?", fss_jstr(s, "hostname") ?: "?",
 		fss_jstr(s, "kernel") ?: "?");
