@@ -2,6 +2,7 @@
 /*
  * fmt.c - plain-text formatting shared by every text output (fmt.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
@@ -41,4 +42,16 @@ void fss_print_wrapped(FILE *f, const char *lead, int indent, const char *text)
 			p++;
 	}
 	fprintf(f, "\n");
+}
+
+void fss_fmt_dur(char *buf, size_t len, double us)
+{
+	if (!isfinite(us))
+		snprintf(buf, len, "n/a");
+	else if (us < 1000.0)
+		snprintf(buf, len, "%.1fus", us);
+	else if (us < 1000000.0)
+		snprintf(buf, len, "%.2fms", us / 1000.0);
+	else
+		snprintf(buf, len, "%.2fs", us / 1000000.0);
 }

@@ -12,6 +12,12 @@
 /* Microseconds in at most 7 characters ("71.3", "969", "12.3s"). */
 const char *fss_fmt_us(char *buf, size_t len, double us);
 
+/*
+ * A duration given in us, with a unit that keeps 3 significant digits
+ * ("12.3us", "4.56ms", "1.23s"); "n/a" when not known (NaN, infinite).
+ */
+void fss_fmt_dur(char *buf, size_t len, double us);
+
 /* text wrapped at 80 columns, first line after lead, then indented. */
 void fss_print_wrapped(FILE *f, const char *lead, int indent, const char *text);
 

@@ -6,20 +6,9 @@
 #include <math.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "fmt.h"
 #include "hist.h"
 #include "render.h"
-
-static void fmt_us(char *buf, size_t len, double us)
-{
-	if (!isfinite(us))
-		snprintf(buf, len, "n/a");
-	else if (us < 1000)
-		snprintf(buf, len, "%.1fus", us);
-	else if (us < 1e6)
-		snprintf(buf, len, "%.2fms", us / 1e3);
-	else
-		snprintf(buf, len, "%.2fs", us / 1e6);
-}
 
 static void diff_side(FILE *f, const char *name, struct json_object *s)
 {
@@ -45,8 +34,8 @@ static void diff_row(FILE *f, struct json_object *r)
 	double pct = fss_jnum(r, "change_pct");
 	char a[24], b[24], ch[24], ci[64], lo[24], hi[24];
 
-	fmt_us(a, sizeof(a), fss_jnum(r, "a_us"));
-	fmt_us(b, sizeof(b), fss_jnum(r, "b_us"));
+	fss_fmt_dur(a, sizeof(a), fss_jnum(r, "a_us"));
+	fss_fmt_dur(b, sizeof(b), fss_jnum(r, "b_us"));
 	if (isfinite(pct)) {
 		fmt_pct(ch, sizeof(ch), pct);
 		fmt_pct(lo, sizeof(lo), json_object_get_double(json_object_array_get_idx(cp, 0)));
@@ -117,8 +106,8 @@ void fss_text_hists(FILE *f, struct json_object *t, int indent)
 
 		if (fss_hist_from_json(fss_j(hj, series[i]), &h) || !h.count)
 			continue;
-		fmt_us(p50, sizeof(p50), fss_hist_quantile_ns(&h, 0.5) / 1e3);
-		fmt_us(p99, sizeof(p99), fss_hist_quantile_ns(&h, 0.99) / 1e3);
+		fss_fmt_dur(p50, sizeof(p50), fss_hist_quantile_ns(&h, 0.5) / 1e3);
+		fss_fmt_dur(p99, sizeof(p99), fss_hist_quantile_ns(&h, 0.99) / 1e3);
 		snprintf(title, sizeof(title), "%s: %llu samples, p50 %s, p99 %s",
 			 i ? series[i] : "per op", (unsigned long long)h.count, p50, p99);
 		fss_hist_print(f, &h, title, indent);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "doc.h"
+#include "fmt.h"
 #include "report.h"
 #include "order_ci.h"
 
@@ -227,19 +228,6 @@ void fss_collector_breakdown(const struct fss_collector *c,
 
 /* ---- plain text ---- */
 
-/* A duration given in us, with a unit that keeps 3 significant digits. */
-static void fmt_dur(char *buf, size_t len, double us)
-{
-	if (isnan(us))
-		snprintf(buf, len, "n/a");
-	else if (us < 1000.0)
-		snprintf(buf, len, "%.1fus", us);
-	else if (us < 1000000.0)
-		snprintf(buf, len, "%.2fms", us / 1000.0);
-	else
-		snprintf(buf, len, "%.2fs", us / 1000000.0);
-}
-
 /*
  * Print "head item, item, item" wrapped at REPORT_WIDTH; continuation lines
  * are indented to line up under the first item.
@@ -308,9 +296,9 @@ void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
 		const struct fss_phase_stat *st = &b->phase[ph];
 		char share[16], bar[32] = "";
 
-		fmt_dur(m, sizeof(m), st->mean_us);
-		fmt_dur(p50, sizeof(p50), st->p50_us);
-		fmt_dur(p99, sizeof(p99), st->p99_us);
+		fss_fmt_dur(m, sizeof(m), st->mean_us);
+		fss_fmt_dur(p50, sizeof(p50), st->p50_us);
+		fss_fmt_dur(p99, sizeof(p99), st->p99_us);
 		if (ph == FSS_PH_QUEUE && b->no_rq_start) {
 			fprintf(f, "%*s%-12s %9s %9s %9s %6s\n", indent, "",
 				fss_phase_name(ph), "n/a", "n/a", "n/a", "n/a");
@@ -333,9 +321,9 @@ void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
 			fss_phase_name(ph), m, p50, p99, share,
 			bar[0] ? "  " : "", bar);
 	}
-	fmt_dur(m, sizeof(m), b->total_mean_us);
-	fmt_dur(p50, sizeof(p50), b->total_p50_us);
-	fmt_dur(p99, sizeof(p99), b->total_p99_us);
+	fss_fmt_dur(m, sizeof(m), b->total_mean_us);
+	fss_fmt_dur(p50, sizeof(p50), b->total_p50_us);
+	fss_fmt_dur(p99, sizeof(p99), b->total_p99_us);
 	fprintf(f, "%*s%-12s %9s %9s %9s\n", indent, "", "total", m, p50, p99);
 
 	ni = 0;
