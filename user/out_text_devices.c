@@ -55,18 +55,6 @@ static void print_backing(FILE *f, struct json_object *arr)
 	}
 }
 
-static void print_verdict(FILE *f, struct json_object *v)
-{
-	struct fss_verdict vd = { 0 };
-
-	snprintf(vd.headline, sizeof(vd.headline), "%s", fss_jstr(v, "headline") ?: "");
-	snprintf(vd.basis, sizeof(vd.basis), "%s", fss_jstr(v, "basis") ?: "");
-	snprintf(vd.conf_text, sizeof(vd.conf_text), "%s",
-		 fss_jstr(v, "confidence_text") ?: "");
-	vd.conf = vd.conf_text[0] ? FSS_VC_CLEAR : FSS_VC_NA;
-	fss_verdict_print(f, &vd);
-}
-
 int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen)
 {
 	struct json_object *devs = fss_j(doc, "devices"), *v = fss_j(doc, "verdict");
@@ -96,6 +84,6 @@ int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen)
 		return 0;		/* every device: a table only */
 	print_backing(f, devs);
 	fputc('\n', f);
-	print_verdict(f, v);
+	fss_verdict_print_json(f, v);
 	return 0;
 }

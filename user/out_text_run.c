@@ -19,11 +19,6 @@
 
 #define ROW_FMT "  %-20s%12s%10s%8s%8s%8s%8s"
 
-static void copy(char *dst, size_t n, const char *src)
-{
-	snprintf(dst, n, "%s", src ? src : "");
-}
-
 void fss_text_run_header(FILE *f, struct json_object *doc)
 {
 	struct json_object *t = fss_j(doc, "target"), *o = fss_j(doc, "options");
@@ -242,15 +237,7 @@ void fss_text_run_verdict(FILE *f, struct json_object *doc)
 		fss_print_wrapped(f, "Verdict:  ", 10, buf);
 		return;
 	}
-	{
-		struct fss_verdict vd = { 0 };
-
-		copy(vd.headline, sizeof(vd.headline), fss_jstr(v, "headline"));
-		copy(vd.basis, sizeof(vd.basis), fss_jstr(v, "basis"));
-		copy(vd.conf_text, sizeof(vd.conf_text), fss_jstr(v, "confidence_text"));
-		vd.conf = vd.conf_text[0] ? FSS_VC_CLEAR : FSS_VC_NA;
-		fss_verdict_print(f, &vd);
-	}
+	fss_verdict_print_json(f, v);
 	if (fss_jstr(v, "measured_in")) {
 		struct find_test ft = { fss_jstr(v, "measured_in"), 0 };
 

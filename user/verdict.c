@@ -489,3 +489,27 @@ struct json_object *fss_verdict_json(const struct fss_verdict *v)
 			       json_object_new_string(v->conf_text) : NULL);
 	return o;
 }
+
+static void str_of(struct json_object *o, const char *key, char *dst, size_t n)
+{
+	struct json_object *x;
+
+	snprintf(dst, n, "%s", json_object_object_get_ex(o, key, &x) &&
+		 json_object_is_type(x, json_type_string) ?
+		 json_object_get_string(x) : "");
+}
+
+void fss_verdict_print_json(FILE *f, struct json_object *v)
+{
+	struct fss_verdict vd = { 0 };
+	char conf[32];
+
+	str_of(v, "headline", vd.headline, sizeof(vd.headline));
+	str_of(v, "basis", vd.basis, sizeof(vd.basis));
+	str_of(v, "confidence_text", vd.conf_text, sizeof(vd.conf_text));
+	str_of(v, "confidence", conf, sizeof(conf));
+	vd.conf = !strcmp(conf, fss_verdict_conf_name(FSS_VC_CLEAR)) ? FSS_VC_CLEAR :
+		  !strcmp(conf, fss_verdict_conf_name(FSS_VC_BORDERLINE)) ?
+		  FSS_VC_BORDERLINE : FSS_VC_NA;
+	fss_verdict_print(f, &vd);
+}

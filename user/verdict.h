@@ -101,5 +101,7 @@ void fss_verdict_print(FILE *f, const struct fss_verdict *v);
  * when confidence is "n/a".
  */
 struct json_object *fss_verdict_json(const struct fss_verdict *v);
+/* fss_verdict_print of a verdict given as fss_verdict_json made it. */
+void fss_verdict_print_json(FILE *f, struct json_object *v);
 
 #endif /* __FSS_VERDICT_H */

@@ -576,6 +576,19 @@ static void test_print_and_json(void)
 	fss_verdict_print(f, &v);
 	fclose(f);
 	HAS(buf, "\nConfidence: borderline: flush p50 ");
+	{
+		/* a renderer of the saved verdict prints the same bytes */
+		struct json_object *vj = fss_verdict_json(&v);
+		char *buf2 = NULL;
+		size_t len2;
+		FILE *f2 = open_memstream(&buf2, &len2);
+
+		fss_verdict_print_json(f2, vj);
+		fclose(f2);
+		CHECK(!strcmp(buf, buf2), "print_json differs: '%s' vs '%s'", buf2, buf);
+		free(buf2);
+		json_object_put(vj);
+	}
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		CHECK(strlen(line) <= 80, "line of %zu columns: '%s'", strlen(line), line);
 	free(buf);
