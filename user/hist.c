@@ -101,34 +101,49 @@ void fss_hist_merge(struct fss_hist *dst, const struct fss_hist *src)
 		dst->max = src->max;
 }
 
-double fss_hist_quantile_ns(const struct fss_hist *h, double q)
+/* The rank of the nearest-rank q-quantile of count values, 0 if none. */
+static __u64 quantile_rank(__u64 count, double q)
 {
-	__u64 rank, seen = 0;
-	unsigned int i;
-	double mid, lo, hi;
+	__u64 rank;
 
-	if (!h->count || !(q > 0))
-		return NAN;
+	if (!count || !(q > 0))
+		return 0;
 	if (q > 1)
 		q = 1;
-	rank = (__u64)ceil(q * (double)h->count);
-	if (rank < 1)
-		rank = 1;
+	rank = (__u64)ceil(q * (double)count);
+	return rank < 1 ? 1 : rank;
+}
+
+/* What a quantile in bucket i reports: its midpoint, within [min, max]. */
+static double bucket_value(unsigned int i, __u64 min, __u64 max)
+{
+	double lo, hi, mid;
+
+	if (i >= FSS_HIST_NB)
+		i = FSS_HIST_NB - 1;
+	lo = (double)fss_hist_lo(i);
+	hi = i >= FSS_HIST_NB - 1 ? (double)max : (double)fss_hist_hi(i);
+	mid = (lo + hi) / 2;
+	if (mid < (double)min)
+		mid = (double)min;
+	if (mid > (double)max)
+		mid = (double)max;
+	return mid;
+}
+
+double fss_hist_quantile_ns(const struct fss_hist *h, double q)
+{
+	__u64 rank = quantile_rank(h->count, q), seen = 0;
+	unsigned int i;
+
+	if (!rank)
+		return NAN;
 	for (i = 0; i < FSS_HIST_NB; i++) {
 		seen += h->b[i];
 		if (seen >= rank)
 			break;
 	}
-	if (i >= FSS_HIST_NB)
-		i = FSS_HIST_NB - 1;
-	lo = (double)fss_hist_lo(i);
-	hi = i >= FSS_HIST_NB - 1 ? (double)h->max : (double)fss_hist_hi(i);
-	mid = (lo + hi) / 2;
-	if (mid < (double)h->min)
-		mid = (double)h->min;
-	if (mid > (double)h->max)
-		mid = (double)h->max;
-	return mid;
+	return bucket_value(i, h->min, h->max);
 }
 
 double fss_hist_mean_ns(const struct fss_hist *h)
@@ -233,17 +248,22 @@ void fss_shist_to(const struct fss_shist *src, struct fss_hist *dst)
 		dst->max = src->max;
 }
 
+/* Walks the allocated chunks: no dense copy (live mode asks per group). */
 double fss_shist_quantile_ns(const struct fss_shist *h, double q)
 {
-	struct fss_hist *d = fss_hist_new();
-	double v;
+	__u64 rank = quantile_rank(h->count, q), seen = 0;
+	unsigned int c, s;
 
-	if (!d)
+	if (!rank)
 		return NAN;
-	fss_shist_to(h, d);
-	v = fss_hist_quantile_ns(d, q);
-	free(d);
-	return v;
+	for (c = 0; c < FSS_HIST_NCHUNK; c++) {
+		for (s = 0; h->chunk[c] && s < FSS_HIST_SUB; s++) {
+			seen += h->chunk[c][s];
+			if (seen >= rank)
+				return bucket_value(c * FSS_HIST_SUB + s, h->min, h->max);
+		}
+	}
+	return bucket_value(FSS_HIST_NB - 1, h->min, h->max);
 }
 
 /* ---- JSON: {"count","sum_ns","min_ns","max_ns","buckets":[[lo_ns,n],...]} */

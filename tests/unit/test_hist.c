@@ -127,6 +127,9 @@ static void sparse(void)
 	fss_shist_to(&s, back);
 	CHECK(!memcmp(back, d, sizeof(*d)), "sparse equals dense");
 	CHECK(fss_shist_quantile_ns(&s, 0.99) == fss_hist_quantile_ns(d, 0.99), "q99");
+	CHECK(fss_shist_quantile_ns(&s, 0.5) == fss_hist_quantile_ns(d, 0.5), "q50");
+	CHECK(fss_shist_quantile_ns(&s, 1.0) == fss_hist_quantile_ns(d, 1.0), "q100");
+	CHECK(fss_shist_quantile_ns(&s, 1e-9) == fss_hist_quantile_ns(d, 1e-9), "q0+");
 	for (i = 0; i < (int)FSS_HIST_NCHUNK; i++)
 		chunks += s.chunk[i] != NULL;
 	/* values up to 50 ms touch at most 26 powers of two */
