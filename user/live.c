@@ -1825,6 +1825,42 @@ static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
 	return 0;
 }
 
+/*
+ * --events FILE (into the tracer's options) and -o FILE for text and JSON
+ * Lines (stdout itself, renamed over FILE at the end): 0, or 1 after one
+ * line on stderr.
+ */
+static int open_outputs(struct fss_trace_opts *to)
+{
+	if (env.events) {
+		L.events = fopen(env.events, "w");
+		if (!L.events) {
+			fprintf(stderr, PROG ": cannot write %s: %s\n", env.events,
+				strerror(errno));
+			return 1;
+		}
+		to->events_out = L.events;
+		to->events_detail = env.events_detail;
+	}
+	if (env.output && !at_end_only() && fss_stdout_to_begin(env.output))
+		return 1;
+	return 0;
+}
+
+/* The end of open_outputs' files; rc, or 1 if one could not be written. */
+static int close_outputs(int rc)
+{
+	if (L.events)
+		fclose(L.events);
+	L.events = NULL;
+	if (fss_stdout_to_end(rc != 1) && !rc)
+		rc = 1;
+	if (L.emit_failed && !rc)
+		rc = 1;
+	L.emit_failed = false;
+	return rc;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	char *name = PROG;
@@ -1914,19 +1950,7 @@ int cmd_trace(int argc, char **argv)
 	to.live = true;
 	to.on_sync = on_sync;
 	to.on_event = on_event;
-	if (env.events) {
-		L.events = fopen(env.events, "w");
-		if (!L.events) {
-			fprintf(stderr, PROG ": cannot write %s: %s\n", env.events,
-				strerror(errno));
-			rc = 1;
-			goto out;
-		}
-		to.events_out = L.events;
-		to.events_detail = env.events_detail;
-	}
-	/* text and JSON Lines to -o: stdout itself, renamed over FILE at the end */
-	if (env.output && !at_end_only() && fss_stdout_to_begin(env.output)) {
+	if (open_outputs(&to)) {
 		rc = 1;
 		goto out;
 	}
@@ -2068,14 +2092,7 @@ out:
 	window_reset(&L.win[1], 0, 0);
 	names_free();
 	pthread_mutex_unlock(&L.lock);
-	if (L.events)
-		fclose(L.events);
-	L.events = NULL;
-	if (fss_stdout_to_end(rc != 1) && !rc)
-		rc = 1;
-	if (L.emit_failed && !rc)
-		rc = 1;
-	L.emit_failed = false;
+	rc = close_outputs(rc);
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
 	return rc;
 }
