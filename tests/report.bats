@@ -205,17 +205,25 @@ EOF
 		| .verdict == "slower" and .ci95_us[0] > 0] | length == 6 and all' "$S/d.json"
 	[ "$status" -eq 0 ]
 	# the added time is device_flush's: every other phase moved its p50 by
-	# less than 5 % of what the total's p50 moved (a few us of wake-up cost
-	# can be measured there, and is reported as it is)
+	# less than 5 % of what the total's p50 moved
 	run jq -e '(.tests[0].rows[] | select(.series == "total" and .stat == "p50")
 		| .change_us) as $t | [.tests[0].rows[] | select(.stat == "p50" and
 		.series != "total" and .series != "device_flush") |
 		(.change_us | fabs) < 0.05 * $t] | length == 5 and all' "$S/d.json"
 	[ "$status" -eq 0 ]
-	# journal, queue and other (no writes, no flush involved) within noise
-	run jq -e '[.tests[0].rows[] | select(.series == "journal" or .series == "queue"
-		or .series == "other") | select(.stat == "p50") | .verdict ==
-		"within noise"] | all' "$S/d.json"
+	# at a 50 us floor (1/80 of the injected 4 ms) every other phase is
+	# within noise in p50 and mean.  At the default 5 us floor the thread's
+	# wake-up after a 4 ms sleep, some tens of us in fs or other on a busy
+	# host, is truly measured and can be "slower"; p99 is one sync's tail.
+	"$FSS_BIN" diff -j --min-change-us 50 "$S/a.json" "$S/b.json" > "$S/d50.json" || true
+	jq '.tests[0].rows[] | select(.verdict != "within noise") |
+		[.series, .stat, .change_us, .verdict] | @tsv' -r "$S/d50.json"
+	run jq -e '.method.min_change_us == 50 and ([.tests[0].rows[] | select(.series != "total"
+		and .series != "device_flush" and .stat != "p99") | .verdict ==
+		"within noise"] | length == 10 and all)' "$S/d50.json"
+	[ "$status" -eq 0 ]
+	run jq -e '[.tests[0].rows[] | select(.series == "total" or .series == "device_flush")
+		| .verdict == "slower"] | length == 6 and all' "$S/d50.json"
 	[ "$status" -eq 0 ]
 	"$FSS_BIN" diff -f html -o "$S/d.html" "$S/a.json" "$S/b.json" || true
 	check_page "$S/d.html" "$S/d.json" diff-flush-delay

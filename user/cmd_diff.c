@@ -22,10 +22,10 @@ struct diff_cli {
 	bool help;
 };
 
-enum { OPT_FAIL = 256, OPT_RESAMPLES, OPT_SEED, OPT_MIN_PCT, OPT_USAGE };
+enum { OPT_FAIL = 256, OPT_RESAMPLES, OPT_SEED, OPT_MIN_PCT, OPT_MIN_US, OPT_USAGE };
 
 static const char doc[] =
-"Compare two saved results of one kind (run or compare --json): for each "
+"Compare two saved results of one kind (run, compare or trace --json): for each "
 "test in both and each series (the traced sync total, or the per-op latency "
 "when untraced, and each phase) p50, p99 and mean of A and B, the change, "
 "its 95 % bootstrap interval (resampling the histograms), and one word: "
@@ -47,6 +47,8 @@ static const struct argp_option options[] = {
 	  "or p99 is slower with its whole 95 % interval beyond PCT %", 0 },
 	{ "min-change", OPT_MIN_PCT, "PCT", 0, "Noise floor: smaller changes are "
 	  "within noise (default 2, the histograms' resolution)", 0 },
+	{ "min-change-us", OPT_MIN_US, "US", 0, "Absolute noise floor in "
+	  "microseconds (default 5, the tracer's cost per sync)", 0 },
 	{ "resamples", OPT_RESAMPLES, "N", 0, "Bootstrap resamples (default 1000)", 0 },
 	{ "seed", OPT_SEED, "N", 0, "Generator seed (default 1; same seed, same result)", 0 },
 	{ "help", 'h', NULL, 0, "Give this help list", -1 },
@@ -100,6 +102,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MIN_PCT:
 		if (parse_pct(arg, &o->d.min_change_pct)) {
 			argp_error(state, "bad --min-change '%s': a percentage from 0 to 1000000", arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_MIN_US:
+		if (parse_pct(arg, &o->d.min_change_us)) {
+			argp_error(state, "bad --min-change-us '%s': microseconds from 0 to 1000000", arg);
 			return EINVAL;
 		}
 		break;
