@@ -53,7 +53,8 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
-	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics
+	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
+	$(OUTPUT)/tests/test_dbview
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer
 
@@ -128,6 +129,10 @@ $(OUTPUT)/tests/test_hist: tests/unit/test_hist.c user/hist.c user/stats.c | $(O
 $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_prom.c user/attr.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
+
+$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/fileclass.c user/checkpoint.c user/dbview.c user/out_text_db.c user/hist.c user/attr.c user/doc.c user/fmt.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -112,3 +112,27 @@ hist_case() {
 @test "hist: the sparse form (live mode) equals the dense one" { hist_case sparse; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }
+
+# The database view of trace (tests/unit/test_dbview.c over user/dbrole.c,
+# user/fileclass.c, user/checkpoint.c, user/dbview.c, user/out_text_db.c).
+TEST_DBVIEW="${TEST_DBVIEW:-$FSS_BUILD/tests/test_dbview}"
+
+dbview_case() {
+	make -s -C "$FSS_ROOT" build/tests/test_dbview >&2
+	run "$TEST_DBVIEW" "$1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "ok 1 - $1" ]
+}
+
+@test "dbview: every C case has a bats test here" {
+	make -s -C "$FSS_ROOT" build/tests/test_dbview >&2
+	run "$TEST_DBVIEW" --list
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | tr '\n' ' ')" = "pg_roles other_roles classes checkpoints view_json " ]
+}
+@test "dbrole: PostgreSQL roles and the stable part of their titles" { dbview_case pg_roles; }
+@test "dbrole: MariaDB, other processes, --role names" { dbview_case other_roles; }
+@test "fileclass: PostgreSQL and MariaDB file classes from paths" { dbview_case classes; }
+@test "checkpoint: the sync burst, its tail, a burst cut short" { dbview_case checkpoints; }
+@test "dbview: classes by role and checkpoints in JSON and text" { dbview_case view_json; }
