@@ -38,6 +38,9 @@
 #include "doc.h"
 #include "render.h"
 #include "live_agg.h"
+#include "dbrole.h"
+#include "live_db.h"
+#include "out_text_db.h"
 #include "live_doc.h"
 #include "live_names.h"
 #include "target.h"
@@ -121,11 +124,14 @@ enum {
 	OPT_SLOWER,
 	OPT_STRATEGY,
 	OPT_CALIB_DIR,
+	OPT_ROLE,
 };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process (all its threads); repeatable", 0 },
 	{ "comm", 'c', "COMM", 0, "Trace tasks whose comm is exactly COMM", 0 },
+	{ "role", OPT_ROLE, "ROLE", 0, "Trace database processes of this role "
+	  "(walwriter, checkpointer, backend, ...: docs/databases.md)", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH|ID", 0, "Trace tasks in this cgroup v2 (path, relative to the cgroup2 mount, or id)", 0 },
 	{ "mount", OPT_MOUNT, "DIR", 0, "Only syncs on the filesystem mounted at/under DIR", 0 },
 	{ "dev", OPT_DEV, "DEV", 0, "Only syncs on filesystems of this block device (/dev/X, X or MAJ:MIN)", 0 },
@@ -242,13 +248,20 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'c':
 		if (!arg[0] || strlen(arg) >= FSS_COMM_LEN)
-			return bad(state, "-c: a comm is 1 to 15 characters (got '%s')", arg);
+			return bad(state, "-c: a comm is 1 to 15 characters (got '%s')%s",
+				   arg, strchr(arg, ':') ? "; for a process title "
+				   "such as 'postgres: walwriter' use --role" : "");
 		env.comm = arg;
 		break;
 	case OPT_CGROUP:
 		if (!arg[0])
 			return bad(state, "--cgroup: empty path");
 		env.cgroup = arg;
+		break;
+	case OPT_ROLE:
+		if (live_db_role_option(arg))
+			return bad(state, "--role '%s': not a role; roles: %s", arg,
+				   fss_dbrole_names());
 		break;
 	case OPT_MOUNT:
 		env.mount = arg;
@@ -380,9 +393,14 @@ static void on_sync(const struct fss_sync_result *r, void *arg)
 		return;
 	}
 	live_names_proc(r->pid, r->comm);
+	if (!live_db_keep(r->pid)) {		/* --role, in user space */
+		pthread_mutex_unlock(&L.lock);
+		return;
+	}
 	live_names_resolve_file(r->pid, r->dev, r->ino, false);
 	for (int w = 0; w < 2; w++)
 		live_window_add_sync(&L.win[w], r);
+	live_db_add(r);
 	if (L.slower && r->total >= L.slower_ns)
 		print_slow(r);
 	pthread_mutex_unlock(&L.lock);
@@ -423,6 +441,9 @@ static void describe_targets(char *buf, size_t len, __u64 cg)
 	}
 	if (env.comm && n < len)
 		n += snprintf(buf + n, len - n, "%scomm %s", n ? ", " : "", env.comm);
+	if (live_db_role() && n < len)
+		n += snprintf(buf + n, len - n, "%srole %s", n ? ", " : "",
+			      live_db_role());
 	if (env.cgroup && n < len)
 		n += snprintf(buf + n, len - n, "%scgroup %s (id %llu)", n ? ", " : "",
 			      env.cgroup, (unsigned long long)cg);
@@ -438,26 +459,28 @@ static void emit_report(int w, const struct live_report_ctx *rc)
 {
 	struct json_object *o;
 
+	if (rc->index && at_end_only())
+		return;			/* intervals: only the summary is drawn */
+	o = live_doc_report(&L.win[w], rc);
+	live_db_doc_add(o, w, L.win[w].start_ns, live_mono_ns(), L.mono_to_wall_ns);
 	if (at_end_only()) {
 		struct fss_render_opts ro = { .events_path = env.events };
 
-		if (rc->index)		/* intervals: only the summary is drawn */
-			return;
 		if (L.events)
 			fflush(L.events);
-		if (fss_emit(live_doc_report(&L.win[w], rc), env.format,
-			     env.output, &ro))
+		if (fss_emit(o, env.format, env.output, &ro))
 			L.emit_failed = true;
 		return;
 	}
 	if (env.json) {
-		o = live_doc_report(&L.win[w], rc);
 		fprintf(L.out, "%s\n",
 			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-		json_object_put(o);
 	} else {
 		live_text_report(L.out, &L.win[w], rc);
+		if (L.win[w].all.syncs)
+			fss_text_db_sections(L.out, o);
 	}
+	json_object_put(o);
 	fflush(L.out);
 }
 
@@ -735,7 +758,8 @@ static int trace_open(struct trace_run *r)
 	to->verbose = env.verbose;
 	to->tgids = env.tgids;
 	to->ntgids = env.ntgids;
-	to->comm = env.comm;
+	/* --role: the kernel keeps the role's comm, user space the role */
+	to->comm = env.comm ? env.comm : live_db_role_comm();
 	to->cgroup_id = r->cg;
 	to->live = true;
 	to->on_sync = on_sync;
@@ -823,6 +847,7 @@ static void trace_interval(struct trace_run *r, __u64 now, bool stop)
 		emit_report(0, &rc);
 	}
 	live_window_reset(&L.win[0], now, fss_tracer_drops(r->t));
+	live_db_reset(0);
 	pthread_mutex_unlock(&L.lock);
 	while (r->next <= now)
 		r->next += (__u64)(env.interval * 1e9);
@@ -914,6 +939,7 @@ static int trace_close(struct trace_run *r, int rc)
 	live_window_reset(&L.win[0], 0, 0);
 	live_window_reset(&L.win[1], 0, 0);
 	live_names_free();
+	live_db_free();
 	pthread_mutex_unlock(&L.lock);
 	rc = close_outputs(rc);
 	pthread_sigmask(SIG_UNBLOCK, &r->sigs, NULL);
@@ -932,6 +958,8 @@ int cmd_trace(int argc, char **argv)
 	rc = check_usage();
 	if (!rc)
 		rc = resolve_targets(&r.cg, &r.fs_dev, &r.disk_dev);
+	if (!rc)
+		rc = live_db_check(PROG, env.comm, env.cmd != NULL);
 	if (rc)
 		return rc;
 	if (geteuid() != 0) {

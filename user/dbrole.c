@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include "dbrole.h"
 
 struct aux {
@@ -409,4 +410,28 @@ int fss_dbrole_count(const char *name)
 
 	scan_procs(count_one, &c);
 	return c.n;
+}
+
+struct json_object *fss_dbrole_json(const struct fss_dbrole *r)
+{
+	struct json_object *o;
+	char label[64];
+
+	if (!r || r->db == FSS_DB_NONE)
+		return NULL;
+	o = json_object_new_object();
+	fss_dbrole_label(r, label, sizeof(label));
+	json_object_object_add(o, "db", json_object_new_string(fss_db_name(r->db)));
+	json_object_object_add(o, "role", r->role[0] ?
+			       json_object_new_string(r->role) : NULL);
+#define S(k) json_object_object_add(o, #k, r->k[0] ? json_object_new_string(r->k) : NULL)
+	S(detail);
+	S(user);
+	S(database);
+	S(client);
+	S(cluster);
+	S(title);
+#undef S
+	json_object_object_add(o, "label", json_object_new_string(label));
+	return o;
 }

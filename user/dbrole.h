@@ -67,6 +67,14 @@ const char *fss_dbrole_names(void);
  */
 bool fss_dbrole_comm_hint(const char *name, char *buf, size_t len);
 
+/*
+ * The role object of a process for the document: db, role, detail, user,
+ * database, client, cluster, title (the stable part), label; NULL when r
+ * is no database process.
+ */
+struct json_object;
+struct json_object *fss_dbrole_json(const struct fss_dbrole *r);
+
 /* Processes that have role NAME now (scan of /proc). */
 int fss_dbrole_count(const char *name);
 

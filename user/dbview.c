@@ -78,7 +78,8 @@ void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 	ri = role_index(v, rname);
 	if (r->kind < FSS_SYNC_KIND_MAX)
 		v->by_role[c][ri][r->kind]++;
-	if (role && role->db == FSS_DB_POSTGRES && !strcmp(role->role, "checkpointer")) {
+	if (!v->no_ckpt && role && role->db == FSS_DB_POSTGRES &&
+	    !strcmp(role->role, "checkpointer")) {
 		struct fss_ckpt_sync s = {
 			.start = r->start, .end = r->start + r->total, .pid = r->pid,
 			.kind = r->kind, .fclass = c, .dev = r->dev, .ino = r->ino,
@@ -262,28 +263,4 @@ const char *fss_dbview_roles_note(const struct fss_dbview *v)
 		       "in their titles: their syncs are told apart by file "
 		       "class alone";
 	return NULL;
-}
-
-struct json_object *fss_dbrole_json(const struct fss_dbrole *r)
-{
-	struct json_object *o;
-	char label[64];
-
-	if (!r || r->db == FSS_DB_NONE)
-		return NULL;
-	o = json_object_new_object();
-	fss_dbrole_label(r, label, sizeof(label));
-	json_object_object_add(o, "db", json_object_new_string(fss_db_name(r->db)));
-	json_object_object_add(o, "role", r->role[0] ?
-			       json_object_new_string(r->role) : NULL);
-#define S(k) json_object_object_add(o, #k, r->k[0] ? json_object_new_string(r->k) : NULL)
-	S(detail);
-	S(user);
-	S(database);
-	S(client);
-	S(cluster);
-	S(title);
-#undef S
-	json_object_object_add(o, "label", json_object_new_string(label));
-	return o;
 }

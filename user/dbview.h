@@ -32,6 +32,7 @@ struct fss_dbview {
 	__u64 by_role[FSS_FC_MAX][FSS_DBV_ROLES][FSS_SYNC_KIND_MAX];
 	struct fss_ckpt_det ckpt;	/* the checkpointer's syncs */
 	bool saw_mariadb;
+	bool no_ckpt;			/* do not feed the checkpoint detector */
 };
 
 void fss_dbview_init(struct fss_dbview *v);
@@ -59,8 +60,5 @@ struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, __u64 since_mono
 
 /* the note on roles for the document (NULL when there is none to make) */
 const char *fss_dbview_roles_note(const struct fss_dbview *v);
-
-/* the role object of a process for the document (NULL: none) */
-struct json_object *fss_dbrole_json(const struct fss_dbrole *r);
 
 #endif

@@ -144,6 +144,7 @@ static struct json_object *procs_json(const struct table *t, int top)
 		json_object_object_add(po, "cmdline", p && p->cmdline[0] ?
 				       json_object_new_string(p->cmdline) : NULL);
 		json_object_object_add(po, "name", json_object_new_string(live_names_proc_label(p)));
+		json_object_object_add(po, "role", p ? fss_dbrole_json(&p->role) : NULL);
 		json_object_object_add(po, "by_kind", by_kind_json(&s[i]->st));
 		json_object_array_add(a, po);
 	}
@@ -330,6 +331,7 @@ struct json_object *live_doc_sync(const struct fss_sync_result *r,
 				  __u64 wall_ns)
 {
 	struct file_name *fn = r->ino ? live_names_file(r->dev, r->ino, false) : NULL;
+	struct proc_name *pn = live_names_proc_find(r->pid);
 	struct json_object *o = json_object_new_object();
 	time_t sec = wall_ns / LIVE_NSEC;
 	char tbuf[32], ts[64];
@@ -344,6 +346,8 @@ struct json_object *live_doc_sync(const struct fss_sync_result *r,
 	json_object_object_add(o, "pid", json_object_new_int64(r->pid));
 	json_object_object_add(o, "tid", json_object_new_int64(r->tid));
 	json_object_object_add(o, "comm", json_object_new_string(r->comm));
+	json_object_object_add(o, "name", json_object_new_string(pn ? live_names_proc_label(pn) : r->comm));
+	json_object_object_add(o, "role", pn ? fss_dbrole_json(&pn->role) : NULL);
 	json_object_object_add(o, "kind", json_object_new_string(fss_sync_kind_name(r->kind)));
 	json_object_object_add(o, "dev", jdev(r->dev));
 	json_object_object_add(o, "ino", json_object_new_int64(r->ino));

@@ -73,6 +73,8 @@ struct proc_name *live_names_proc(__u32 pid, const char *comm)
 	if (comm)
 		memcpy(p->comm, comm, FSS_COMM_LEN - 1);
 	read_cmdline(pid, p->cmdline, sizeof(p->cmdline));
+	if (fss_dbrole_from_title(p->comm, p->cmdline, &p->role) && p->role.role[0])
+		fss_dbrole_label(&p->role, p->label, sizeof(p->label));
 	p->next = N.procs[h];
 	N.procs[h] = p;
 	return p;
@@ -267,6 +269,8 @@ const char *live_names_proc_label(const struct proc_name *p)
 
 	if (!p)
 		return "?";
+	if (p->label[0])	/* a database role: "walwriter", "backend:DB" */
+		return p->label;
 	n = strlen(p->comm);
 	if (n && !strncmp(p->cmdline, p->comm, n) && p->cmdline[n] == ':' &&
 	    p->cmdline[n + 1] == ' ' && p->cmdline[n + 2])

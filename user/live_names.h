@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "../bpf/fsyncscope.h"
+#include "dbrole.h"
 
 static inline unsigned int live_kmaj(__u32 kdev) { return kdev >> 20; }
 static inline unsigned int live_kmin(__u32 kdev) { return kdev & 0xfffff; }
@@ -21,6 +22,8 @@ struct proc_name {
 	__u32 pid;
 	char comm[FSS_COMM_LEN];
 	char cmdline[256];	/* process title, "" when unreadable */
+	struct fss_dbrole role;	/* its database role, from comm and title */
+	char label[48];		/* the role's short name, "" when none */
 	struct proc_name *next;
 };
 
@@ -58,7 +61,8 @@ void live_names_free(void);
 /* a file's path, or a note why there is none; *resolved: it is a path */
 void live_names_file_label(__u32 dev, __u64 ino, char *buf, size_t len,
 			   bool *resolved);
-/* plain-text name of a process: its comm or, for "comm: role" titles, role */
+/* plain-text name of a process: its database role (dbrole.h), else its comm
+ * or, for "comm: role" titles, role */
 const char *live_names_proc_label(const struct proc_name *p);
 
 #endif /* __FSS_LIVE_NAMES_H */

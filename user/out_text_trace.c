@@ -236,7 +236,8 @@ void fss_text_trace_sync(FILE *f, struct json_object *o)
 	/* the file on the same line when it fits, else on its own */
 	w = fprintf(f, "%.8s %lld %s %s %.3f ms",
 		    time && strlen(time) >= 19 ? time + 11 : "?",
-		    fss_jint(o, "pid", 0), fss_jstr(o, "comm") ?: "",
+		    fss_jint(o, "pid", 0),
+		    fss_jstr(o, "name") ?: fss_jstr(o, "comm") ?: "",
 		    fss_jstr(o, "kind") ?: "?", fss_jint(o, "total_ns", 0) / 1e6);
 	if (w + 2 + n <= 79)
 		fprintf(f, "  %s\n", label);

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * live_db.c - the database view of `trace`: --role, the -c hint, and the
+ * classes / checkpoints of dbview.c fed from trace's names (live_names.c).
+ *
+ * --role filters in user space: the kernel's pid filter is fixed when the
+ * tracer loads and a role is a property of a process title, which changes
+ * after fork.  What the kernel can do, it does: a PostgreSQL role narrows
+ * the kernel's comm filter to "postgres" (unless -c says otherwise), so
+ * other processes' syncs are never recorded; among the postgres processes,
+ * each new pid's role is read from its title when its first sync is seen
+ * (so new backends and autovacuum workers are picked up as they come).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "dbrole.h"
+#include "dbview.h"
+#include "doc.h"
+#include "live_db.h"
+#include "live_names.h"
+
+static struct {
+	const char *role;		/* --role, NULL: none */
+	struct fss_dbview v[2];		/* [0] interval, [1] whole run */
+	bool init;
+} D;
+
+static void db_init(void)
+{
+	if (D.init)
+		return;
+	fss_dbview_init(&D.v[0]);
+	fss_dbview_init(&D.v[1]);
+	D.v[0].no_ckpt = true;		/* the run's detector sees them all */
+	D.init = true;
+}
+
+int live_db_role_option(const char *name)
+{
+	if (fss_dbrole_known(name) == FSS_DB_NONE)
+		return -1;
+	D.role = name;
+	return 0;
+}
+
+const char *live_db_role(void)
+{
+	return D.role;
+}
+
+const char *live_db_role_comm(void)
+{
+	return D.role && fss_dbrole_known(D.role) == FSS_DB_POSTGRES ?
+	       "postgres" : NULL;
+}
+
+int live_db_check(const char *prog, const char *comm, bool cmd)
+{
+	char hint[256];
+
+	if (comm && !cmd && fss_dbrole_comm_hint(comm, hint, sizeof(hint))) {
+		fprintf(stderr, "%s: %s\n", prog, hint);
+		return 1;
+	}
+	if (D.role && !cmd && !fss_dbrole_count(D.role))
+		fprintf(stderr, "%s: --role %s: no process has this role now; "
+			"tracing the ones that take it\n", prog, D.role);
+	return 0;
+}
+
+bool live_db_keep(__u32 pid)
+{
+	struct proc_name *p;
+
+	if (!D.role)
+		return true;
+	p = live_names_proc_find(pid);
+	return p && fss_dbrole_match(&p->role, D.role);
+}
+
+void live_db_add(const struct fss_sync_result *r)
+{
+	struct proc_name *p = live_names_proc_find(r->pid);
+	struct file_name *f = r->ino ? live_names_file(r->dev, r->ino, false) : NULL;
+
+	db_init();
+	for (int w = 0; w < 2; w++)
+		fss_dbview_add(&D.v[w], r, f ? f->path : NULL, p ? &p->role : NULL);
+}
+
+void live_db_doc_add(struct json_object *o, int w, __u64 since_mono,
+		     __u64 now_mono, __u64 mono_to_wall_ns)
+{
+	const char *note;
+
+	db_init();
+	note = fss_dbview_roles_note(&D.v[1]);
+	json_object_object_add(o, "classes", fss_dbview_classes_json(&D.v[w]));
+	json_object_object_add(o, "checkpoints",
+			       fss_dbview_ckpts_json(&D.v[1], w ? 0 : since_mono,
+						     now_mono, (__s64)mono_to_wall_ns));
+	json_object_object_add(o, "roles_note", note ? json_object_new_string(note) : NULL);
+	json_object_object_add(o, "role_filter", D.role ?
+			       json_object_new_string(D.role) : NULL);
+}
+
+void live_db_reset(int w)
+{
+	db_init();
+	fss_dbview_reset(&D.v[w]);
+}
+
+void live_db_free(void)
+{
+	if (!D.init)
+		return;
+	fss_dbview_free(&D.v[0]);
+	fss_dbview_free(&D.v[1]);
+	D.init = false;
+}

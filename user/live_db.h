@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * live_db.h - the database view of `trace` (docs/databases.md): roles of
+ * the traced processes (--role), their syncs by file class, PostgreSQL's
+ * checkpoints; the document keys "classes", "checkpoints", "roles_note"
+ * and "role_filter".  No locking here: the caller serialises (cmd_trace.c's
+ * lock), as for live_agg.c and live_names.c.
+ */
+#ifndef __FSS_LIVE_DB_H
+#define __FSS_LIVE_DB_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "attr.h"
+
+struct json_object;
+
+/*
+ * --role NAME: 0 when NAME is a role (dbrole.h), else -1.  Then, before
+ * tracing: the comm the kernel can filter on for it ("postgres"), or NULL.
+ */
+int live_db_role_option(const char *name);
+const char *live_db_role_comm(void);
+const char *live_db_role(void);
+
+/*
+ * Checks before tracing, one line on stderr each: -c NAME that no task
+ * has but a role does (the hint; returns 1), --role that no process has
+ * now (a warning; tracing goes on, the role may come).
+ */
+int live_db_check(const char *prog, const char *comm, bool cmd);
+
+/* The role filter (user space): keep a sync of pid? */
+bool live_db_keep(__u32 pid);
+
+/* One sync into both views (after live_names has named it). */
+void live_db_add(const struct fss_sync_result *r);
+
+/*
+ * The database keys into a report of window w (0 interval, 1 run), which
+ * began at since_mono; then, for w == 0, the interval's classes restart.
+ */
+void live_db_doc_add(struct json_object *report, int w, __u64 since_mono,
+		     __u64 now_mono, __u64 mono_to_wall_ns);
+void live_db_reset(int w);
+void live_db_free(void);
+
+#endif /* __FSS_LIVE_DB_H */
