@@ -54,6 +54,8 @@ static int finish(struct fss_ckpt_det *d, bool complete)
 	if (d->state == ST_NONE)
 		return 0;
 	d->cur.complete = complete;
+	d->cur.pre_syncs = d->pending_pre;
+	d->pending_pre = 0;
 	if (d->ndone == FSS_CKPT_MAX) {
 		memmove(d->done, d->done + 1, (d->ndone - 1) * sizeof(*d->done));
 		d->ndone--;
@@ -71,6 +73,13 @@ static int finish(struct fss_ckpt_det *d, bool complete)
 	d->done[d->ndone++] = d->cur;
 	d->state = ST_NONE;
 	return 0;
+}
+
+/* the run was early in a write phase, not a sync phase */
+static void demote(struct fss_ckpt_det *d)
+{
+	d->pending_pre += d->cur.syncs + d->cur.tail_syncs;
+	d->state = ST_NONE;
 }
 
 static void burst_add(struct fss_ckpt_det *d, const struct fss_ckpt_sync *s)
@@ -124,8 +133,8 @@ int fss_ckpt_feed(struct fss_ckpt_det *d, const struct fss_ckpt_sync *s)
 		else if (d->state == ST_TAIL)
 			d->cur.tail_syncs += s->kind == FSS_SYNC_FSYNC;
 	} else if (d->state != ST_NONE) {
-		/* writeback hints: the write phase of the next checkpoint */
-		err = finish(d, d->state == ST_TAIL);
+		/* writeback hints: buffers are being written */
+		demote(d);
 	}
 	d->last_end = s->end;
 	return err;

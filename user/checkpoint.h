@@ -13,10 +13,15 @@
  *
  * So a checkpoint's sync burst is a run of the checkpointer's fsyncs of
  * anything but WAL segments, ended by its fdatasync of the checkpoint
- * record (the checkpoint is then "complete").  Syncs within GAP of that
- * fdatasync are its tail (pg_control, recycled segments), not the burst.
- * A run that ends otherwise (a writeback hint, a gap over GAP, the end of
- * the trace) is listed with complete = false.
+ * record (the checkpoint is then "complete").  Syncs after that fdatasync
+ * are its tail (pg_control, recycled segments), not the burst.  The
+ * checkpoint is listed when the checkpointer has been quiet for GAP.
+ * A run followed by writeback hints (sync_file_range) instead belongs to
+ * the start of the write phase (the relation map, replication origins,
+ * ... are fsynced before the buffers are written): it is not listed, and
+ * counted as the next checkpoint's pre_syncs.  A run with no WAL flush
+ * after it, cut by a gap over GAP or by the end of the trace, is listed
+ * with complete = false.
  */
 #ifndef __FSS_CHECKPOINT_H
 #define __FSS_CHECKPOINT_H
@@ -49,6 +54,7 @@ struct fss_ckpt {
 	__u64 phase_ns[FSS_CKPT_PH];
 	__u64 by_class[FSS_FC_MAX];
 	__u64 tail_syncs;		/* pg_control, recycled WAL: not counted */
+	__u64 pre_syncs;		/* fsyncs early in the write phase */
 	bool complete;			/* the checkpoint record's flush was seen */
 };
 
@@ -56,6 +62,7 @@ struct fss_ckpt_det {
 	int state;			/* 0 none, 1 burst, 2 tail */
 	__u64 last_end;
 	struct fss_ckpt cur;
+	__u64 pending_pre;		/* pre_syncs of the next checkpoint */
 	/* distinct files of the current burst (open addressing) */
 	__u64 *keys;
 	size_t nkeys;

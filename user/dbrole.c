@@ -63,7 +63,7 @@ const char *fss_dbrole_names(void)
 {
 	return "postmaster backend walwriter checkpointer bgwriter autovacuum "
 	       "walsender walreceiver walsummarizer archiver startup logger "
-	       "stats logical parallel io slotsync bgworker";
+	       "stats logical parallel io slotsync bgworker standalone";
 }
 
 static void copy(char *dst, size_t len, const char *src, size_t n)
@@ -197,10 +197,15 @@ bool fss_dbrole_from_title(const char *comm, const char *title,
 		r->db = FSS_DB_POSTGRES;
 		pg_title(title + sizeof(pg) - 1, r);
 	} else if (!strcmp(comm, "postgres") || !strcmp(comm, "postmaster")) {
-		/* the postmaster keeps its command line */
+		/* the postmaster keeps its command line; initdb and
+		 * single-user mode run postgres --boot / --single */
 		r->db = FSS_DB_POSTGRES;
-		snprintf(r->role, sizeof(r->role), "postmaster");
-		snprintf(r->title, sizeof(r->title), "%s", title[0] ? title : comm);
+		if (!title[0])		/* gone before its title was read */
+			return true;
+		snprintf(r->role, sizeof(r->role), "%s",
+			 strstr(title, " --boot") || strstr(title, " --single") ?
+			 "standalone" : "postmaster");
+		snprintf(r->title, sizeof(r->title), "%s", title);
 	} else if (!strcmp(comm, "mariadbd") || !strcmp(comm, "mysqld")) {
 		/* every thread has this comm; no role without performance_schema */
 		r->db = FSS_DB_MARIADB;
@@ -250,7 +255,7 @@ bool fss_dbrole_of_pid(pid_t pid, struct fss_dbrole *r)
 
 void fss_dbrole_label(const struct fss_dbrole *r, char *buf, size_t len)
 {
-	if (!r->role[0])
+	if (!r->role[0])		/* MariaDB; a process gone too soon */
 		snprintf(buf, len, "%s", r->title);
 	else if (!strcmp(r->role, "backend") && r->database[0])
 		snprintf(buf, len, "backend:%s", r->database);
@@ -269,7 +274,7 @@ static const char *canonical(const char *name, const char **detail)
 		"postmaster", "backend", "walwriter", "checkpointer", "bgwriter",
 		"autovacuum", "walsender", "walreceiver", "walsummarizer",
 		"archiver", "startup", "logger", "stats", "logical", "parallel",
-		"io", "slotsync", "bgworker",
+		"io", "slotsync", "bgworker", "standalone",
 	};
 
 	*detail = NULL;

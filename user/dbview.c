@@ -73,7 +73,8 @@ void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 	if (role && role->db == FSS_DB_MARIADB)
 		v->saw_mariadb = true;
 	if (role && role->db != FSS_DB_NONE)
-		rname = role->role[0] ? role->role : fss_db_name(role->db);
+		rname = role->role[0] ? role->role : role->db == FSS_DB_POSTGRES ?
+			"unknown" : fss_db_name(role->db);
 	stat_add(&v->cls[c], r);
 	ri = role_index(v, rname);
 	if (r->kind < FSS_SYNC_KIND_MAX)
@@ -239,6 +240,7 @@ static struct json_object *ckpt_json(const struct fss_ckpt *c, __s64 off)
 					       json_object_new_int64(c->by_class[k]));
 	json_object_object_add(o, "by_class", bc);
 	json_object_object_add(o, "tail_syncs", json_object_new_int64(c->tail_syncs));
+	json_object_object_add(o, "pre_syncs", json_object_new_int64(c->pre_syncs));
 	json_object_object_add(o, "complete", json_object_new_boolean(c->complete));
 	return o;
 }

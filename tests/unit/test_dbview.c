@@ -74,6 +74,9 @@ static void pg_roles(void)
 		{ "postgres", "postgres: u d db.example.com(5432) authentication",
 		  "backend", "", "u", "d", "db.example.com(5432)",
 		  "u d db.example.com(5432)", "backend:d" },
+		{ "postgres", "/usr/lib/postgresql/15/bin/postgres --boot -F -c log_checkpoints=false -X 1048576 -k",
+		  "standalone", "", "", "", "", "/usr/lib/postgresql/15/bin/postgres --boot -F -c log_checkpoints=false -X 1048576 -k",
+		  "standalone" },
 		{ "postgres", "postgres: pg_cron launcher", "bgworker", "", "", "",
 		  "", "pg_cron launcher", "pg_cron launcher" },
 	};
@@ -102,6 +105,8 @@ static void other_roles(void)
 	CHECK(fss_dbrole_from_title("mariadbd", "/usr/sbin/mariadbd --datadir=/x", &r),
 	      "mariadbd");
 	CHECK(r.db == FSS_DB_MARIADB && !r.role[0], "mariadb: no role '%s'", r.role);
+	CHECK(fss_dbrole_from_title("postgres", "", &r) && r.db == FSS_DB_POSTGRES &&
+	      !r.role[0], "a postgres process gone before its title was read");
 	CHECK(!fss_dbrole_from_title("bash", "-bash", &r), "bash");
 	CHECK(r.db == FSS_DB_NONE, "bash: none");
 	CHECK(!fss_dbrole_from_title(NULL, NULL, &r), "NULL");
@@ -198,7 +203,11 @@ static void checkpoints(void)
 	const struct fss_ckpt *c;
 
 	fss_ckpt_init(&d);
-	/* write phase: writeback hints and WAL flushes */
+	/* write phase: fsyncs of the relation map and such, a WAL flush,
+	 * then writeback hints and WAL flushes */
+	feed(&d, 990, 100, FSS_SYNC_FSYNC, FSS_FC_PG_OTHER, 20);
+	feed(&d, 991, 100, FSS_SYNC_FSYNC, FSS_FC_UNRESOLVED, 21);
+	feed(&d, 992, 100, FSS_SYNC_FDATASYNC, FSS_FC_PG_WAL, 2);
 	feed(&d, 1000, 10, FSS_SYNC_SYNC_FILE_RANGE, FSS_FC_PG_REL, 1);
 	feed(&d, 1001, 300, FSS_SYNC_FDATASYNC, FSS_FC_PG_WAL, 2);
 	feed(&d, 1500, 10, FSS_SYNC_SYNC_FILE_RANGE, FSS_FC_PG_REL, 1);
@@ -215,7 +224,9 @@ static void checkpoints(void)
 	feed(&d, 2012, 300, FSS_SYNC_FSYNC, FSS_FC_UNRESOLVED, 9);
 	feed(&d, 2013, 300, FSS_SYNC_FSYNC, FSS_FC_PG_WAL_INIT, 10);
 	CHECK(!fss_ckpt_open(&d), "tail is not the burst");
-	/* the next checkpoint's write phase closes it */
+	/* quiet for a second: it is listed */
+	CHECK(fss_ckpt_tick(&d, 2500 * MS) == 0 && d.ndone == 0, "not yet");
+	CHECK(fss_ckpt_tick(&d, 3100 * MS) == 0 && d.ndone == 1, "listed");
 	feed(&d, 60000, 10, FSS_SYNC_SYNC_FILE_RANGE, FSS_FC_PG_REL, 1);
 	CHECK(d.ndone == 1, "one checkpoint: %zu", d.ndone);
 	c = &d.done[0];
@@ -225,6 +236,7 @@ static void checkpoints(void)
 	CHECK(c->total_ns == 7000000 && c->phase_ns[4] == 7000000, "total");
 	CHECK(c->start == 2000 * MS && c->end == 2009 * MS + 800000, "span");
 	CHECK(c->tail_syncs == 2 && c->complete, "tail %llu", (unsigned long long)c->tail_syncs);
+	CHECK(c->pre_syncs == 2, "pre %llu", (unsigned long long)c->pre_syncs);
 	CHECK(c->by_class[FSS_FC_PG_REL] == 2 && c->by_class[FSS_FC_UNRESOLVED] == 1,
 	      "by class");
 
