@@ -7,10 +7,10 @@
 # ext4 and xfs image with pgbench against it.  Nothing here asserts timing.
 
 load lib
+load pg
 bats_require_minimum_version 1.5.0
 
 SYNCER="$FSS_BUILD/tests/syncer"
-PGBIN=/usr/lib/postgresql/15/bin
 
 setup() {
 	fss_need_root
@@ -30,9 +30,7 @@ teardown() {
 		kill -TERM "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	if [ -n "$pg_data" ] && [ -f "$pg_data/postmaster.pid" ]; then
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$pg_data" -m immediate -w stop >/dev/null 2>&1 || true
-	fi
+	pg_stop
 	if [ -n "$cg_dir" ] && [ -d "$cg_dir" ]; then
 		for p in $(cat "$cg_dir/cgroup.procs" 2>/dev/null); do
 			echo "$p" > "$(dirname "$cg_dir")/cgroup.procs" 2>/dev/null || true
@@ -349,28 +347,6 @@ overwrite_syncs() {
 }
 
 # ---- PostgreSQL 15: WAL syncs by process ----
-
-# pg_setup FS: a cluster on a loop FS image, started on a unix socket here
-pg_setup() {
-	[ -x "$PGBIN/initdb" ] || skip "postgresql-15 not installed"
-	id postgres >/dev/null 2>&1 || skip "no postgres user"
-	fss_mkfs "$1"
-	chmod 755 "$FSS_SCRATCH"
-	pg_data="$FSS_MNT/pgdata"
-	pg_sock="$FSS_SCRATCH/pg"
-	pg_port=$((55000 + $$ % 1000))
-	mkdir -p "$pg_data" "$pg_sock"
-	chown postgres: "$pg_data" "$pg_sock"
-	runuser -u postgres -- "$PGBIN/initdb" -D "$pg_data" -A trust --no-sync >/dev/null
-	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$pg_data" -l "$pg_sock/log" -w \
-		-o "-k $pg_sock -p $pg_port -c listen_addresses=''" start >/dev/null 3>&-
-	runuser -u postgres -- "$PGBIN/pgbench" -h "$pg_sock" -p "$pg_port" -i -s 2 -q postgres \
-		>/dev/null 2>&1
-}
-
-pg_sql() {
-	runuser -u postgres -- "$PGBIN/psql" -h "$pg_sock" -p "$pg_port" -At -c "$1" postgres
-}
 
 # pg_check FS: -c postgres and -p walwriter --mount, while pgbench runs (synchronous
 # commit for one client, asynchronous for the other: the WAL writer then

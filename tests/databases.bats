@@ -1,0 +1,276 @@
+#!/usr/bin/env bats
+# The database view of `trace` (issue 20, docs/databases.md): real servers
+# started and stopped here, on loop images.  PostgreSQL 15: roles against
+# pg_stat_wal, --role, the -c hint, file classes, the checkpoint against
+# log_checkpoints.  MariaDB 10.11: InnoDB syncs against Innodb_data_fsyncs,
+# file classes.  Counts are checked exactly (or within the tolerance the
+# issue gives); nothing here asserts timing.
+
+load lib
+load pg
+bats_require_minimum_version 1.5.0
+
+setup() {
+	fss_need_root
+	fss_scratch
+	bg_pids=()
+	pg_data=""
+	my_pidfile=""
+}
+
+teardown() {
+	local p
+	for p in "${bg_pids[@]}"; do
+		kill -INT "$p" 2>/dev/null || true
+	done
+	for p in "${bg_pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	pg_stop
+	my_stop
+	fss_cleanup
+}
+
+# wait_for FILE REGEX [TENTHS]: until a line of FILE matches (default 60 s)
+wait_for() {
+	local i n="${3:-600}"
+	for ((i = 0; i < n; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for '$2' in $1:" >&2
+	cat "$1" >&2 2>/dev/null || true
+	return 1
+}
+
+# start_trace NAME ARGS...: a tracer in the background, ready; its pid in
+# trace_pid, its output in $FSS_SCRATCH/NAME.out and NAME.err
+start_trace() {
+	local name="$1"
+	shift
+	"$FSS_BIN" trace "$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
+	trace_pid=$!
+	bg_pids+=("$trace_pid")
+	wait_for "$FSS_SCRATCH/$name.err" '^fsyncscope: tracing .*\(Ctrl-C to stop\)$'
+}
+
+# stop_trace PID: Ctrl-C, and the tracer must exit 0
+stop_trace() {
+	local rc=0
+	kill -INT "$1"
+	wait "$1" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "tracer exited $rc" >&2; return 1; }
+}
+
+# summary NAME: the summary object of a --json trace, in a file
+summary() {
+	jq -c 'select(.type == "summary")' "$FSS_SCRATCH/$1.out" > "$FSS_SCRATCH/$1.summary"
+	echo "$FSS_SCRATCH/$1.summary"
+}
+
+pgbench() {
+	runuser -u postgres -- "$PGBIN/pgbench" -h "$pg_sock" -p "$pg_port" "$@" postgres \
+		>/dev/null 2>&1 3>&-
+}
+
+# ---- PostgreSQL 15 ----
+
+# (autovacuum off: a worker's WAL flush between our two reads of
+# pg_stat_wal would count on one side only)
+pg_start() {
+	pg_setup ext4 -c log_checkpoints=on -c autovacuum=off
+}
+
+@test "PostgreSQL roles: WAL fdatasyncs by role = pg_stat_wal.wal_sync; --role walwriter: the walwriter only; classes" {
+	pg_start
+	local walwriter w0 w1 s sw b1
+	walwriter=$(pg_sql "select pid from pg_stat_activity where backend_type = 'walwriter'")
+	[ -n "$walwriter" ]
+	start_trace w --role walwriter --mount "$FSS_MNT" --json
+	local tw=$trace_pid
+	start_trace all -c postgres --mount "$FSS_MNT" --json
+	local ta=$trace_pid
+	w0=$(pg_sql "select wal_sync from pg_stat_wal")
+	# one synchronous client (backends flush) and one asynchronous (the
+	# WAL writer flushes), then a checkpoint
+	pgbench -T 4 -c 1 &
+	b1=$!
+	PGOPTIONS='-c synchronous_commit=off' pgbench -T 4 -c 1
+	wait "$b1"
+	pg_sql "checkpoint" >/dev/null
+	# pending WAL statistics reach pg_stat_wal when backends exit and the
+	# WAL writer and checkpointer report theirs: wait until it is stable
+	w1=$(pg_sql "select wal_sync from pg_stat_wal")
+	for i in 1 2 3 4 5; do
+		sleep 1
+		local w=$(pg_sql "select wal_sync from pg_stat_wal")
+		[ "$w" = "$w1" ] && break
+		w1=$w
+	done
+	stop_trace "$ta"
+	stop_trace "$tw"
+
+	s=$(summary all)
+	local got
+	got=$(jq '[.classes[] | select(.class == "pg_wal") | .by_role[] | .fdatasync // 0] | add' "$s")
+	echo "pg_stat_wal.wal_sync $w0 -> $w1 ($((w1 - w0))); traced WAL fdatasyncs by role: $got" >&2
+	[ "$got" -eq $((w1 - w0)) ]
+	# by role: backends and the WAL writer flushed the WAL
+	fss_jq "$s" '[.classes[] | select(.class == "pg_wal") | .by_role.backend.fdatasync] | .[0] > 0'
+	fss_jq "$s" '[.classes[] | select(.class == "pg_wal") | .by_role.walwriter.fdatasync] | .[0] > 0'
+	# classes: WAL and relation data (the checkpoint's fsyncs)
+	fss_jq "$s" '[.classes[].class] | index("pg_wal") != null and index("pg_relation") != null'
+	# roles in the processes, with the stable part of the title
+	fss_jq "$s" "[.processes[] | select(.pid == $walwriter)][0].role.role == \"walwriter\""
+	fss_jq "$s" '[.processes[] | select(.role.role == "checkpointer")] | length == 1'
+	fss_jq "$s" '[.processes[] | select(.role.role == "backend")][0] |
+		.role.database == "postgres" and .role.user == "postgres" and
+		.role.title == "postgres postgres [local]" and .name == "backend:postgres"'
+	fss_jq "$s" '.role_filter == null'
+
+	# --role walwriter: its syncs only
+	sw=$(summary w)
+	fss_jq "$sw" ".all.syncs > 0 and ([.processes[].pid] | unique) == [$walwriter]"
+	fss_jq "$sw" '.role_filter == "walwriter"'
+	fss_jq "$sw" '[.classes[].by_role | keys[]] | unique == ["walwriter"]'
+}
+
+@test "PostgreSQL roles: -c walwriter gives the --role hint and exits 1; bad --role values" {
+	pg_start
+	run --separate-stderr "$FSS_BIN" trace -c walwriter -d 1
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ "$stderr" = "fsyncscope trace: no process has comm walwriter; PostgreSQL processes are comm 'postgres'; use --role walwriter" ]
+	# a title is no comm: the refusal says what to use
+	run --separate-stderr "$FSS_BIN" trace -c 'postgres: walwriter' -d 1
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"use --role"* ]]
+	# not a role: a usage error, one line
+	run --separate-stderr "$FSS_BIN" trace --role walwritter -d 1
+	[ "$status" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"--role 'walwritter': not a role; roles: "*"walwriter"* ]]
+	# a role no process has now: one line, and the trace goes on
+	run --separate-stderr "$FSS_BIN" trace --role walsender --mount "$FSS_MNT" -d 1
+	[ "$status" -eq 0 ]
+	[ "${stderr_lines[0]}" = "fsyncscope trace: --role walsender: no process has this role now; tracing the ones that take it" ]
+	[[ "$output" == *"no syncs"* ]]
+}
+
+@test "PostgreSQL checkpoint: the tool's sync count = log_checkpoints' sync files=N, longest within 10 %" {
+	pg_start
+	local s line files longest n
+	pg_sql "checkpoint" >/dev/null
+	start_trace c -c postgres --mount "$FSS_MNT" --json
+	local tc=$trace_pid
+	start_trace ct -c postgres --mount "$FSS_MNT"
+	local tt=$trace_pid
+	pgbench -T 3 -c 2
+	pg_sql "checkpoint" >/dev/null
+	sleep 1.5
+	stop_trace "$tc"
+	stop_trace "$tt"
+	# the log line of the forced checkpoint (the last one)
+	line=$(grep 'checkpoint complete:' "$pg_sock/log" | tail -1)
+	files=$(sed -E 's/.*sync files=([0-9]+),.*/\1/' <<<"$line")
+	longest=$(sed -E 's/.*longest=([0-9.]+) s,.*/\1/' <<<"$line")
+	s=$(summary c)
+	jq -c '.checkpoints[] | {syncs, files, longest_us, complete, pre_syncs, tail_syncs}' "$s" >&2
+	echo "log: $line" >&2
+	n=$(jq '.checkpoints | length' "$s")
+	[ "$n" -ge 1 ]
+	fss_jq "$s" ".checkpoints[-1].complete and .checkpoints[-1].syncs == $files"
+	# the log prints longest= in ms steps: within 10 %, or its 1 ms step
+	fss_jq "$s" "(.checkpoints[-1].longest_us / 1e6 - $longest) | fabs <= ([0.1 * $longest, 0.0011] | max)"
+	# every checkpoint's phases add up to its sync time
+	fss_jq "$s" 'all(.checkpoints[]; ([.phases[].ns] | add) == .total_ns)'
+	# the text: both sections, 80 columns
+	grep -q '^FILE CLASSES' "$FSS_SCRATCH/ct.out"
+	grep -q '^CHECKPOINTS' "$FSS_SCRATCH/ct.out"
+	grep -q '^WAL segment ' "$FSS_SCRATCH/ct.out"
+	! awk 'length > 80' "$FSS_SCRATCH/ct.out" | grep -q .
+}
+
+# ---- MariaDB 10.11 ----
+
+# my_setup: mariadbd on a scratch datadir on a loop ext4 image, socket
+# only, durable commits (innodb_flush_log_at_trx_commit=1,
+# innodb_flush_method=fsync)
+my_setup() {
+	command -v mariadb-install-db >/dev/null || skip "mariadb-server not installed"
+	id mysql >/dev/null 2>&1 || skip "no mysql user"
+	fss_mkfs ext4
+	chmod 755 "$FSS_SCRATCH"
+	my_data="$FSS_MNT/data"
+	my_run="$FSS_SCRATCH/my"
+	mkdir -p "$my_data" "$my_run"
+	chown mysql: "$my_data" "$my_run"
+	mariadb-install-db --no-defaults --user=mysql --datadir="$my_data" \
+		--auth-root-authentication-method=socket --skip-test-db \
+		> "$my_run/install.log" 2>&1
+	my_pidfile="$my_run/pid"
+	mariadbd --no-defaults --user=mysql --datadir="$my_data" \
+		--socket="$my_run/sock" --skip-networking --pid-file="$my_pidfile" \
+		--log-error="$my_run/err.log" --innodb-buffer-pool-size=64M \
+		--innodb_flush_log_at_trx_commit=1 --innodb_flush_method=fsync \
+		>/dev/null 2>&1 3>&- &
+	local i
+	for ((i = 0; i < 300; i++)); do
+		my_sql "select 1" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	cat "$my_run/err.log" >&2
+	return 1
+}
+
+my_sql() {
+	mariadb --no-defaults -S "$my_run/sock" -u root -N -B -e "$1"
+}
+
+my_fsyncs() {
+	my_sql "show global status like 'Innodb_data_fsyncs'" | cut -f2
+}
+
+my_stop() {
+	local pid
+	[ -n "${my_pidfile:-}" ] && [ -f "$my_pidfile" ] || return 0
+	pid=$(cat "$my_pidfile")
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+@test "MariaDB: traced InnoDB syncs = Innodb_data_fsyncs delta within 2 %; redo, data, doublewrite classes" {
+	my_setup
+	local f0 f1 s got
+	my_sql "create database t; create table t.k (id int primary key auto_increment, v int) engine=innodb"
+	start_trace my --mount "$FSS_MNT" --json
+	local tm=$trace_pid
+	f0=$(my_fsyncs)
+	for ((i = 1; i <= 3000; i++)); do echo "insert into t.k (v) values ($i);"; done |
+		mariadb --no-defaults -S "$my_run/sock" -u root
+	# flush every dirty page: the page cleaner writes through the
+	# doublewrite buffer (in ibdata1) and syncs the data files
+	my_sql "set global innodb_max_dirty_pages_pct = 0"
+	sleep 2
+	f1=$(my_fsyncs)
+	stop_trace "$tm"
+	s=$(summary my)
+	got=$(jq '[.classes[] | select(.db == "mariadb") | .syncs] | add' "$s")
+	echo "Innodb_data_fsyncs $f0 -> $f1 ($((f1 - f0))); traced InnoDB syncs $got" >&2
+	jq -c '.classes[] | {class, syncs, by_kind}' "$s" >&2
+	[ $(( (got - (f1 - f0)) * 100 )) -le $(( 2 * (f1 - f0) )) ]
+	[ $(( ((f1 - f0) - got) * 100 )) -le $(( 2 * (f1 - f0) )) ]
+	fss_jq "$s" '[.classes[].class] | index("innodb_redo") != null and index("innodb_data") != null'
+	fss_jq "$s" '[.classes[] | select(.class == "innodb_redo")][0].syncs >= 3000'
+	fss_jq "$s" '[.classes[].class] | index("innodb_doublewrite") != null'
+	# no roles from titles: said so
+	fss_jq "$s" '.roles_note | test("file class alone")'
+	fss_jq "$s" '[.processes[] | select(.comm == "mariadbd")][0].role.db == "mariadb"'
+}
