@@ -811,7 +811,7 @@ static void trace_announce(struct trace_run *r)
 	} else {
 		json_object_put(st);
 		if (L.slower) {
-			printf("TIME PID COMM KIND TOTAL FILE (on its own line when long)\n");
+			printf("TIME PID NAME KIND TOTAL FILE (on its own line when long)\n");
 			printf("%8s ms per phase: fs, journal, queue, device_write, "
 			       "device_flush, other\n", "");
 		}
