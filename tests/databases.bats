@@ -158,13 +158,20 @@ pg_start() {
 	[ "$status" -eq 0 ]
 	[ "${stderr_lines[0]}" = "fsyncscope trace: --role walsender: no process has this role now; tracing the ones that take it" ]
 	[[ "$output" == *"no syncs"* ]]
+	# --pg that cannot connect: one line, and the trace goes on
+	run --separate-stderr "$FSS_BIN" trace --pg "host=$pg_sock port=1 user=postgres" \
+		--mount "$FSS_MNT" -d 1
+	[ "$status" -eq 0 ]
+	[[ "${stderr_lines[0]}" == "fsyncscope trace: --pg: connection failed: "*"; relation files keep their paths" ]]
+	[[ "${stderr_lines[1]}" == "fsyncscope: tracing mount "* ]]
 }
 
-@test "PostgreSQL checkpoint: the tool's sync count = log_checkpoints' sync files=N, longest within 10 %" {
+@test "PostgreSQL checkpoint: the tool's sync count = log_checkpoints' sync files=N, longest within 10 %; --pg names relation files" {
 	pg_start
 	local s line files longest n
 	pg_sql "checkpoint" >/dev/null
-	start_trace c -c postgres --mount "$FSS_MNT" --json
+	start_trace c -c postgres --mount "$FSS_MNT" --json --top 1000 \
+		--pg "host=$pg_sock port=$pg_port user=postgres dbname=postgres"
 	local tc=$trace_pid
 	start_trace ct -c postgres --mount "$FSS_MNT"
 	local tt=$trace_pid
@@ -187,6 +194,12 @@ pg_start() {
 	fss_jq "$s" "(.checkpoints[-1].longest_us / 1e6 - $longest) | fabs <= ([0.1 * $longest, 0.0011] | max)"
 	# every checkpoint's phases add up to its sync time
 	fss_jq "$s" 'all(.checkpoints[]; ([.phases[].ns] | add) == .total_ns)'
+	# --pg: the checkpoint synced pgbench's tables, named from the catalog
+	fss_jq "$s" '[.files[] | select(.relation == "public.pgbench_accounts" and
+		.relation_kind == "table" and (.path | test("/base/[0-9]+/[0-9]+$")))] | length == 1'
+	fss_jq "$s" '[.files[] | select(.relation == "public.pgbench_branches" and
+		(.path | test("/[0-9]+$")))] | length == 1'
+	fss_jq "$s" '[.files[] | select(.relation_kind == "index")] | length >= 1'
 	# the text: both sections, 80 columns
 	grep -q '^FILE CLASSES' "$FSS_SCRATCH/ct.out"
 	grep -q '^CHECKPOINTS' "$FSS_SCRATCH/ct.out"

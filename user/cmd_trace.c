@@ -125,6 +125,7 @@ enum {
 	OPT_STRATEGY,
 	OPT_CALIB_DIR,
 	OPT_ROLE,
+	OPT_PG,
 };
 
 static const struct argp_option opts[] = {
@@ -133,6 +134,8 @@ static const struct argp_option opts[] = {
 	{ "role", OPT_ROLE, "ROLE", 0, "Trace database processes of this role "
 	  "(walwriter, checkpointer, backend, ...: docs/databases.md)", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH|ID", 0, "Trace tasks in this cgroup v2 (path, relative to the cgroup2 mount, or id)", 0 },
+	{ "pg", OPT_PG, "CONNINFO", 0, "Name relation files (schema.table) from "
+	  "this PostgreSQL server's catalog (libpq conninfo)", 0 },
 	{ "mount", OPT_MOUNT, "DIR", 0, "Only syncs on the filesystem mounted at/under DIR", 0 },
 	{ "dev", OPT_DEV, "DEV", 0, "Only syncs on filesystems of this block device (/dev/X, X or MAJ:MIN)", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
@@ -262,6 +265,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (live_db_role_option(arg))
 			return bad(state, "--role '%s': not a role; roles: %s", arg,
 				   fss_dbrole_names());
+		break;
+	case OPT_PG:
+		live_db_pg_option(arg);
 		break;
 	case OPT_MOUNT:
 		env.mount = arg;
@@ -842,6 +848,7 @@ static void trace_interval(struct trace_run *r, __u64 now, bool stop)
 	pthread_mutex_lock(&L.lock);
 	if (!stop || L.win[0].all.syncs || now >= r->next) {
 		resolve_late(0);
+		live_db_name_relations(&L.win[0].tbl[G_FILE]);
 		rc.seconds = (now - L.win[0].start_ns) / 1e9;
 		rc.drops = fss_tracer_drops(r->t) - L.win[0].drops_at_start;
 		emit_report(0, &rc);
@@ -920,6 +927,7 @@ static void trace_summary(struct trace_run *r, int rc)
 	now = live_mono_ns();
 	pthread_mutex_lock(&L.lock);
 	resolve_late(1);
+	live_db_name_relations(&L.win[1].tbl[G_FILE]);
 	rs.seconds = (now - L.win[1].start_ns) / 1e9;
 	rs.drops = fss_tracer_drops(r->t) - L.win[1].drops_at_start;
 	emit_report(1, &rs);

@@ -18,10 +18,15 @@
 #include "dbview.h"
 #include "doc.h"
 #include "live_db.h"
+#include "live_agg.h"
 #include "live_names.h"
+#include "pgnames.h"
 
 static struct {
 	const char *role;		/* --role, NULL: none */
+	const char *conninfo;		/* --pg */
+	struct fss_pgnames *pg;		/* NULL: no --pg, or it failed */
+	bool pg_said;			/* a failed lookup was reported */
 	struct fss_dbview v[2];		/* [0] interval, [1] whole run */
 	bool init;
 } D;
@@ -55,10 +60,21 @@ const char *live_db_role_comm(void)
 	       "postgres" : NULL;
 }
 
+void live_db_pg_option(const char *conninfo)
+{
+	D.conninfo = conninfo;
+}
+
 int live_db_check(const char *prog, const char *comm, bool cmd)
 {
-	char hint[256];
+	char hint[256], err[512];
 
+	if (D.conninfo) {
+		D.pg = fss_pgnames_open(D.conninfo, err, sizeof(err));
+		if (!D.pg)
+			fprintf(stderr, "%s: --pg: %s; relation files keep their "
+				"paths\n", prog, err);
+	}
 	if (comm && !cmd && fss_dbrole_comm_hint(comm, hint, sizeof(hint))) {
 		fprintf(stderr, "%s: %s\n", prog, hint);
 		return 1;
@@ -77,6 +93,40 @@ bool live_db_keep(__u32 pid)
 		return true;
 	p = live_names_proc_find(pid);
 	return p && fss_dbrole_match(&p->role, D.role);
+}
+
+void live_db_name_relations(const struct table *files)
+{
+	unsigned long db, node;
+	char err[512];
+
+	if (!D.pg)
+		return;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < files->n; i++) {
+			const struct group *g = files->all[i];
+			struct file_name *f = live_names_file(g->k1, g->k2, false);
+			const char *name, *kind;
+
+			if (!f || !f->path || f->relation ||
+			    !fss_fclass_relfile(f->path, &db, &node))
+				continue;
+			if (!pass) {
+				fss_pgnames_want(D.pg, db, node);
+				continue;
+			}
+			name = fss_pgnames_get(D.pg, db, node, &kind);
+			if (name) {
+				f->relation = strdup(name);
+				f->relkind = kind;
+			}
+		}
+		if (!pass && fss_pgnames_resolve(D.pg, err, sizeof(err)) &&
+		    !D.pg_said) {
+			fprintf(stderr, "fsyncscope trace: --pg: %s\n", err);
+			D.pg_said = true;
+		}
+	}
 }
 
 void live_db_add(const struct fss_sync_result *r)
@@ -113,9 +163,14 @@ void live_db_reset(int w)
 
 void live_db_free(void)
 {
-	if (!D.init)
+	if (!D.init) {
+		fss_pgnames_close(D.pg);
+		D.pg = NULL;
 		return;
+	}
 	fss_dbview_free(&D.v[0]);
 	fss_dbview_free(&D.v[1]);
 	D.init = false;
+	fss_pgnames_close(D.pg);
+	D.pg = NULL;
 }

@@ -30,6 +30,16 @@ const char *live_db_role(void);
  */
 int live_db_check(const char *prog, const char *comm, bool cmd);
 
+/* --pg CONNINFO: relation names from this server's catalog */
+void live_db_pg_option(const char *conninfo);
+
+/*
+ * Before a report: the names of the relation files among the files of
+ * the report (a table of live_agg.h), looked up in one batch per database.
+ */
+struct table;
+void live_db_name_relations(const struct table *files);
+
 /* The role filter (user space): keep a sync of pid? */
 bool live_db_keep(__u32 pid);
 

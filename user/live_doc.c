@@ -160,6 +160,7 @@ static struct json_object *files_json(const struct table *t, int top)
 
 	for (int i = 0; s && i < t->n && i < top; i++) {
 		struct json_object *fo = gstat_json(&s[i]->st, true);
+		struct file_name *fn = live_names_file(s[i]->k1, s[i]->k2, false);
 		char label[PATH_MAX + 64];
 		bool resolved;
 
@@ -169,6 +170,10 @@ static struct json_object *files_json(const struct table *t, int top)
 			json_object_object_add(fo, "path_note", json_object_new_string(label));
 		json_object_object_add(fo, "dev", jdev(s[i]->k1));
 		json_object_object_add(fo, "ino", json_object_new_int64(s[i]->k2));
+		if (fn && fn->relation) {	/* --pg */
+			json_object_object_add(fo, "relation", json_object_new_string(fn->relation));
+			json_object_object_add(fo, "relation_kind", json_object_new_string(fn->relkind));
+		}
 		json_object_object_add(fo, "last_pid", json_object_new_int64(s[i]->last_pid));
 		json_object_object_add(fo, "by_kind", by_kind_json(&s[i]->st));
 		json_object_array_add(a, fo);

@@ -224,6 +224,7 @@ void live_names_free(void)
 
 			N.files[i] = f->next;
 			free(f->path);
+			free(f->relation);
 			free(f);
 		}
 	}

@@ -31,6 +31,8 @@ struct file_name {
 	__u32 dev;
 	__u64 ino;
 	char *path;		/* NULL: not resolved (yet) */
+	char *relation;		/* --pg: "schema.name" of a relation file */
+	const char *relkind;	/* its kind ("table", "index", ...) */
 	__u64 tried_ns;		/* last failed resolution ... */
 	__u32 tried_pid;	/* ... in this process's open files */
 	struct file_name *next;

@@ -146,7 +146,12 @@ void live_text_report(FILE *f, const struct window *w,
 		char label[PATH_MAX + 64];
 		bool resolved;
 
+		struct file_name *fn = live_names_file(s[i]->k1, s[i]->k2, false);
+
 		live_names_file_label(s[i]->k1, s[i]->k2, label, sizeof(label), &resolved);
+		if (fn && fn->relation)		/* --pg: its relation's name */
+			snprintf(label + strlen(label), sizeof(label) - strlen(label),
+				 " (%s)", fn->relation);
 		print_ident(f, label);
 		print_stats(f, &s[i]->st);
 	}
