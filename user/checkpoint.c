@@ -109,9 +109,12 @@ static void burst_add(struct fss_ckpt_det *d, const struct fss_ckpt_sync *s)
 		c->by_class[s->fclass]++;
 }
 
+/* after the sync phase: WAL (the checkpoint record, recycled segments)
+ * and pg_control */
 static bool is_wal(enum fss_fclass c)
 {
-	return c == FSS_FC_PG_WAL || c == FSS_FC_PG_WAL_INIT;
+	return c == FSS_FC_PG_WAL || c == FSS_FC_PG_WAL_INIT ||
+	       c == FSS_FC_PG_CONTROL;
 }
 
 int fss_ckpt_feed(struct fss_ckpt_det *d, const struct fss_ckpt_sync *s)
@@ -130,7 +133,7 @@ int fss_ckpt_feed(struct fss_ckpt_det *d, const struct fss_ckpt_sync *s)
 		/* a WAL flush: after a burst, the checkpoint record's */
 		if (d->state == ST_BURST)
 			d->state = ST_TAIL;
-		else if (d->state == ST_TAIL)
+		if (d->state == ST_TAIL)
 			d->cur.tail_syncs += s->kind == FSS_SYNC_FSYNC;
 	} else if (d->state != ST_NONE) {
 		/* writeback hints: buffers are being written */

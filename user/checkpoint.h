@@ -12,8 +12,9 @@
  * fdatasync), pg_control (fsync) and recycled WAL segments (fsyncs).
  *
  * So a checkpoint's sync burst is a run of the checkpointer's fsyncs of
- * anything but WAL segments, ended by its fdatasync of the checkpoint
- * record (the checkpoint is then "complete").  Syncs after that fdatasync
+ * anything but WAL segments and pg_control, ended by its fdatasync of the
+ * checkpoint record or, when a backend flushed the WAL past that record
+ * first, by the fsync of pg_control (the checkpoint is then "complete").  Syncs after that fdatasync
  * are its tail (pg_control, recycled segments), not the burst.  The
  * checkpoint is listed when the checkpointer has been quiet for GAP.
  * A run followed by writeback hints (sync_file_range) instead belongs to

@@ -72,6 +72,11 @@ void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 
 	if (role && role->db == FSS_DB_MARIADB)
 		v->saw_mariadb = true;
+	/* a file of a database process that matches no pattern */
+	if (c == FSS_FC_OTHER && role && role->db == FSS_DB_POSTGRES)
+		c = FSS_FC_PG_OTHER;
+	else if (c == FSS_FC_OTHER && role && role->db == FSS_DB_MARIADB)
+		c = FSS_FC_MY_OTHER;
 	if (role && role->db != FSS_DB_NONE)
 		rname = role->role[0] ? role->role : role->db == FSS_DB_POSTGRES ?
 			"unknown" : fss_db_name(role->db);

@@ -21,6 +21,7 @@
 #include "live_agg.h"
 #include "live_names.h"
 #include "pgnames.h"
+#include "datadir.h"
 
 static struct {
 	const char *role;		/* --role, NULL: none */
@@ -129,12 +130,36 @@ void live_db_name_relations(const struct table *files)
 	}
 }
 
+/*
+ * A database's file that its process closed before /proc/PID/fd showed it
+ * (pg_control, SLRU segments, ...): found by inode in its data directory
+ * (the process's cwd), and named for good.
+ */
+static struct file_name *name_from_datadir(const struct fss_sync_result *r,
+					   const struct proc_name *p)
+{
+	const char *path;
+	struct file_name *f;
+
+	if (!p || p->role.db == FSS_DB_NONE || !r->ino ||
+	    r->kind == FSS_SYNC_MSYNC || r->kind == FSS_SYNC_SYNCFS)
+		return NULL;
+	path = fss_datadir_lookup(fss_datadir_of_pid(r->pid), r->dev, r->ino,
+				  live_mono_ns());
+	f = path ? live_names_file(r->dev, r->ino, true) : NULL;
+	if (f && !f->path)
+		f->path = strdup(path);
+	return f;
+}
+
 void live_db_add(const struct fss_sync_result *r)
 {
 	struct proc_name *p = live_names_proc_find(r->pid);
 	struct file_name *f = r->ino ? live_names_file(r->dev, r->ino, false) : NULL;
 
 	db_init();
+	if (!f || !f->path)
+		f = name_from_datadir(r, p);
 	for (int w = 0; w < 2; w++)
 		fss_dbview_add(&D.v[w], r, f ? f->path : NULL, p ? &p->role : NULL);
 }
@@ -173,4 +198,5 @@ void live_db_free(void)
 	D.init = false;
 	fss_pgnames_close(D.pg);
 	D.pg = NULL;
+	fss_datadir_free();
 }

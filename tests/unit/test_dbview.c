@@ -248,6 +248,17 @@ static void checkpoints(void)
 	CHECK(fss_ckpt_tick(&d, 72000 * MS) == 0 && d.ndone == 2, "tick closes");
 	CHECK(!d.done[1].complete && d.done[1].syncs == 2 && d.done[1].files == 1,
 	      "cut short");
+
+	/* a backend flushed the checkpoint record: pg_control ends the burst */
+	feed(&d, 80000, 100, FSS_SYNC_FSYNC, FSS_FC_PG_REL, 1);
+	feed(&d, 80001, 100, FSS_SYNC_FSYNC, FSS_FC_PG_SLRU, 2);
+	feed(&d, 80002, 100, FSS_SYNC_FSYNC, FSS_FC_PG_CONTROL, 3);
+	feed(&d, 80003, 100, FSS_SYNC_FSYNC, FSS_FC_PG_WAL_INIT, 4);
+	feed(&d, 80004, 100, FSS_SYNC_FSYNC, FSS_FC_PG_OTHER, 5);	/* pg_wal/ */
+	CHECK(fss_ckpt_tick(&d, 90000 * MS) == 0 && d.ndone == 3, "listed");
+	CHECK(d.done[2].complete && d.done[2].syncs == 2 && d.done[2].tail_syncs == 3,
+	      "pg_control: syncs %llu tail %llu", (unsigned long long)d.done[2].syncs,
+	      (unsigned long long)d.done[2].tail_syncs);
 	fss_ckpt_free(&d);
 }
 
