@@ -468,7 +468,7 @@ static void emit_report(int w, const struct live_report_ctx *rc)
 	if (rc->index && at_end_only())
 		return;			/* intervals: only the summary is drawn */
 	o = live_doc_report(&L.win[w], rc);
-	live_db_doc_add(o, w, L.win[w].start_ns, live_mono_ns(), L.mono_to_wall_ns);
+	live_db_doc_add(o, w, live_mono_ns(), L.mono_to_wall_ns);
 	if (at_end_only()) {
 		struct fss_render_opts ro = { .events_path = env.events };
 

@@ -250,16 +250,16 @@ static struct json_object *ckpt_json(const struct fss_ckpt *c, __s64 off)
 	return o;
 }
 
-struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, __u64 since_mono,
+struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, size_t *from,
 					  __u64 now_mono, __s64 wall_minus_mono_ns)
 {
 	struct json_object *a = json_object_new_array();
 
 	fss_ckpt_tick(&v->ckpt, now_mono);
-	for (size_t i = 0; i < v->ckpt.ndone; i++)
-		if (v->ckpt.done[i].end >= since_mono)
-			json_object_array_add(a, ckpt_json(&v->ckpt.done[i],
-							   wall_minus_mono_ns));
+	for (size_t i = *from; i < v->ckpt.ndone; i++)
+		json_object_array_add(a, ckpt_json(&v->ckpt.done[i],
+						   wall_minus_mono_ns));
+	*from = v->ckpt.ndone;
 	return a;
 }
 

@@ -52,10 +52,12 @@ void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 struct json_object *fss_dbview_classes_json(const struct fss_dbview *v);
 
 /*
- * "checkpoints" that ended at or after since_mono (CLOCK_MONOTONIC ns);
- * times are given as wall clock by adding wall_minus_mono_ns.
+ * "checkpoints": those found from the *from-th on (a checkpoint is found
+ * once the checkpointer has been quiet for a second after it; *from is
+ * then moved past the last); times are given as wall clock by adding
+ * wall_minus_mono_ns.
  */
-struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, __u64 since_mono,
+struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, size_t *from,
 					  __u64 now_mono, __s64 wall_minus_mono_ns);
 
 /* the note on roles for the document (NULL when there is none to make) */

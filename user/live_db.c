@@ -29,6 +29,7 @@ static struct {
 	struct fss_pgnames *pg;		/* NULL: no --pg, or it failed */
 	bool pg_said;			/* a failed lookup was reported */
 	struct fss_dbview v[2];		/* [0] interval, [1] whole run */
+	size_t ckpt_listed;		/* checkpoints in interval reports */
 	bool init;
 } D;
 
@@ -164,16 +165,17 @@ void live_db_add(const struct fss_sync_result *r)
 		fss_dbview_add(&D.v[w], r, f ? f->path : NULL, p ? &p->role : NULL);
 }
 
-void live_db_doc_add(struct json_object *o, int w, __u64 since_mono,
-		     __u64 now_mono, __u64 mono_to_wall_ns)
+void live_db_doc_add(struct json_object *o, int w, __u64 now_mono,
+		     __u64 mono_to_wall_ns)
 {
+	size_t all = 0;
 	const char *note;
 
 	db_init();
 	note = fss_dbview_roles_note(&D.v[1]);
 	json_object_object_add(o, "classes", fss_dbview_classes_json(&D.v[w]));
 	json_object_object_add(o, "checkpoints",
-			       fss_dbview_ckpts_json(&D.v[1], w ? 0 : since_mono,
+			       fss_dbview_ckpts_json(&D.v[1], w ? &all : &D.ckpt_listed,
 						     now_mono, (__s64)mono_to_wall_ns));
 	json_object_object_add(o, "roles_note", note ? json_object_new_string(note) : NULL);
 	json_object_object_add(o, "role_filter", D.role ?

@@ -47,11 +47,11 @@ bool live_db_keep(__u32 pid);
 void live_db_add(const struct fss_sync_result *r);
 
 /*
- * The database keys into a report of window w (0 interval, 1 run), which
- * began at since_mono; then, for w == 0, the interval's classes restart.
+ * The database keys into a report of window w: an interval (0) lists the
+ * checkpoints found since the last interval, the whole run (1) all.
  */
-void live_db_doc_add(struct json_object *report, int w, __u64 since_mono,
-		     __u64 now_mono, __u64 mono_to_wall_ns);
+void live_db_doc_add(struct json_object *report, int w, __u64 now_mono,
+		     __u64 mono_to_wall_ns);
 void live_db_reset(int w);
 void live_db_free(void);
 
