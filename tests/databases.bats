@@ -200,6 +200,10 @@ pg_start() {
 	fss_jq "$s" '[.files[] | select(.relation == "public.pgbench_branches" and
 		(.path | test("/[0-9]+$")))] | length == 1'
 	fss_jq "$s" '[.files[] | select(.relation_kind == "index")] | length >= 1'
+	# the HTML page of the summary has both too
+	"$FSS_BIN" report "$FSS_SCRATCH/c.out" --format html -o "$FSS_SCRATCH/c.html"
+	grep -q 'data-what="class"' "$FSS_SCRATCH/c.html"
+	grep -q 'data-what="checkpoint"' "$FSS_SCRATCH/c.html"
 	# the text: both sections, 80 columns
 	grep -q '^FILE CLASSES' "$FSS_SCRATCH/ct.out"
 	grep -q '^CHECKPOINTS' "$FSS_SCRATCH/ct.out"

@@ -650,6 +650,34 @@ static void trace_hist(FILE *f, struct json_object *all)
 	svg_hist(f, title, &h, lo, hi, SVG_TOTAL_COLOR, mk, 3, 0);
 }
 
+/* PostgreSQL checkpoints: the checkpointer's sync phase (docs/databases.md) */
+static void trace_ckpts(FILE *f, struct json_object *arr)
+{
+	size_t i, n = arr ? json_object_array_length(arr) : 0;
+
+	if (!n)
+		return;
+	fputs("<h2>Checkpoints (the checkpointer's sync phase; cf. log_checkpoints "
+	      "&quot;sync files=&quot;)</h2>\n<table class=\"top\" "
+	      "data-what=\"checkpoint\"><tr><th>start</th><th>pid</th><th>files</th>"
+	      "<th>syncs</th><th>seconds</th><th>longest</th><th>average</th>"
+	      "<th>complete</th></tr>\n", f);
+	for (i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(arr, i);
+
+		fputs("<tr><td>", f);
+		esc(f, fss_jstr(c, "start") ?: "?");
+		fprintf(f, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%.3f</td>",
+			fss_jint(c, "pid", 0), fss_jint(c, "files", 0),
+			fss_jint(c, "syncs", 0), fss_jnum(c, "seconds"));
+		num_cell(f, "longest", fss_jnum(c, "longest_us"));
+		num_cell(f, "average", fss_jnum(c, "average_us"));
+		fprintf(f, "<td>%s</td></tr>\n",
+			json_object_get_boolean(fss_j(c, "complete")) ? "yes" : "no");
+	}
+	fputs("</table>\n", f);
+}
+
 static void render_trace(FILE *f, struct json_object *doc)
 {
 	struct json_object *all = fss_j(doc, "all");
@@ -684,6 +712,9 @@ static void render_trace(FILE *f, struct json_object *doc)
 	trace_top(f, fss_j(doc, "processes"), "process", "name",
 		  "Top processes by sync time");
 	trace_top(f, fss_j(doc, "files"), "file", "path", "Top files by sync time");
+	trace_top(f, fss_j(doc, "classes"), "class", "label",
+		  "Database files by class (docs/databases.md)");
+	trace_ckpts(f, fss_j(doc, "checkpoints"));
 	page_close(f, doc);
 }
 
