@@ -2,8 +2,10 @@
 /*
  * out_text_db.c - FILE CLASSES and CHECKPOINTS of trace's plain text,
  * read from the document only (keys "classes", "checkpoints",
- * "roles_note"; docs/databases.md).
+ * "roles_note"; docs/databases.md).  A trace that saw no database file
+ * gets neither section.
  */
+#include <stdbool.h>
 #include <string.h>
 #include <json-c/json.h>
 #include "doc.h"
@@ -49,11 +51,20 @@ static void cell_us(FILE *f, struct json_object *g, const char *key)
 		fprintf(f, " %6.0fs", json_object_get_double(v) / 1e6);
 }
 
+/* does any class belong to a database? */
+static bool any_db(struct json_object *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fss_jstr(json_object_array_get_idx(a, i), "db"))
+			return true;
+	return false;
+}
+
 static void classes(FILE *f, struct json_object *a)
 {
 	size_t n = a ? json_object_array_length(a) : 0;
 
-	if (!n)
+	if (!any_db(a, n))	/* no database's files: nothing to add */
 		return;
 	fprintf(f, "\nFILE CLASSES (databases' files by role; docs/databases.md)\n");
 	fprintf(f, "%-23s %6s %8s %7s %7s", "CLASS", "SYNCS", "TOTAL_s",

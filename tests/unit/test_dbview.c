@@ -349,6 +349,21 @@ static void view_json(void)
 	free(text);
 	json_object_put(doc);
 	fss_dbview_free(&v);
+
+	/* no database file: no text section */
+	fss_dbview_init(&v);
+	r = res(99, FSS_SYNC_FSYNC, 310, 100);
+	fss_dbview_add(&v, &r, "/home/a/notes.txt", NULL);
+	doc = json_object_new_object();
+	json_object_object_add(doc, "classes", fss_dbview_classes_json(&v));
+	text = NULL;
+	f = open_memstream(&text, &len);
+	fss_text_db_sections(f, doc);
+	fclose(f);
+	CHECK(len == 0, "no section for other files: %s", text);
+	free(text);
+	json_object_put(doc);
+	fss_dbview_free(&v);
 }
 
 static const struct {
