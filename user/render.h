@@ -70,6 +70,17 @@ void fss_text_run_sweep(FILE *f, struct json_object *rows);
 void fss_text_run_verdict(FILE *f, struct json_object *doc);
 int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 
+/*
+ * The plain text of a compare result, in parts (compare prints the header
+ * before anything runs, each filesystem's line as it finishes, the tables
+ * and notes at the end) and whole (report).  fs: one entry of the
+ * document's "filesystems".
+ */
+void fss_text_compare_header(FILE *f, struct json_object *doc);
+void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *fs);
+void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist);
+int fss_text_compare(FILE *f, struct json_object *doc, bool hist);
+
 /* The plain text of a devices result (not --probe): what devices prints. */
 int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen);
 
