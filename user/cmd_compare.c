@@ -416,8 +416,8 @@ static int prepare(struct cmp_ctx *c)
 	char err[2 * PATH_MAX + 256], whole[64];
 
 	if (geteuid() != 0) {
-		fprintf(stderr, PROG ": needs root (loop devices, mkfs, mount%s)\n",
-			o->wl.no_trace ? "" : " and BPF for tracing");
+		fprintf(stderr, PROG ": needs root (loop devices, mkfs, "
+			"mount%s)\n", o->wl.no_trace ? "" : " and BPF for tracing");
 		return 1;
 	}
 	c->runs = calloc(CMP_MAX_FS, sizeof(*c->runs));
@@ -431,8 +431,8 @@ static int prepare(struct cmp_ctx *c)
 		c->runs[i].loop_fd = -1;
 	}
 	if (o->scratch_dev) {
-		if (fss_dev_check_unused(o->scratch_dev, whole, sizeof(whole), err,
-					 sizeof(err))) {
+		if (fss_dev_check_unused(o->scratch_dev, whole, sizeof(whole),
+					 err, sizeof(err))) {
 			fprintf(stderr, PROG ": --scratch-dev %s\n", err);
 			return 1;
 		}
@@ -458,7 +458,9 @@ static int make_images(struct cmp_ctx *c)
 		return 1;
 	}
 	pl->workdir_made = true;
-	for (int i = 0; i < c->o.nfs && !c->o.scratch_dev && !fss_wl_stop; i++) {
+	if (c->o.scratch_dev)
+		return 0;
+	for (int i = 0; i < c->o.nfs && !fss_wl_stop; i++) {
 		if (cmp_fs_make_image(&c->o, &c->runs[i], pl->workdir) &&
 		    !fss_wl_stop) {
 			fprintf(stderr, PROG ": %s\n", c->runs[i].error);
@@ -528,8 +530,8 @@ static void cleanup(struct cmp_ctx *c)
 		cmp_fs_teardown(&c->runs[i]);
 	if (pl->workdir_made) {
 		if (rmdir(pl->workdir))
-			fprintf(stderr, PROG ": warning: cannot remove %s: %s\n",
-				pl->workdir, strerror(errno));
+			fprintf(stderr, PROG ": warning: cannot remove %s: "
+				"%s\n", pl->workdir, strerror(errno));
 		else
 			pl->workdir_made = false;
 	}
@@ -555,19 +557,20 @@ static int finish(struct cmp_ctx *c)
 				NULL))
 		ret = 1;
 	if (o->wl.json) {
-		if (fss_emit(json_object_get(c->doc), o->wl.format, o->wl.output,
-			     NULL))
+		if (fss_emit(json_object_get(c->doc), o->wl.format,
+			     o->wl.output, NULL))
 			ret = 1;
 	} else {
 		fss_text_compare_results(stdout, c->doc, o->wl.hist);
 	}
 	fflush(stdout);
 	if (c->drops)
-		fprintf(stderr, PROG ": warning: %llu events lost; breakdowns are "
-			"incomplete\n", (unsigned long long)c->drops);
+		fprintf(stderr, PROG ": warning: %llu events lost; "
+			"breakdowns are incomplete\n",
+			(unsigned long long)c->drops);
 	if (fss_wl_stop) {
-		fprintf(stderr, PROG ": stopped by %s; results above are partial\n",
-			fss_run_sig_name(fss_wl_stop));
+		fprintf(stderr, PROG ": stopped by %s; results above are "
+			"partial\n", fss_run_sig_name(fss_wl_stop));
 		ret = 128 + fss_wl_stop;
 	}
 	return ret;

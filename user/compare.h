@@ -32,8 +32,9 @@ struct cmp_fs_def {
 	const char *name;
 	const char *mkfs;
 	const char *force;		/* overwrite an existing signature */
-	const char *defaults;		/* default options (replaced by --mkfs-opts) */
-	bool journal_traced;		/* its journal has hooks (docs/model.md) */
+	const char *defaults;		/* default options (--mkfs-opts
+					 * replaces them) */
+	bool journal_traced;		/* its journal has hooks (model.md) */
 	const char *journal_what;
 };
 
@@ -110,7 +111,8 @@ struct cmp_place {
 	bool in_memory;			/* parent is tmpfs/ramfs */
 	struct fss_target t;		/* the filesystem under parent */
 	bool t_ok;
-	struct fss_devinfo disk;	/* the disk under parent, or the scratch device */
+	struct fss_devinfo disk;	/* the disk under parent, or the
+					 * scratch device */
 	bool disk_ok;
 };
 

@@ -207,12 +207,14 @@ static struct json_object *where_json(const struct cmp_opts *o,
 	}
 	im = json_object_new_object();
 	json_object_object_add(im, "dir", json_object_new_string(pl->workdir));
-	json_object_object_add(im, "parent", json_object_new_string(pl->parent));
+	json_object_object_add(im, "parent",
+			       json_object_new_string(pl->parent));
 	json_object_object_add(im, "size_bytes",
 			       json_object_new_int64((int64_t)o->size));
 	json_object_object_add(im, "in_memory",
 			       json_object_new_boolean(pl->in_memory));
-	json_object_object_add(im, "on", pl->t_ok ? fss_target_json(&pl->t) : NULL);
+	json_object_object_add(im, "on", pl->t_ok ?
+			       fss_target_json(&pl->t) : NULL);
 	json_object_object_add(im, "disk", pl->disk_ok ?
 			       fss_devinfo_json(&pl->disk) : NULL);
 	return im;
@@ -225,7 +227,8 @@ struct json_object *cmp_doc_new(const struct cmp_opts *o,
 	struct json_object *doc = json_object_new_object(), *a;
 
 	fss_doc_stamp(doc, "compare");
-	json_object_object_add(doc, "version", json_object_new_string(fss_version));
+	json_object_object_add(doc, "version",
+			       json_object_new_string(fss_version));
 	json_object_object_add(doc, "host", fss_run_host_json());
 	json_object_object_add(doc, "images", o->scratch_dev ? NULL :
 			       where_json(o, pl));

@@ -97,11 +97,13 @@ static bool path_is(const char *path, const struct blkdev *b)
 /* Mount point of a mount of b (by its device number or source), if any. */
 static bool mounted_at(const struct blkdev *b, char *mnt, size_t len)
 {
-	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_table *tb;
 	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
 	struct libmnt_fs *fs;
 	bool found = false;
 	dev_t want = makedev(b->major, b->minor);
+
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
 
 	while (tb && it && !found && !mnt_table_next_fs(tb, it, &fs)) {
 		/* btrfs shows an anonymous st_dev: compare the source too */
@@ -138,7 +140,8 @@ static void first_holder(const struct blkdev *b, char *out, size_t len)
 	DIR *d;
 
 	out[0] = '\0';
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/holders", b->major, b->minor);
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/holders", b->major,
+		 b->minor);
 	d = opendir(p);
 	if (!d)
 		return;
@@ -160,20 +163,22 @@ static int check_users(const char *dev, const struct blkdev *list, int n,
 		const char *what = i ? "its partition " : "";
 
 		if (mounted_at(&list[i], mnt, sizeof(mnt))) {
-			snprintf(err, errlen, "%s: %s%s is mounted at %s; refusing "
-				 "to destroy it", dev, what, list[i].name, mnt);
+			snprintf(err, errlen, "%s: %s%s is mounted at %s; "
+				 "refusing to destroy it", dev, what,
+				 list[i].name, mnt);
 			return -1;
 		}
 		if (used_as_swap(&list[i])) {
 			snprintf(err, errlen, "%s: %s%s is in use as swap; "
-				 "refusing to destroy it", dev, what, list[i].name);
+				 "refusing to destroy it", dev, what,
+				 list[i].name);
 			return -1;
 		}
 		first_holder(&list[i], holder, sizeof(holder));
 		if (holder[0]) {
-			snprintf(err, errlen, "%s: %s%s is held by %s (holders/); "
-				 "refusing to destroy it", dev, what, list[i].name,
-				 holder);
+			snprintf(err, errlen, "%s: %s%s is held by %s "
+				 "(holders/); refusing to destroy it", dev,
+				 what, list[i].name, holder);
 			return -1;
 		}
 	}

@@ -42,7 +42,7 @@ static bool jbool(struct json_object *o, const char *key)
 	return json_object_get_boolean(fss_j(o, key));
 }
 
-/* ---- the header ----------------------------------------------------------- */
+/* ---- the header --------------------------------------------------- */
 
 static void header_where(FILE *f, struct json_object *doc)
 {
@@ -54,9 +54,10 @@ static void header_where(FILE *f, struct json_object *doc)
 		dev = fss_j(sd, "device");
 		fss_fmt_size(sz, sizeof(sz), (unsigned long long)
 			     fss_jint(dev, "size_bytes", 0));
-		snprintf(buf, sizeof(buf), "%s (%s, %s, write cache %s): each "
-			 "filesystem is made on it in turn; its data are destroyed",
-			 fss_jstr(sd, "path") ?: "?", fss_jstr(dev, "name") ?: "?",
+		snprintf(buf, sizeof(buf), "%s (%s, %s, write cache %s): "
+			 "each filesystem is made on it in turn; its data "
+			 "are destroyed", fss_jstr(sd, "path") ?: "?",
+			 fss_jstr(dev, "name") ?: "?",
 			 dev ? sz : "size unknown",
 			 fss_jstr(dev, "write_cache") ?: "unknown");
 		fss_print_wrapped(f, "device      ", 12, buf);
@@ -73,15 +74,18 @@ static void header_where(FILE *f, struct json_object *doc)
 		snprintf(buf, sizeof(buf), "in memory (%s): no disk under the "
 			 "images", on ? fss_jstr(on, "fstype") ?: "" : "tmpfs");
 	else if (on && jbool(on, "has_disk"))
-		snprintf(buf, sizeof(buf), "on %s (%s, mounted at %s); disk %s, "
-			 "write cache %s", fss_jstr(on, "fstype") ?: "",
+		snprintf(buf, sizeof(buf), "on %s (%s, mounted at %s); "
+			 "disk %s, write cache %s",
+			 fss_jstr(on, "fstype") ?: "",
 			 fss_jstr(on, "source") ?: "",
 			 fss_jstr(on, "mountpoint") ?: "",
 			 fss_jstr(on, "disk") ?: "",
-			 fss_jstr(fss_j(im, "disk"), "write_cache") ?: "unknown");
+			 fss_jstr(fss_j(im, "disk"), "write_cache") ?:
+			 "unknown");
 	else if (on)
 		snprintf(buf, sizeof(buf), "on %s (%s), not a block device",
-			 fss_jstr(on, "fstype") ?: "", fss_jstr(on, "source") ?: "");
+			 fss_jstr(on, "fstype") ?: "",
+			 fss_jstr(on, "source") ?: "");
 	else
 		snprintf(buf, sizeof(buf), "on a filesystem that could not be "
 			 "looked up");
@@ -90,7 +94,8 @@ static void header_where(FILE *f, struct json_object *doc)
 
 void fss_text_compare_header(FILE *f, struct json_object *doc)
 {
-	struct json_object *o = fss_j(doc, "options"), *wa = fss_j(doc, "workloads");
+	struct json_object *o = fss_j(doc, "options");
+	struct json_object *wa = fss_j(doc, "workloads");
 	char buf[4096];
 	size_t l = 0;
 
@@ -117,7 +122,7 @@ void fss_text_compare_header(FILE *f, struct json_object *doc)
 	fflush(f);
 }
 
-/* ---- one line per filesystem ---------------------------------------------- */
+/* ---- one line per filesystem -------------------------------------- */
 
 /* The mkfs command; the image's directory is in the header: its name only */
 static void mkfs_cmdline(struct json_object *doc, struct json_object *fs,
@@ -126,8 +131,8 @@ static void mkfs_cmdline(struct json_object *doc, struct json_object *fs,
 	struct json_object *a = fss_j(fs, "mkfs");
 	const char *img = fss_jstr(fs, "image");
 	size_t l = 0, n = alen(a);
-	bool images = fss_j(doc, "images") &&
-		      !json_object_is_type(fss_j(doc, "images"), json_type_null);
+	struct json_object *im = fss_j(doc, "images");
+	bool images = im && !json_object_is_type(im, json_type_null);
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && l + 1 < len; i++) {
@@ -140,17 +145,19 @@ static void mkfs_cmdline(struct json_object *doc, struct json_object *fs,
 	}
 }
 
-void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *fs)
+void fss_text_compare_fs(FILE *f, struct json_object *doc,
+			 struct json_object *fs)
 {
 	struct json_object *t = fss_j(fs, "target");
 	char buf[3 * 4096], cmd[1024], lead[16];
 	double run_s = fss_jnum(fs, "run_s");
 
 	mkfs_cmdline(doc, fs, cmd, sizeof(cmd));
-	snprintf(buf, sizeof(buf), "%s: %s; mounted %s; %lld of %zu workloads in "
-		 "%.1f s%s", fss_jstr(fs, "device") ?: "", cmd,
+	snprintf(buf, sizeof(buf), "%s: %s; mounted %s; %lld of %zu workloads "
+		 "in %.1f s%s", fss_jstr(fs, "device") ?: "", cmd,
 		 t ? fss_jstr(t, "mount_options") ?: "" : "(options unknown)",
-		 fss_jint(fs, "workloads_run", 0), alen(fss_j(doc, "workloads")),
+		 fss_jint(fs, "workloads_run", 0),
+		 alen(fss_j(doc, "workloads")),
 		 isfinite(run_s) ? run_s : 0.0,
 		 !strcmp(fss_jstr(fs, "status") ?: "", "interrupted") ?
 		 " (interrupted)" : "");
@@ -159,7 +166,7 @@ void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *f
 	fflush(f);
 }
 
-/* ---- one table per workload ------------------------------------------------ */
+/* ---- one table per workload --------------------------------------- */
 
 struct table {
 	FILE *f;
@@ -258,7 +265,8 @@ static void untraced_cell(struct table *tb, int i)
 	na_note(tb, i, "%s: no breakdown: %s",
 		!strcmp(fss_jstr(t, "method") ?: "", "none") ?
 		"the method does not sync" : fss_j(t, "breakdown") ?
-		"no syncs were traced" : "the tracer did not run for this test");
+		"no syncs were traced" :
+		"the tracer did not run for this test");
 }
 
 static void fmt_ratio(char *buf, size_t len, double r)
@@ -353,14 +361,17 @@ static void phase_row(struct table *tb, int ph)
 
 	for (int i = 0; i < tb->nfs; i++) {
 		struct json_object *t = result(tb, i), *fs = aget(tb->fss, i);
-		struct json_object *st = fss_j(fss_j(t, "breakdown"), phases[ph]);
-		double mean = fss_jnum(st, "mean_us"), share = fss_jnum(st, "share");
+		struct json_object *st = fss_j(fss_j(t, "breakdown"),
+					       phases[ph]);
+		double mean = fss_jnum(st, "mean_us");
+		double share = fss_jnum(st, "share");
 
 		tb->rat[i][0] = '\0';
 		if (!t_traced(t))
 			untraced_cell(tb, i);
 		else if (ph == JOURNAL && !jbool(fs, "journal_traced"))
-			na_note(tb, i, "%s: journal %s", fss_jstr(fs, "journal") ?: "");
+			na_note(tb, i, "%s: journal %s",
+				fss_jstr(fs, "journal") ?: "");
 		else if (!isfinite(mean))
 			snprintf(tb->val[i], sizeof(tb->val[i]), "n/a");
 		else
@@ -397,7 +408,8 @@ static void breakdown_rows(struct table *tb)
 		tb->rat[i][0] = '\0';
 		if (t_traced(t))
 			snprintf(tb->val[i], sizeof(tb->val[i]), "%.2f",
-				 (double)fss_jint(fss_j(t, "flush"), "flushes", 0) /
+				 (double)fss_jint(fss_j(t, "flush"), "flushes",
+						  0) /
 				 (double)fss_jint(t, "syncs_traced", 1));
 		else
 			untraced_cell(tb, i);
@@ -408,7 +420,9 @@ static void breakdown_rows(struct table *tb)
 static void print_table(FILE *f, struct json_object *doc, struct json_object *w)
 {
 	struct table tb = {
-		.f = f, .fss = fss_j(doc, "filesystems"), .res = fss_j(w, "results"),
+		.f = f,
+		.fss = fss_j(doc, "filesystems"),
+		.res = fss_j(w, "results"),
 	};
 	bool any_traced = false;
 	char lead[32];
@@ -468,9 +482,10 @@ static void print_notes(FILE *f, struct json_object *doc)
 		fss_print_wrapped(f, "> journal   ", 12, buf);
 	}
 	if (im && !json_object_is_type(im, json_type_null)) {
-		snprintf(buf, sizeof(buf), "the filesystems sit on loop devices: "
-			 "a device_flush there is an fsync of the image file on "
-			 "%s, device_write a copy into its page cache; use "
+		snprintf(buf, sizeof(buf), "the filesystems sit on loop "
+			 "devices: a device_flush there is an fsync of the "
+			 "image file on %s, device_write a copy into its page "
+			 "cache; use "
 			 "--scratch-dev for a real device",
 			 jbool(im, "in_memory") ? "tmpfs" :
 			 fss_jstr(on, "disk") ?: "the disk below");
