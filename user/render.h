@@ -70,6 +70,12 @@ void fss_text_run_sweep(FILE *f, struct json_object *rows);
 void fss_text_run_verdict(FILE *f, struct json_object *doc);
 int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 
+/* The plain text of a devices result (not --probe): what devices prints. */
+int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen);
+
+/* The --hist view of one test object (its "hist"), indented. */
+void fss_text_hists(FILE *f, struct json_object *test, int indent);
+
 /*
  * The plain text of a compare result, in parts (compare prints the header
  * before anything runs, each filesystem's line as it finishes, the tables
@@ -81,11 +87,6 @@ void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *f
 void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist);
 int fss_text_compare(FILE *f, struct json_object *doc, bool hist);
 
-/* The plain text of a devices result (not --probe): what devices prints. */
-int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen);
-
-/* The --hist view of one test object (its "hist"), indented. */
-void fss_text_hists(FILE *f, struct json_object *test, int indent);
 /* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */
 int fss_render_perfetto(struct json_object *doc, FILE *f,
 			const struct fss_render_opts *ro, char *err, size_t errlen);
