@@ -75,6 +75,18 @@ int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen)
 
 /* The --hist view of one test object (its "hist"), indented. */
 void fss_text_hists(FILE *f, struct json_object *test, int indent);
+
+/*
+ * The plain text of a compare result, in parts (compare prints the header
+ * before anything runs, each filesystem's line as it finishes, the tables
+ * and notes at the end) and whole (report).  fs: one entry of the
+ * document's "filesystems".
+ */
+void fss_text_compare_header(FILE *f, struct json_object *doc);
+void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *fs);
+void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist);
+int fss_text_compare(FILE *f, struct json_object *doc, bool hist);
+
 /* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */
 int fss_render_perfetto(struct json_object *doc, FILE *f,
 			const struct fss_render_opts *ro, char *err, size_t errlen);
