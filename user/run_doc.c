@@ -16,6 +16,7 @@
 #include "run_int.h"
 #include "trace.h"
 
+/* The end of a section: its footnotes. */
 void run_print_footnotes(struct ctx *c)
 {
 	fss_text_run_section_end(&c->txt);
