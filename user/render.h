@@ -70,7 +70,9 @@ void fss_text_run_sweep(FILE *f, struct json_object *rows);
 void fss_text_run_verdict(FILE *f, struct json_object *doc);
 int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 
-/* The plain text of a devices result (not --probe): what devices prints. */
+/* A traced test's breakdown (its "breakdown", "flush"... keys), indented. */
+void fss_text_breakdown(FILE *f, struct json_object *test, int indent);
+/* The plain text of a devices result (--probe too): what devices prints. */
 int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen);
 
 /* The --hist view of one test object (its "hist"), indented. */
