@@ -38,7 +38,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-
 static __u64 now_ns(void)
 {
 	struct timespec ts;
@@ -46,7 +45,6 @@ static __u64 now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
-
 
 /* ---- consumption ---- */
 
