@@ -794,6 +794,8 @@ static void on_sync(const struct fss_sync_result *r, void *arg)
 {
 	struct dev_facts *d;
 
+	if (L.events)	/* --events: every sync, filtered or not */
+		fss_sync_result_write_json(L.events, "live", r);
 	pthread_mutex_lock(&L.lock);
 	d = dev_lookup(r->dev);
 	if (L.only_disk && (!d || d->disk != L.only_disk)) {
@@ -1672,6 +1674,8 @@ static void live_flush(struct fss_tracer *t)
 
 	if (fss_tracer_live_flush(t, &fst) < 0)
 		return;
+	if (L.events)
+		fflush(L.events);
 	pthread_mutex_lock(&L.lock);
 	flush_add(&L.win[0].flush, &fst);
 	flush_add(&L.win[1].flush, &fst);
@@ -1839,8 +1843,7 @@ static int open_outputs(struct fss_trace_opts *to)
 				strerror(errno));
 			return 1;
 		}
-		to->events_out = L.events;
-		to->events_detail = env.events_detail;
+		to->detail = env.events_detail;
 	}
 	if (env.output && !at_end_only() && fss_stdout_to_begin(env.output))
 		return 1;

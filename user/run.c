@@ -344,6 +344,8 @@ static int tracer_start(struct ctx *c)
 		.fs_dev = c->ti.t.fs_kdev,
 		.disk_dev = c->ti.t.disk_kdev,
 		.verbose = o->wl.verbose,
+		.on_sync = fss_run_hook_sync,
+		.on_sync_arg = &c->hk,
 	};
 	char err[PATH_MAX + 256];
 	struct stat fst;
@@ -369,8 +371,8 @@ static int tracer_start(struct ctx *c)
 			c->events_created = false;
 			return 1;
 		}
-		to.events_out = c->events;
-		to.events_detail = o->events_detail;
+		c->hk.events = c->events;
+		to.detail = o->events_detail;
 	}
 	c->tr = fss_tracer_open(&to, err, sizeof(err));
 	if (!c->tr) {
