@@ -136,11 +136,18 @@ int fss_render_text(struct json_object *doc, FILE *f,
 		return fss_text_run(f, doc, ro && ro->hist);
 	if (!strcmp(kind, "devices"))
 		return fss_text_devices(f, doc, err, errlen);
+	if (!strcmp(kind, "trace") && !(ro && ro->hist)) {
+		int rc = ro && ro->lines_path ?
+			 fss_text_trace_lines(f, ro->lines_path) : 1;
+
+		return rc == 1 ? fss_text_trace(f, doc) : rc;
+	}
 	if (!strcmp(kind, "compare") && ro && ro->hist) {
 		fss_doc_foreach_test(doc, hist_fn, f);
 		return 0;
 	}
-	snprintf(err, errlen, "text of a saved %s result: not available yet (only "
-		 "run's); use --hist, --format html, csv or json", kind);
+	snprintf(err, errlen, "text of a saved %s result: not available yet (run, "
+		 "devices and trace have it); use --hist, --format html, csv or json",
+		 kind);
 	return -1;
 }
