@@ -13,22 +13,17 @@
  * (out_text_trace.c).
  */
 #include <argp.h>
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <json-c/json.h>
 #include "attr.h"
 #include "child.h"
@@ -36,10 +31,10 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
-#include "render.h"
 #include "live_agg.h"
 #include "live_doc.h"
 #include "live_names.h"
+#include "render.h"
 #include "target.h"
 #include "trace.h"
 
