@@ -336,7 +336,6 @@ static struct json_object *cmd_json(char *const *cmd)
 	return a;
 }
 
-
 struct json_object *live_doc_start(const struct live_start *s,
 				   struct json_object *strategy)
 {
