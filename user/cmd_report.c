@@ -141,6 +141,7 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	ro.events_path = o.events;
+	ro.lines_path = o.in;		/* trace's text: every record */
 	ro.hist = o.hist;
 	ro.max_syncs = (size_t)o.max_syncs;
 	return fss_emit(d, o.fmt, o.out, &ro);

@@ -131,8 +131,14 @@ int fss_render_text(struct json_object *doc, FILE *f,
 		return fss_text_devices(f, doc, err, errlen);
 	if (!strcmp(kind, "compare"))	/* what compare printed */
 		return fss_text_compare(f, doc, ro && ro->hist);
-	snprintf(err, errlen, "text of a saved %s result: not available yet (run's, "
-		 "compare's and devices' are); use --hist, --format html, csv or "
-		 "json", kind);
+	if (!strcmp(kind, "trace") && !(ro && ro->hist)) {
+		int rc = ro && ro->lines_path ?
+			 fss_text_trace_lines(f, ro->lines_path) : 1;
+
+		return rc == 1 ? fss_text_trace(f, doc) : rc;
+	}
+	snprintf(err, errlen, "text of a saved %s result: not available (run, "
+		 "compare, devices and trace have it); use --hist, --format html, "
+		 "csv or json", kind);
 	return -1;
 }
