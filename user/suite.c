@@ -104,29 +104,6 @@ static struct json_object *flush_json(const struct fss_breakdown *b, int write_c
 	return o;
 }
 
-/* "breakdown_total": the traced syncs' total, as the breakdown's last row */
-static struct json_object *total_json(const struct fss_breakdown *b)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "mean_us", fss_json_num(b->total_mean_us, 3));
-	json_object_object_add(o, "p50_us", fss_json_num(b->total_p50_us, 3));
-	json_object_object_add(o, "p99_us", fss_json_num(b->total_p99_us, 3));
-	return o;
-}
-
-/* "syncs_by_kind": {"fdatasync": N, ...}, the kinds traced */
-static struct json_object *kinds_json(const struct fss_breakdown *b)
-{
-	struct json_object *o = json_object_new_object();
-
-	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
-		if (b->syncs_by_kind[k])
-			json_object_object_add(o, fss_sync_kind_name(k),
-					       json_object_new_uint64(b->syncs_by_kind[k]));
-	return o;
-}
-
 /*
  * "hist": the test's histograms (hist.h): "op" the per-op latency of every
  * op, and, when traced, "total" and each phase of the traced syncs.
@@ -197,18 +174,8 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 	json_object_object_add(o, "latency_us", lat);
 	json_object_object_add(o, "partial", json_object_new_boolean(res->partial));
 	if (r->traced && ok) {
-		json_object_object_add(o, "breakdown", fss_breakdown_phases_json(&r->b));
+		fss_breakdown_add_json(o, &r->b);
 		json_object_object_add(o, "flush", flush_json(&r->b, write_cache));
-		json_object_object_add(o, "syncs_traced",
-				       json_object_new_int64((int64_t)r->b.syncs));
-		json_object_object_add(o, "drops",
-				       json_object_new_int64((int64_t)r->b.drops));
-		json_object_object_add(o, "incomplete_rqs",
-				       json_object_new_int64((int64_t)r->b.incomplete_rqs));
-		json_object_object_add(o, "syncs_incomplete",
-				       json_object_new_int64((int64_t)r->b.syncs_incomplete));
-		json_object_object_add(o, "breakdown_total", total_json(&r->b));
-		json_object_object_add(o, "syncs_by_kind", kinds_json(&r->b));
 	}
 	if (ok)
 		json_object_object_add(o, "hist", hists_json(r));
