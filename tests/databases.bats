@@ -147,7 +147,7 @@ pg_start() {
 	run --separate-stderr "$FSS_BIN" trace -c 'postgres: walwriter' -d 1
 	[ "$status" -eq 2 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ "$stderr" == *"use --role"* ]]
+	[[ "$stderr" == *"see trace --role"* ]]
 	# not a role: a usage error, one line
 	run --separate-stderr "$FSS_BIN" trace --role walwritter -d 1
 	[ "$status" -eq 2 ]

@@ -10,10 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "attr.h"
 #include "devinfo.h"
 #include "fmt.h"
-#include "report.h"
 #include "render.h"
 #include "verdict.h"
 
@@ -94,44 +92,6 @@ void fss_text_run_section_end(struct fss_text_run *c)
 	c->nnotes = 0;
 }
 
-/* The breakdown struct back from a test's JSON, for fss_breakdown_print. */
-static void breakdown_from_json(struct json_object *t, struct fss_breakdown *b)
-{
-	struct json_object *bd = fss_j(t, "breakdown"), *fl = fss_j(t, "flush");
-	struct json_object *k = fss_j(t, "syncs_by_kind");
-	double spf;
-	int p;
-
-	memset(b, 0, sizeof(*b));
-	b->syncs = (__u64)fss_jint(t, "syncs_traced", 0);
-	b->total_mean_us = fss_jnum(fss_j(t, "breakdown_total"), "mean_us");
-	b->total_p50_us = fss_jnum(fss_j(t, "breakdown_total"), "p50_us");
-	b->total_p99_us = fss_jnum(fss_j(t, "breakdown_total"), "p99_us");
-	for (p = 0; p < FSS_PH_MAX; p++) {
-		struct json_object *ph = fss_j(bd, fss_phase_name(p));
-
-		b->phase[p].mean_us = fss_jnum(ph, "mean_us");
-		b->phase[p].p50_us = fss_jnum(ph, "p50_us");
-		b->phase[p].p99_us = fss_jnum(ph, "p99_us");
-		b->phase[p].share = fss_jnum(ph, "share");
-	}
-	b->no_rq_start = fss_j(fss_j(bd, "queue"), "na") != NULL;
-	for (p = 0; p < FSS_SYNC_KIND_MAX; p++)
-		b->syncs_by_kind[p] = (__u64)fss_jint(k, fss_sync_kind_name(p), 0);
-	b->flush.flushes = (__u64)fss_jint(fl, "flushes", 0);
-	spf = fss_jnum(fl, "syncs_per_flush");
-	b->flush.flush_sync_refs = isfinite(spf) ?
-		(__u64)llround(spf * (double)b->flush.flushes) : 0;
-	b->flush.fua_writes = (__u64)fss_jint(fl, "fua_writes", 0);
-	b->flush.fua_emulated = (__u64)fss_jint(fl, "fua_emulated", 0);
-	b->flush.preflush = (__u64)fss_jint(fl, "preflush", 0);
-	b->flush.syncs_no_flush = (__u64)fss_jint(fl, "syncs_no_flush", 0);
-	b->flush.nvme_flush_cmds = (__u64)fss_jint(fl, "nvme_flush_cmds", 0);
-	b->incomplete_rqs = (__u64)fss_jint(t, "incomplete_rqs", 0);
-	b->syncs_incomplete = (__u64)fss_jint(t, "syncs_incomplete", 0);
-	b->drops = (__u64)fss_jint(t, "drops", 0);
-}
-
 void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
 {
 	const char *label = fss_jstr(t, "label") ?: fss_jstr(t, "name") ?: "?";
@@ -163,12 +123,8 @@ void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
 	if (json_object_get_boolean(fss_j(t, "partial")))
 		fprintf(c->f, "    (partial: interrupted after %.2f s, %lld ops)\n",
 			fss_jnum(t, "elapsed_s"), fss_jint(t, "ops", 0));
-	if (ok && fss_j(t, "breakdown") && strcmp(fss_jstr(t, "method") ?: "", "none")) {
-		struct fss_breakdown bk;
-
-		breakdown_from_json(t, &bk);
-		fss_breakdown_print(c->f, &bk, 4);
-	}
+	if (ok && fss_j(t, "breakdown") && strcmp(fss_jstr(t, "method") ?: "", "none"))
+		fss_text_breakdown(c->f, t, 4);
 	if (hist && ok)
 		fss_text_hists(c->f, t, 4);
 	fflush(c->f);

@@ -15,8 +15,8 @@
 #include "fmt.h"
 #include "report.h"
 #include "order_ci.h"
+#include "pctl.h"
 
-#define REPORT_WIDTH	80
 
 /*
  * What the breakdown needs of each sync, kept for percentiles: 64 bytes
@@ -107,25 +107,6 @@ __u64 fss_collector_count(const struct fss_collector *c)
 	return c ? c->n : 0;
 }
 
-static int u64_cmp(const void *x, const void *y)
-{
-	__u64 a = *(const __u64 *)x, b = *(const __u64 *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Nearest rank on sorted v[0..n): the ceil(pct * n / 100)-th smallest. */
-static __u64 nearest_rank(const __u64 *v, size_t n, unsigned int pct)
-{
-	size_t rank = ((size_t)pct * n + 99) / 100;
-
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return v[rank - 1];
-}
-
 /* Ranks (1-based) of the p50 confidence interval; 0 / n + 1: unbounded. */
 struct ci_ranks {
 	size_t lo, hi;
@@ -152,10 +133,10 @@ static __u64 summarize(__u64 *vals, size_t n, double *mean, double *p50,
 
 	for (i = 0; i < n; i++)
 		sum += vals[i];
-	qsort(vals, n, sizeof(*vals), u64_cmp);
+	fss_pctl_sort(vals, n);
 	*mean = (double)sum / (double)n / 1000.0;
-	*p50 = (double)nearest_rank(vals, n, 50) / 1000.0;
-	*p99 = (double)nearest_rank(vals, n, 99) / 1000.0;
+	*p50 = (double)fss_pctl_rank(vals, n, 50, 100) / 1000.0;
+	*p99 = (double)fss_pctl_rank(vals, n, 99, 100) / 1000.0;
 	return sum;
 }
 
@@ -226,153 +207,44 @@ void fss_collector_breakdown(const struct fss_collector *c,
 	free(vals);
 }
 
-/* ---- plain text ---- */
-
-/*
- * Print "head item, item, item" wrapped at REPORT_WIDTH; continuation lines
- * are indented to line up under the first item.
- */
-static void print_wrapped(FILE *f, int indent, const char *head,
-			  char items[][64], int nitems)
-{
-	int col, cont = indent + (int)strlen(head), i;
-
-	col = fprintf(f, "%*s%s", indent, "", head);
-	for (i = 0; i < nitems; i++) {
-		int len = (int)strlen(items[i]);
-		bool last = i == nitems - 1;
-
-		if (i > 0) {
-			if (col + 1 + len + !last > REPORT_WIDTH) {
-				fputc('\n', f);
-				col = fprintf(f, "%*s", cont, "");
-			} else {
-				col += fprintf(f, " ");
-			}
-		}
-		col += fprintf(f, "%s%s", items[i], last ? "" : ",");
-	}
-	fputc('\n', f);
-}
-
-void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent)
-{
-	char m[24], p50[24], p99[24], head[48];
-	char items[FSS_SYNC_KIND_MAX + 8][64];
-	const struct fss_flush_stats *fl;
-	int ph, k, ni = 0, bar_w;
-
-	if (!f || !b)
-		return;
-	if (indent < 0)
-		indent = 0;
-	if (indent > 20)
-		indent = 20;
-	fl = &b->flush;
-
-	if (!b->syncs) {
-		fprintf(f, "%*sno syncs were traced\n", indent, "");
-		if (b->drops)
-			fprintf(f, "%*s%llu events lost (ring full, hook skipped)\n",
-				indent, "", (unsigned long long)b->drops);
-		return;
-	}
-
-	for (k = 0; k < FSS_SYNC_KIND_MAX; k++)
-		if (b->syncs_by_kind[k])
-			snprintf(items[ni++], sizeof(items[0]), "%s %llu",
-				 fss_sync_kind_name(k),
-				 (unsigned long long)b->syncs_by_kind[k]);
-	snprintf(head, sizeof(head), "%llu syncs: ", (unsigned long long)b->syncs);
-	print_wrapped(f, indent, head, items, ni);
-
-	/* name 12 + 3 x (1 + 9) + 1 + share 6 = 49 columns, then the bar */
-	bar_w = REPORT_WIDTH - indent - 49 - 2;
-	if (bar_w > 25)
-		bar_w = 25;
-	fprintf(f, "%*s%-12s %9s %9s %9s %6s\n", indent, "", "phase",
-		"mean", "p50", "p99", "share");
-	for (ph = 0; ph < FSS_PH_MAX; ph++) {
-		const struct fss_phase_stat *st = &b->phase[ph];
-		char share[16], bar[32] = "";
-
-		fss_fmt_dur(m, sizeof(m), st->mean_us);
-		fss_fmt_dur(p50, sizeof(p50), st->p50_us);
-		fss_fmt_dur(p99, sizeof(p99), st->p99_us);
-		if (ph == FSS_PH_QUEUE && b->no_rq_start) {
-			fprintf(f, "%*s%-12s %9s %9s %9s %6s\n", indent, "",
-				fss_phase_name(ph), "n/a", "n/a", "n/a", "n/a");
-			continue;
-		}
-		if (isnan(st->share)) {
-			snprintf(share, sizeof(share), "n/a");
-		} else {
-			snprintf(share, sizeof(share), "%.1f%%", st->share * 100.0);
-			if (bar_w >= 5) {
-				int nb = (int)(st->share * bar_w + 0.5);
-
-				if (nb > bar_w)
-					nb = bar_w;
-				memset(bar, '#', nb);
-				bar[nb] = '\0';
-			}
-		}
-		fprintf(f, "%*s%-12s %9s %9s %9s %6s%s%s\n", indent, "",
-			fss_phase_name(ph), m, p50, p99, share,
-			bar[0] ? "  " : "", bar);
-	}
-	fss_fmt_dur(m, sizeof(m), b->total_mean_us);
-	fss_fmt_dur(p50, sizeof(p50), b->total_p50_us);
-	fss_fmt_dur(p99, sizeof(p99), b->total_p99_us);
-	fprintf(f, "%*s%-12s %9s %9s %9s\n", indent, "", "total", m, p50, p99);
-
-	ni = 0;
-	snprintf(items[ni++], sizeof(items[0]), "%.2f flushes/sync",
-		 (double)fl->flushes / (double)b->syncs);
-	if (fl->flushes)
-		snprintf(items[ni++], sizeof(items[0]), "%.2f syncs/flush",
-			 (double)fl->flush_sync_refs / (double)fl->flushes);
-	else
-		snprintf(items[ni++], sizeof(items[0]),
-			 "syncs/flush n/a (no flush request seen)");
-	if (b->no_rq_start) {
-		snprintf(items[ni++], sizeof(items[0]), "FUA %llu native / emulated n/a",
-			 (unsigned long long)fl->fua_writes);
-		snprintf(items[ni++], sizeof(items[0]), "preflush requests n/a");
-	} else {
-		snprintf(items[ni++], sizeof(items[0]), "FUA %llu native / %llu emulated",
-			 (unsigned long long)fl->fua_writes,
-			 (unsigned long long)fl->fua_emulated);
-		snprintf(items[ni++], sizeof(items[0]), "%llu preflush requests",
-			 (unsigned long long)fl->preflush);
-	}
-	snprintf(items[ni++], sizeof(items[0]), "%llu syncs saw no flush",
-		 (unsigned long long)fl->syncs_no_flush);
-	if (fl->nvme_flush_cmds)
-		snprintf(items[ni++], sizeof(items[0]), "%llu NVMe Flush commands",
-			 (unsigned long long)fl->nvme_flush_cmds);
-	print_wrapped(f, indent, "flush: ", items, ni);
-
-	if (b->no_rq_start)
-		fprintf(f, "%*squeue and preflush n/a: requests were seen only from issue on\n"
-			"%*s(no block_io_start tracepoint, no inserts)\n", indent, "", indent, "");
-	/*
-	 * Lost by the kernel's tracepoint, or still running at the end: said
-	 * when it touches 1 % of the syncs or more (JSON always has it); a
-	 * handful among thousands cannot move the breakdown.
-	 */
-	if (b->incomplete_rqs && b->syncs_incomplete * 100 >= b->syncs)
-		fprintf(f, "%*s%llu request%s with no completion event: painted as in "
-			"flight\n%*sonly to the exit of the sync it began in "
-			"(docs/model.md, Limits)\n", indent, "",
-			(unsigned long long)b->incomplete_rqs,
-			b->incomplete_rqs == 1 ? "" : "s", indent, "");
-	if (b->drops)
-		fprintf(f, "%*s%llu events lost (ring full, hook skipped): breakdown incomplete\n",
-			indent, "", (unsigned long long)b->drops);
-}
-
 /* ---- JSON ---- */
+
+/* "breakdown_total": the traced syncs' total, as the breakdown's last row */
+static struct json_object *total_json(const struct fss_breakdown *b)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "mean_us", fss_json_num(b->total_mean_us, 3));
+	json_object_object_add(o, "p50_us", fss_json_num(b->total_p50_us, 3));
+	json_object_object_add(o, "p99_us", fss_json_num(b->total_p99_us, 3));
+	return o;
+}
+
+/* "syncs_by_kind": {"fdatasync": N, ...}, the kinds traced */
+static struct json_object *kinds_json(const struct fss_breakdown *b)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		if (b->syncs_by_kind[k])
+			json_object_object_add(o, fss_sync_kind_name(k),
+					       json_object_new_uint64(b->syncs_by_kind[k]));
+	return o;
+}
+
+void fss_breakdown_add_json(struct json_object *o, const struct fss_breakdown *b)
+{
+	json_object_object_add(o, "breakdown", fss_breakdown_phases_json(b));
+	json_object_object_add(o, "flush", fss_breakdown_flush_json(b));
+	json_object_object_add(o, "syncs_traced", json_object_new_int64((int64_t)b->syncs));
+	json_object_object_add(o, "drops", json_object_new_int64((int64_t)b->drops));
+	json_object_object_add(o, "incomplete_rqs",
+			       json_object_new_int64((int64_t)b->incomplete_rqs));
+	json_object_object_add(o, "syncs_incomplete",
+			       json_object_new_int64((int64_t)b->syncs_incomplete));
+	json_object_object_add(o, "breakdown_total", total_json(b));
+	json_object_object_add(o, "syncs_by_kind", kinds_json(b));
+}
 
 struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
 {

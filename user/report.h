@@ -61,9 +61,14 @@ void fss_collector_breakdown(const struct fss_collector *c,
 			     const struct fss_flush_stats *flush, __u64 drops,
 			     struct fss_breakdown *out);
 
-/* Plain text, indented by `indent` spaces, at most 80 columns. */
-void fss_breakdown_print(FILE *f, const struct fss_breakdown *b, int indent);
 /* {"fs":{"mean_us","p50_us","p99_us","share"},...,"other":{...}} */
+/*
+ * A traced test's breakdown keys, added to its JSON object o: "breakdown"
+ * (the phases), "flush" (elided unknown: null), "syncs_traced", "drops",
+ * "incomplete_rqs", "syncs_incomplete", "breakdown_total",
+ * "syncs_by_kind".  The text renderer (fss_text_breakdown) reads these.
+ */
+void fss_breakdown_add_json(struct json_object *o, const struct fss_breakdown *b);
 struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b);
 /* {"flushes","syncs_per_flush","flushes_per_sync","fua_writes","fua_emulated","preflush","syncs_no_flush","elided","nvme_flush_cmds"} */
 struct json_object *fss_breakdown_flush_json(const struct fss_breakdown *b);
