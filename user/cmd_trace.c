@@ -31,7 +31,6 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
-#include "dbrole.h"
 #include "live_agg.h"
 #include "live_db.h"
 #include "live_doc.h"
@@ -110,15 +109,9 @@ enum {
 	OPT_DEV,
 	OPT_TOP,
 	OPT_SLOWER,
-	OPT_ROLE,
-	OPT_PG,
 };
 
 static const struct argp_option opts[] = {
-	{ "role", OPT_ROLE, "ROLE", 0, "Trace database processes of this role "
-	  "(walwriter, checkpointer, backend, ...: docs/databases.md)", 1 },
-	{ "pg", OPT_PG, "CONNINFO", 0, "Name relation files (schema.table) from "
-	  "this PostgreSQL server's catalog (libpq conninfo)", 1 },
 	{ "cgroup", OPT_CGROUP, "PATH|ID", 0, "Trace tasks in this cgroup v2 (path, relative to the cgroup2 mount, or id)", 1 },
 	{ "dev", OPT_DEV, "DEV", 0, "Only syncs on filesystems of this block device (/dev/X, X or MAJ:MIN)", 1 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 2 },
@@ -186,14 +179,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_DEV:
 		env.dev = arg;
 		break;
-	case OPT_ROLE:
-		if (live_db_role_option(arg))
-			return bad(state, "--role '%s': not a role; roles: %s", arg,
-				   fss_dbrole_names());
-		break;
-	case OPT_PG:
-		live_db_pg_option(arg);
-		break;
+
 	case OPT_FORMAT:
 		if (fss_fmt_parse(arg, &env.format) || env.format == FSS_FMT_CSV)
 			return bad(state, "--format '%s': text, json, html or perfetto", arg);
@@ -268,6 +254,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child children[] = {
 	{ &fss_cli_live_argp, 0, NULL, 0 },
+	{ &live_db_argp, 0, NULL, 1 },		/* --role, --pg */
 	{ 0 },
 };
 

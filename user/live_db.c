@@ -11,6 +11,7 @@
  * each new pid's role is read from its title when its first sync is seen
  * (so new backends and autovacuum workers are picked up as they come).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -43,13 +44,36 @@ static void db_init(void)
 	D.init = true;
 }
 
-int live_db_role_option(const char *name)
+enum { OPT_ROLE = 0x180, OPT_PG };
+
+static const struct argp_option db_opts[] = {
+	{ "role", OPT_ROLE, "ROLE", 0, "Trace database processes of this role "
+	  "(walwriter, checkpointer, backend, ...: docs/databases.md)", 1 },
+	{ "pg", OPT_PG, "CONNINFO", 0, "Name relation files (schema.table) from "
+	  "this PostgreSQL server's catalog (libpq conninfo)", 1 },
+	{ 0 },
+};
+
+static error_t db_parse(int key, char *arg, struct argp_state *state)
 {
-	if (fss_dbrole_known(name) == FSS_DB_NONE)
-		return -1;
-	D.role = name;
-	return 0;
+	switch (key) {
+	case OPT_ROLE:
+		if (fss_dbrole_known(arg) == FSS_DB_NONE) {
+			argp_error(state, "--role '%s': not a role; roles: %s",
+				   arg, fss_dbrole_names());
+			return EINVAL;
+		}
+		D.role = arg;
+		return 0;
+	case OPT_PG:
+		D.conninfo = arg;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
 }
+
+const struct argp live_db_argp = { .options = db_opts, .parser = db_parse };
 
 const char *live_db_role(void)
 {
@@ -60,11 +84,6 @@ const char *live_db_role_comm(void)
 {
 	return D.role && fss_dbrole_known(D.role) == FSS_DB_POSTGRES ?
 	       "postgres" : NULL;
-}
-
-void live_db_pg_option(const char *conninfo)
-{
-	D.conninfo = conninfo;
 }
 
 int live_db_check(const char *prog, const char *comm, bool cmd)

@@ -9,17 +9,17 @@
 #ifndef __FSS_LIVE_DB_H
 #define __FSS_LIVE_DB_H
 
+#include <argp.h>
 #include <stdbool.h>
 #include <linux/types.h>
 #include "attr.h"
 
 struct json_object;
 
-/*
- * --role NAME: 0 when NAME is a role (dbrole.h), else -1.  Then, before
- * tracing: the comm the kernel can filter on for it ("postgres"), or NULL.
- */
-int live_db_role_option(const char *name);
+/* trace's options --role and --pg: an argp child */
+extern const struct argp live_db_argp;
+
+/* --role's comm the kernel can filter on ("postgres"), or NULL */
 const char *live_db_role_comm(void);
 const char *live_db_role(void);
 
@@ -29,9 +29,6 @@ const char *live_db_role(void);
  * now (a warning; tracing goes on, the role may come).
  */
 int live_db_check(const char *prog, const char *comm, bool cmd);
-
-/* --pg CONNINFO: relation names from this server's catalog */
-void live_db_pg_option(const char *conninfo);
 
 /*
  * Before a report: the names of the relation files among the files of
