@@ -27,19 +27,19 @@ endif
 
 # Debian 12 packages, one reason each (see README "Dependencies").
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-	libjson-c-dev libmount-dev libnvme-dev libpq-dev libfuse3-dev fuse3 pkg-config \
-	make
+	libjson-c-dev libmount-dev libnvme-dev libpq-dev libmariadb-dev libfuse3-dev \
+	fuse3 pkg-config make
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
 	curl iproute2 systemd
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
-LIBS_PC   := libbpf json-c mount libnvme libpq
+LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \
-	$(shell $(PKG_CONFIG) --cflags-only-I libpq 2>/dev/null)
+	$(shell $(PKG_CONFIG) --cflags-only-I libpq libmariadb 2>/dev/null)
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lelf -lz -lpthread -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	-I$(OUTPUT) -Ibpf -I/usr/include/$(shell uname -m)-linux-gnu \
@@ -136,9 +136,9 @@ $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
 
-$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/fileclass.c user/checkpoint.c user/dbview.c user/out_text_db.c user/hist.c $(ATTR_SRCS) user/doc.c user/fmt.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/fileclass.c user/checkpoint.c user/dbview.c user/out_text_db.c user/myroles.c user/hist.c $(ATTR_SRCS) user/doc.c user/fmt.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c libmariadb) -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -213,8 +213,8 @@ pg_start() {
 
 # ---- MariaDB 10.11 ----
 
-# my_setup: mariadbd on a scratch datadir on a loop ext4 image, socket
-# only, durable commits (innodb_flush_log_at_trx_commit=1,
+# my_setup [SERVER_OPTION...]: mariadbd on a scratch datadir on a loop ext4
+# image, socket only, durable commits (innodb_flush_log_at_trx_commit=1,
 # innodb_flush_method=fsync)
 my_setup() {
 	command -v mariadb-install-db >/dev/null || skip "mariadb-server not installed"
@@ -233,7 +233,7 @@ my_setup() {
 		--socket="$my_run/sock" --skip-networking --pid-file="$my_pidfile" \
 		--log-error="$my_run/err.log" --innodb-buffer-pool-size=64M \
 		--innodb_flush_log_at_trx_commit=1 --innodb_flush_method=fsync \
-		>/dev/null 2>&1 3>&- &
+		"$@" >/dev/null 2>&1 3>&- &
 	local i
 	for ((i = 0; i < 300; i++)); do
 		my_sql "select 1" >/dev/null 2>&1 && return 0
@@ -290,4 +290,31 @@ my_stop() {
 	# no roles from titles: said so
 	fss_jq "$s" '.roles_note | test("file class alone")'
 	fss_jq "$s" '[.processes[] | select(.comm == "mariadbd")][0].role.db == "mariadb"'
+}
+
+@test "MariaDB --mysql: thread roles from performance_schema (connection commits, InnoDB threads flush pages); a failed connection is one line" {
+	my_setup --performance-schema=ON
+	local s cnf="$my_run/client.cnf"
+	printf '[client]\nsocket=%s\nuser=root\n' "$my_run/sock" > "$cnf"
+	my_sql "create database t; create table t.k (id int primary key auto_increment, v int) engine=innodb"
+	start_trace my --mount "$FSS_MNT" --json --mysql="$cnf"
+	local tm=$trace_pid
+	for ((i = 1; i <= 500; i++)); do echo "insert into t.k (v) values ($i);"; done |
+		mariadb --no-defaults -S "$my_run/sock" -u root
+	my_sql "set global innodb_max_dirty_pages_pct = 0"
+	sleep 2
+	stop_trace "$tm"
+	s=$(summary my)
+	jq -c '.classes[] | {class, by_role}' "$s" >&2
+	fss_jq "$s" '.roles_note | test("performance_schema.threads")'
+	# each commit's redo sync by the connection's thread
+	fss_jq "$s" '[.classes[] | select(.class == "innodb_redo")][0].by_role.connection.syncs >= 500'
+	# the flushing of pages by InnoDB's own threads, not by connections
+	fss_jq "$s" '[.classes[] | select(.class == "innodb_data" or .class == "innodb_doublewrite") |
+		.by_role | keys[]] | length > 0 and all(. != "connection" and . != "mariadb")'
+	# a server that cannot be reached: one line, and the trace goes on
+	printf '[client]\nsocket=%s\nuser=root\n' "$my_run/nosock" > "$my_run/bad.cnf"
+	run --separate-stderr "$FSS_BIN" trace --mount "$FSS_MNT" -d 1 --mysql="$my_run/bad.cnf"
+	[ "$status" -eq 0 ]
+	[[ "${stderr_lines[0]}" == "fsyncscope trace: --mysql: connection failed: "*"; MariaDB syncs are told apart by file class alone" ]]
 }

@@ -131,10 +131,11 @@ dbview_case() {
 	make -s -C "$FSS_ROOT" build/tests/test_dbview >&2
 	run "$TEST_DBVIEW" --list
 	[ "$status" -eq 0 ]
-	[ "$(echo "$output" | tr '\n' ' ')" = "pg_roles other_roles classes checkpoints view_json " ]
+	[ "$(echo "$output" | tr '\n' ' ')" = "pg_roles other_roles classes checkpoints view_json mysql_names " ]
 }
 @test "dbrole: PostgreSQL roles and the stable part of their titles" { dbview_case pg_roles; }
 @test "dbrole: MariaDB, other processes, --role names" { dbview_case other_roles; }
 @test "fileclass: PostgreSQL and MariaDB file classes from paths" { dbview_case classes; }
 @test "checkpoint: the sync burst, its tail, a burst cut short" { dbview_case checkpoints; }
 @test "dbview: classes by role and checkpoints in JSON and text" { dbview_case view_json; }
+@test "myroles: MariaDB thread names to roles" { dbview_case mysql_names; }

@@ -351,6 +351,7 @@ static void on_event(const struct fss_event *ev, void *arg)
 		pthread_mutex_lock(&L.lock);
 		live_names_proc(ev->pid, ev->comm);
 		live_names_resolve_file(ev->pid, ev->dev, ev->sync.ino, false);
+		live_db_event(ev->pid, ev->tid);
 		pthread_mutex_unlock(&L.lock);
 	} else if (ev->type == FSS_EV_JOURNAL && ev->ts_end >= ev->ts) {
 		pthread_mutex_lock(&L.lock);

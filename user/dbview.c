@@ -4,6 +4,7 @@
  * (see dbview.h).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -263,11 +264,17 @@ struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, size_t *from,
 	return a;
 }
 
-const char *fss_dbview_roles_note(const struct fss_dbview *v)
+const char *fss_dbview_roles_note(struct fss_dbview *v)
 {
-	if (v->saw_mariadb)
-		return "MariaDB threads all have comm mariadbd and name no role "
-		       "in their titles: their syncs are told apart by file "
-		       "class alone";
-	return NULL;
+	if (!v->saw_mariadb)
+		return NULL;
+	if (v->my_source) {
+		snprintf(v->note, sizeof(v->note), "MariaDB threads' roles "
+			 "(by_role) are the server's thread names from %s, by OS "
+			 "thread id", v->my_source);
+		return v->note;
+	}
+	return "MariaDB threads all have comm mariadbd and name no role "
+	       "in their titles: their syncs are told apart by file "
+	       "class alone (--mysql reads the threads' names)";
 }

@@ -32,6 +32,8 @@ struct fss_dbview {
 	__u64 by_role[FSS_FC_MAX][FSS_DBV_ROLES][FSS_SYNC_KIND_MAX];
 	struct fss_ckpt_det ckpt;	/* the checkpointer's syncs */
 	bool saw_mariadb;
+	const char *my_source;		/* --mysql: where thread roles came from */
+	char note[200];
 	bool no_ckpt;			/* do not feed the checkpoint detector */
 };
 
@@ -61,6 +63,6 @@ struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, size_t *from,
 					  __u64 now_mono, __s64 wall_minus_mono_ns);
 
 /* the note on roles for the document (NULL when there is none to make) */
-const char *fss_dbview_roles_note(const struct fss_dbview *v);
+const char *fss_dbview_roles_note(struct fss_dbview *v);
 
 #endif

@@ -23,12 +23,17 @@
 #include "live_names.h"
 #include "pgnames.h"
 #include "datadir.h"
+#include "myroles.h"
 
 static struct {
 	const char *role;		/* --role, NULL: none */
 	const char *conninfo;		/* --pg */
 	struct fss_pgnames *pg;		/* NULL: no --pg, or it failed */
 	bool pg_said;			/* a failed lookup was reported */
+	bool mysql;			/* --mysql[=OPTFILE] */
+	const char *my_optfile;
+	struct fss_myroles *my;		/* NULL: no --mysql, or it failed */
+	__u64 my_refreshed;		/* CLOCK_MONOTONIC ns */
 	struct fss_dbview v[2];		/* [0] interval, [1] whole run */
 	size_t ckpt_listed;		/* checkpoints in interval reports */
 	bool init;
@@ -44,13 +49,15 @@ static void db_init(void)
 	D.init = true;
 }
 
-enum { OPT_ROLE = 0x180, OPT_PG };
+enum { OPT_ROLE = 0x180, OPT_PG, OPT_MYSQL };
 
 static const struct argp_option db_opts[] = {
-	{ "role", OPT_ROLE, "ROLE", 0, "Trace database processes of this role "
-	  "(walwriter, checkpointer, backend, ...: docs/databases.md)", 1 },
+	{ "role", OPT_ROLE, "ROLE", 0, "Only syncs of database processes of this "
+	  "role (walwriter, checkpointer, backend, ...: docs/databases.md)", 1 },
 	{ "pg", OPT_PG, "CONNINFO", 0, "Name relation files (schema.table) from "
 	  "this PostgreSQL server's catalog (libpq conninfo)", 1 },
+	{ "mysql", OPT_MYSQL, "OPTFILE", OPTION_ARG_OPTIONAL, "MariaDB thread "
+	  "roles from the server (its client config, or OPTFILE)", 1 },
 	{ 0 },
 };
 
@@ -67,6 +74,10 @@ static error_t db_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_PG:
 		D.conninfo = arg;
+		return 0;
+	case OPT_MYSQL:
+		D.mysql = true;
+		D.my_optfile = arg;
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -95,6 +106,13 @@ int live_db_check(const char *prog, const char *comm, bool cmd)
 		if (!D.pg)
 			fprintf(stderr, "%s: --pg: %s; relation files keep their "
 				"paths\n", prog, err);
+	}
+	if (D.mysql) {
+		D.my = fss_myroles_open(D.my_optfile, err, sizeof(err));
+		if (!D.my)
+			fprintf(stderr, "%s: --mysql: %s; MariaDB syncs are told "
+				"apart by file class alone\n", prog, err);
+		D.my_refreshed = live_mono_ns();
 	}
 	if (comm && !cmd && fss_dbrole_comm_hint(comm, hint, sizeof(hint))) {
 		fprintf(stderr, "%s: %s\n", prog, hint);
@@ -172,16 +190,47 @@ static struct file_name *name_from_datadir(const struct fss_sync_result *r,
 	return f;
 }
 
+/*
+ * --mysql: when a MariaDB thread not known yet records a sync, the
+ * server's threads are read again (at most every 100 ms), while the
+ * thread still serves its connection.
+ */
+void live_db_event(__u32 pid, __u32 tid)
+{
+	struct proc_name *p = live_names_proc_find(pid);
+	__u64 now;
+	char err[512];
+
+	if (!D.my || !p || p->role.db != FSS_DB_MARIADB ||
+	    fss_myroles_get(D.my, tid))
+		return;
+	now = live_mono_ns();
+	if (now < D.my_refreshed + LIVE_NSEC / 10)
+		return;
+	D.my_refreshed = now;
+	fss_myroles_refresh(D.my, err, sizeof(err));
+}
+
 void live_db_add(const struct fss_sync_result *r)
 {
 	struct proc_name *p = live_names_proc_find(r->pid);
 	struct file_name *f = r->ino ? live_names_file(r->dev, r->ino, false) : NULL;
+	const struct fss_dbrole *role = p ? &p->role : NULL;
+	struct fss_dbrole thread;
 
 	db_init();
 	if (!f || !f->path)
 		f = name_from_datadir(r, p);
+	if (D.my && role && role->db == FSS_DB_MARIADB) {
+		const char *name = fss_myroles_get(D.my, r->tid);
+
+		thread = *role;
+		snprintf(thread.role, sizeof(thread.role), "%s", name ? name : "");
+		role = &thread;
+		D.v[0].my_source = D.v[1].my_source = fss_myroles_source(D.my);
+	}
 	for (int w = 0; w < 2; w++)
-		fss_dbview_add(&D.v[w], r, f ? f->path : NULL, p ? &p->role : NULL);
+		fss_dbview_add(&D.v[w], r, f ? f->path : NULL, role);
 }
 
 void live_db_doc_add(struct json_object *o, int w, __u64 now_mono,
@@ -211,7 +260,9 @@ void live_db_free(void)
 {
 	if (!D.init) {
 		fss_pgnames_close(D.pg);
+		fss_myroles_close(D.my);
 		D.pg = NULL;
+		D.my = NULL;
 		return;
 	}
 	fss_dbview_free(&D.v[0]);
@@ -219,5 +270,7 @@ void live_db_free(void)
 	D.init = false;
 	fss_pgnames_close(D.pg);
 	D.pg = NULL;
+	fss_myroles_close(D.my);
+	D.my = NULL;
 	fss_datadir_free();
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * live_db.h - the database view of `trace` (docs/databases.md): roles of
- * the traced processes (--role), their syncs by file class, PostgreSQL's
+ * the traced processes (--role; MariaDB threads with --mysql), their
+ * syncs by file class, PostgreSQL's
  * checkpoints; the document keys "classes", "checkpoints", "roles_note"
  * and "role_filter".  No locking here: the caller serialises (cmd_trace.c's
  * lock), as for live_agg.c and live_names.c.
@@ -39,6 +40,9 @@ void live_db_name_relations(const struct table *files);
 
 /* The role filter (user space): keep a sync of pid? */
 bool live_db_keep(__u32 pid);
+
+/* A sync record of pid/tid read (--mysql: learn a new thread's role now) */
+void live_db_event(__u32 pid, __u32 tid);
 
 /* One sync into both views (after live_names has named it). */
 void live_db_add(const struct fss_sync_result *r);

@@ -13,6 +13,7 @@
 #include "dbrole.h"
 #include "dbview.h"
 #include "fileclass.h"
+#include "myroles.h"
 #include "out_text_db.h"
 
 static int failures, checks;
@@ -366,6 +367,24 @@ static void view_json(void)
 	fss_dbview_free(&v);
 }
 
+static void mysql_names(void)
+{
+	static const char *const t[][2] = {
+		{ "thread/sql/one_connection", "connection" },
+		{ "thread/innodb/page_cleaner_thread", "page_cleaner" },
+		{ "thread/innodb/thread_pool_thread", "thread_pool" },
+		{ "thread/sql/main", "main" },
+		{ "thread/aria/checkpoint_background", "checkpoint_background" },
+		{ "one_connection", "connection" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		fss_myroles_name(t[i][0], buf, sizeof(buf));
+		CHECK(!strcmp(buf, t[i][1]), "%s: '%s'", t[i][0], buf);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -375,6 +394,7 @@ static const struct {
 	{ "classes", classes },
 	{ "checkpoints", checkpoints },
 	{ "view_json", view_json },
+	{ "mysql_names", mysql_names },
 };
 
 int main(int argc, char **argv)
