@@ -57,7 +57,8 @@ static int finish(struct fss_ckpt_det *d, bool complete)
 	d->cur.pre_syncs = d->pending_pre;
 	d->pending_pre = 0;
 	if (d->ndone == FSS_CKPT_MAX) {
-		memmove(d->done, d->done + 1, (d->ndone - 1) * sizeof(*d->done));
+		memmove(d->done, d->done + 1,
+			(d->ndone - 1) * sizeof(*d->done));
 		d->ndone--;
 		d->dropped++;
 	}
@@ -92,7 +93,8 @@ static void burst_add(struct fss_ckpt_det *d, const struct fss_ckpt_sync *s)
 		c->pid = s->pid;
 		c->start = s->start;
 		if (d->keys)
-			memset(d->keys, 0, FSS_CKPT_FILES * 2 * sizeof(*d->keys));
+			memset(d->keys, 0,
+			       FSS_CKPT_FILES * 2 * sizeof(*d->keys));
 		d->nkeys = 0;
 		d->state = ST_BURST;
 	}
@@ -119,7 +121,8 @@ static bool is_wal(enum fss_fclass c)
 
 int fss_ckpt_feed(struct fss_ckpt_det *d, const struct fss_ckpt_sync *s)
 {
-	bool gap = d->state != ST_NONE && s->start > d->last_end + FSS_CKPT_GAP_NS;
+	bool gap = d->state != ST_NONE &&
+		   s->start > d->last_end + FSS_CKPT_GAP_NS;
 	int err = 0;
 
 	if (d->state != ST_NONE && (gap || s->pid != d->cur.pid))
@@ -128,7 +131,8 @@ int fss_ckpt_feed(struct fss_ckpt_det *d, const struct fss_ckpt_sync *s)
 		d->cur.tail_syncs++;		/* pg_control, recycled WAL */
 	} else if (s->kind == FSS_SYNC_FSYNC && !is_wal(s->fclass)) {
 		burst_add(d, s);
-	} else if (s->kind == FSS_SYNC_FDATASYNC || s->kind == FSS_SYNC_DSYNC_WRITE ||
+	} else if (s->kind == FSS_SYNC_FDATASYNC ||
+		   s->kind == FSS_SYNC_DSYNC_WRITE ||
 		   (s->kind == FSS_SYNC_FSYNC && is_wal(s->fclass))) {
 		/* a WAL flush: after a burst, the checkpoint record's */
 		if (d->state == ST_BURST)

@@ -14,8 +14,9 @@
  * So a checkpoint's sync burst is a run of the checkpointer's fsyncs of
  * anything but WAL segments and pg_control, ended by its fdatasync of the
  * checkpoint record or, when a backend flushed the WAL past that record
- * first, by the fsync of pg_control (the checkpoint is then "complete").  Syncs after that fdatasync
- * are its tail (pg_control, recycled segments), not the burst.  The
+ * first, by the fsync of pg_control (the checkpoint is then "complete").
+ * Syncs after that are its tail (pg_control, recycled segments), not the
+ * burst.  The
  * checkpoint is listed when the checkpointer has been quiet for GAP.
  * A run followed by writeback hints (sync_file_range) instead belongs to
  * the start of the write phase (the relation map, replication origins,
@@ -49,14 +50,14 @@ struct fss_ckpt_sync {
 
 struct fss_ckpt {
 	__u32 pid;
-	__u64 start, end;		/* first sync's start, last sync's end */
+	__u64 start, end;		/* first sync's start, last's end */
 	__u64 syncs, files;
 	__u64 longest_ns, total_ns;
 	__u64 phase_ns[FSS_CKPT_PH];
 	__u64 by_class[FSS_FC_MAX];
-	__u64 tail_syncs;		/* pg_control, recycled WAL: not counted */
+	__u64 tail_syncs;		/* pg_control, recycled WAL */
 	__u64 pre_syncs;		/* fsyncs early in the write phase */
-	bool complete;			/* the checkpoint record's flush was seen */
+	bool complete;			/* its record's flush was seen */
 };
 
 struct fss_ckpt_det {

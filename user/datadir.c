@@ -47,7 +47,7 @@ const char *fss_datadir_of_pid(__u32 pid)
 	snprintf(link, sizeof(link), "/proc/%u/cwd", pid);
 	n = readlink(link, buf, sizeof(buf) - 1);
 	if (n <= 0 || buf[0] != '/' || (n == 1))
-		return NULL;		/* gone, or "/" (not a data directory) */
+		return NULL;		/* gone, or "/": no data directory */
 	buf[n] = '\0';
 	if (DD.np == NPIDS) {		/* forget the oldest */
 		free(DD.p[0].dir);
@@ -86,7 +86,8 @@ static void walk(struct ddir *d)
 	clear(d);
 	d->cap = 4096;
 	d->e = calloc(d->cap, sizeof(*d->e));
-	fts = d->e ? fts_open(roots, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR, NULL) : NULL;
+	fts = d->e ? fts_open(roots, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR,
+			      NULL) : NULL;
 	if (!fts)
 		return;
 	while ((f = fts_read(fts)) && d->n < FSS_DATADIR_MAX_FILES) {
@@ -103,14 +104,18 @@ static void walk(struct ddir *d)
 			g.e = calloc(g.cap, sizeof(*g.e));
 			if (!g.e)
 				break;
-			for (i = 0; i < d->cap; i++)
-				if (d->e[i].path)
-					g.e[slot(&g, d->e[i].dev, d->e[i].ino)] = d->e[i];
+			for (i = 0; i < d->cap; i++) {
+				struct ent *e = &d->e[i];
+
+				if (e->path)
+					g.e[slot(&g, e->dev, e->ino)] = *e;
+			}
 			free(d->e);
 			d->e = g.e;
 			d->cap = g.cap;
 		}
-		dev = major(f->fts_statp->st_dev) << 20 | minor(f->fts_statp->st_dev);
+		dev = major(f->fts_statp->st_dev) << 20 |
+		      minor(f->fts_statp->st_dev);
 		i = slot(d, dev, f->fts_statp->st_ino);
 		if (d->e[i].path)
 			continue;
@@ -122,7 +127,8 @@ static void walk(struct ddir *d)
 	fts_close(fts);
 }
 
-const char *fss_datadir_lookup(const char *dir, __u32 kdev, __u64 ino, __u64 now_ns)
+const char *fss_datadir_lookup(const char *dir, __u32 kdev, __u64 ino,
+			       __u64 now_ns)
 {
 	struct ddir *d = NULL;
 	int i;

@@ -202,12 +202,14 @@ bool fss_dbrole_from_title(const char *comm, const char *title,
 		r->db = FSS_DB_POSTGRES;
 		if (!title[0])		/* gone before its title was read */
 			return true;
+		bool alone = strstr(title, " --boot") ||
+			     strstr(title, " --single");
+
 		snprintf(r->role, sizeof(r->role), "%s",
-			 strstr(title, " --boot") || strstr(title, " --single") ?
-			 "standalone" : "postmaster");
+			 alone ? "standalone" : "postmaster");
 		snprintf(r->title, sizeof(r->title), "%s", title);
 	} else if (!strcmp(comm, "mariadbd") || !strcmp(comm, "mysqld")) {
-		/* every thread has this comm; no role without performance_schema */
+		/* every thread has this comm: roles need performance_schema */
 		r->db = FSS_DB_MARIADB;
 		snprintf(r->title, sizeof(r->title), "%s", comm);
 	} else {
@@ -271,10 +273,11 @@ void fss_dbrole_label(const struct fss_dbrole *r, char *buf, size_t len)
 static const char *canonical(const char *name, const char **detail)
 {
 	static const char *const roles[] = {
-		"postmaster", "backend", "walwriter", "checkpointer", "bgwriter",
-		"autovacuum", "walsender", "walreceiver", "walsummarizer",
-		"archiver", "startup", "logger", "stats", "logical", "parallel",
-		"io", "slotsync", "bgworker", "standalone",
+		"postmaster", "backend", "walwriter", "checkpointer",
+		"bgwriter", "autovacuum", "walsender", "walreceiver",
+		"walsummarizer", "archiver", "startup", "logger", "stats",
+		"logical", "parallel", "io", "slotsync", "bgworker",
+		"standalone",
 	};
 
 	*detail = NULL;
@@ -351,8 +354,8 @@ static bool task_has_comm(pid_t pid, const char *name)
 	while (!hit && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", (int)pid,
-			 e->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm",
+			 (int)pid, e->d_name);
 		hit = read_small(path, comm, sizeof(comm), false) &&
 		      !strcmp(comm, name);
 	}
@@ -370,13 +373,12 @@ static bool hint_one(pid_t pid, void *arg)
 		h->comm_seen = true;
 		return true;
 	}
-	if (fss_dbrole_of_pid(pid, &r) && fss_dbrole_match(&r, h->name)) {
-		if (!h->with_role++) {
-			snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-			if (!read_small(path, h->role_comm, sizeof(h->role_comm), false))
-				snprintf(h->role_comm, sizeof(h->role_comm), "?");
-		}
-	}
+	if (!fss_dbrole_of_pid(pid, &r) || !fss_dbrole_match(&r, h->name) ||
+	    h->with_role++)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (!read_small(path, h->role_comm, sizeof(h->role_comm), false))
+		snprintf(h->role_comm, sizeof(h->role_comm), "?");
 	return false;
 }
 
@@ -426,10 +428,11 @@ struct json_object *fss_dbrole_json(const struct fss_dbrole *r)
 		return NULL;
 	o = json_object_new_object();
 	fss_dbrole_label(r, label, sizeof(label));
-	json_object_object_add(o, "db", json_object_new_string(fss_db_name(r->db)));
-	json_object_object_add(o, "role", r->role[0] ?
-			       json_object_new_string(r->role) : NULL);
-#define S(k) json_object_object_add(o, #k, r->k[0] ? json_object_new_string(r->k) : NULL)
+	json_object_object_add(o, "db",
+			       json_object_new_string(fss_db_name(r->db)));
+#define S(k) json_object_object_add(o, #k, r->k[0] ? \
+				    json_object_new_string(r->k) : NULL)
+	S(role);
 	S(detail);
 	S(user);
 	S(database);

@@ -22,7 +22,7 @@ struct fss_dbrole {
 	char detail[32];	/* "launcher"/"worker" of autovacuum, else "" */
 	char user[64];		/* backend, walsender: the user */
 	char database[64];	/* backend, autovacuum worker: the database */
-	char client[64];	/* backend, walsender: "[local]" or host(port) */
+	char client[64];	/* backend, walsender: [local], host(port) */
 	char cluster[64];	/* PostgreSQL cluster_name, when set */
 	char title[160];	/* the stable part of the title: no state */
 };

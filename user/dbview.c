@@ -66,8 +66,8 @@ static void stat_add(struct fss_dbstat *g, const struct fss_sync_result *r)
 void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 		    const char *path, const struct fss_dbrole *role)
 {
-	enum fss_fclass c = fss_fclass_of(r->kind == FSS_SYNC_MSYNC ? NULL : path,
-					  r->kind);
+	enum fss_fclass c = fss_fclass_of(r->kind == FSS_SYNC_MSYNC ? NULL :
+					  path, r->kind);
 	const char *rname = "none";
 	int ri;
 
@@ -79,8 +79,9 @@ void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 	else if (c == FSS_FC_OTHER && role && role->db == FSS_DB_MARIADB)
 		c = FSS_FC_MY_OTHER;
 	if (role && role->db != FSS_DB_NONE)
-		rname = role->role[0] ? role->role : role->db == FSS_DB_POSTGRES ?
-			"unknown" : fss_db_name(role->db);
+		rname = role->role[0] ? role->role :
+			role->db == FSS_DB_POSTGRES ? "unknown" :
+			fss_db_name(role->db);
 	stat_add(&v->cls[c], r);
 	ri = role_index(v, rname);
 	if (r->kind < FSS_SYNC_KIND_MAX)
@@ -88,8 +89,9 @@ void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 	if (!v->no_ckpt && role && role->db == FSS_DB_POSTGRES &&
 	    !strcmp(role->role, "checkpointer")) {
 		struct fss_ckpt_sync s = {
-			.start = r->start, .end = r->start + r->total, .pid = r->pid,
-			.kind = r->kind, .fclass = c, .dev = r->dev, .ino = r->ino,
+			.start = r->start, .end = r->start + r->total,
+			.pid = r->pid, .kind = r->kind, .fclass = c,
+			.dev = r->dev, .ino = r->ino,
 		};
 
 		memcpy(s.phase_ns, r->phase_ns, sizeof(s.phase_ns));
@@ -102,17 +104,30 @@ static struct json_object *jus(__u64 ns)
 	return json_object_new_double(ns / 1000.0);
 }
 
-static struct json_object *phases_json(const __u64 *phase_ns, __u64 n, __u64 total)
+static void add_int(struct json_object *o, const char *key, __u64 v)
+{
+	json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+/* a string, or null */
+static void add_str(struct json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
+}
+
+static struct json_object *phases_json(const __u64 *phase_ns, __u64 n,
+				       __u64 total)
 {
 	struct json_object *ph = json_object_new_object();
 
 	for (int p = 0; p < FSS_PH_MAX; p++) {
 		struct json_object *po = json_object_new_object();
+		__u64 ns = phase_ns[p];
 
-		json_object_object_add(po, "ns", json_object_new_int64(phase_ns[p]));
-		json_object_object_add(po, "mean_us", n ? jus(phase_ns[p] / n) : NULL);
-		json_object_object_add(po, "share", total ?
-				       json_object_new_double((double)phase_ns[p] / total) : NULL);
+		add_int(po, "ns", ns);
+		json_object_object_add(po, "mean_us", n ? jus(ns / n) : NULL);
+		json_object_object_add(po, "share", !total ? NULL :
+				json_object_new_double((double)ns / total));
 		json_object_object_add(ph, fss_phase_name(p), po);
 	}
 	return ph;
@@ -131,8 +146,7 @@ static struct json_object *kinds_json(const __u64 *by_kind)
 
 	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
 		if (by_kind[k])
-			json_object_object_add(o, fss_sync_kind_name(k),
-					       json_object_new_int64(by_kind[k]));
+			add_int(o, fss_sync_kind_name(k), by_kind[k]);
 	return o;
 }
 
@@ -142,10 +156,11 @@ static struct json_object *stat_json(const struct fss_dbstat *g)
 	struct json_object *o = json_object_new_object();
 	bool n = g->syncs > 0;
 
-	json_object_object_add(o, "syncs", json_object_new_int64(g->syncs));
-	json_object_object_add(o, "errors", json_object_new_int64(g->errors));
-	json_object_object_add(o, "total_ns", json_object_new_int64(g->total_ns));
-	json_object_object_add(o, "mean_us", n ? jus(g->total_ns / g->syncs) : NULL);
+	add_int(o, "syncs", g->syncs);
+	add_int(o, "errors", g->errors);
+	add_int(o, "total_ns", g->total_ns);
+	json_object_object_add(o, "mean_us", n ? jus(g->total_ns / g->syncs) :
+			       NULL);
 	json_object_object_add(o, "p50_us", n ? q_us(&g->h, 0.50) : NULL);
 	json_object_object_add(o, "p99_us", n ? q_us(&g->h, 0.99) : NULL);
 	json_object_object_add(o, "max_us", n ? jus(g->max_ns) : NULL);
@@ -196,9 +211,9 @@ struct json_object *fss_dbview_classes_json(const struct fss_dbview *v)
 		struct json_object *o = stat_json(&v->cls[c]);
 		const char *db = fss_fclass_db(c);
 
-		json_object_object_add(o, "class", json_object_new_string(fss_fclass_id(c)));
-		json_object_object_add(o, "label", json_object_new_string(fss_fclass_label(c)));
-		json_object_object_add(o, "db", db ? json_object_new_string(db) : NULL);
+		add_str(o, "class", fss_fclass_id(c));
+		add_str(o, "label", fss_fclass_label(c));
+		add_str(o, "db", db);
 		json_object_object_add(o, "by_role", by_role_json(v, c));
 		json_object_array_add(a, o);
 	}
@@ -225,15 +240,15 @@ static struct json_object *wall_json(__u64 mono, __s64 off)
 static struct json_object *ckpt_json(const struct fss_ckpt *c, __s64 off)
 {
 	struct json_object *o = json_object_new_object(), *bc;
+	double secs = (c->end - c->start) / 1e9;
 
-	json_object_object_add(o, "pid", json_object_new_int64(c->pid));
+	add_int(o, "pid", c->pid);
 	json_object_object_add(o, "start", wall_json(c->start, off));
 	json_object_object_add(o, "end", wall_json(c->end, off));
-	json_object_object_add(o, "seconds",
-			       json_object_new_double((c->end - c->start) / 1e9));
-	json_object_object_add(o, "files", json_object_new_int64(c->files));
-	json_object_object_add(o, "syncs", json_object_new_int64(c->syncs));
-	json_object_object_add(o, "total_ns", json_object_new_int64(c->total_ns));
+	json_object_object_add(o, "seconds", json_object_new_double(secs));
+	add_int(o, "files", c->files);
+	add_int(o, "syncs", c->syncs);
+	add_int(o, "total_ns", c->total_ns);
 	json_object_object_add(o, "longest_us", jus(c->longest_ns));
 	json_object_object_add(o, "average_us", c->syncs ?
 			       jus(c->total_ns / c->syncs) : NULL);
@@ -242,24 +257,24 @@ static struct json_object *ckpt_json(const struct fss_ckpt *c, __s64 off)
 	bc = json_object_new_object();
 	for (int k = 0; k < FSS_FC_MAX; k++)
 		if (c->by_class[k])
-			json_object_object_add(bc, fss_fclass_id(k),
-					       json_object_new_int64(c->by_class[k]));
+			add_int(bc, fss_fclass_id(k), c->by_class[k]);
 	json_object_object_add(o, "by_class", bc);
-	json_object_object_add(o, "tail_syncs", json_object_new_int64(c->tail_syncs));
-	json_object_object_add(o, "pre_syncs", json_object_new_int64(c->pre_syncs));
-	json_object_object_add(o, "complete", json_object_new_boolean(c->complete));
+	add_int(o, "tail_syncs", c->tail_syncs);
+	add_int(o, "pre_syncs", c->pre_syncs);
+	json_object_object_add(o, "complete",
+			       json_object_new_boolean(c->complete));
 	return o;
 }
 
 struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, size_t *from,
-					  __u64 now_mono, __s64 wall_minus_mono_ns)
+					  __u64 now_mono, __s64 wall_minus_mono)
 {
 	struct json_object *a = json_object_new_array();
 
 	fss_ckpt_tick(&v->ckpt, now_mono);
 	for (size_t i = *from; i < v->ckpt.ndone; i++)
 		json_object_array_add(a, ckpt_json(&v->ckpt.done[i],
-						   wall_minus_mono_ns));
+						   wall_minus_mono));
 	*from = v->ckpt.ndone;
 	return a;
 }
@@ -270,8 +285,8 @@ const char *fss_dbview_roles_note(struct fss_dbview *v)
 		return NULL;
 	if (v->my_source) {
 		snprintf(v->note, sizeof(v->note), "MariaDB threads' roles "
-			 "(by_role) are the server's thread names from %s, by OS "
-			 "thread id", v->my_source);
+			 "(by_role) are the server's thread names from %s, "
+			 "by OS thread id", v->my_source);
 		return v->note;
 	}
 	return "MariaDB threads all have comm mariadbd and name no role "

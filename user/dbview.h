@@ -32,9 +32,9 @@ struct fss_dbview {
 	__u64 by_role[FSS_FC_MAX][FSS_DBV_ROLES][FSS_SYNC_KIND_MAX];
 	struct fss_ckpt_det ckpt;	/* the checkpointer's syncs */
 	bool saw_mariadb;
-	const char *my_source;		/* --mysql: where thread roles came from */
+	const char *my_source;		/* --mysql: where roles came from */
 	char note[200];
-	bool no_ckpt;			/* do not feed the checkpoint detector */
+	bool no_ckpt;			/* no checkpoint detection here */
 };
 
 void fss_dbview_init(struct fss_dbview *v);
@@ -57,10 +57,11 @@ struct json_object *fss_dbview_classes_json(const struct fss_dbview *v);
  * "checkpoints": those found from the *from-th on (a checkpoint is found
  * once the checkpointer has been quiet for a second after it; *from is
  * then moved past the last); times are given as wall clock by adding
- * wall_minus_mono_ns.
+ * wall_minus_mono (ns).
  */
 struct json_object *fss_dbview_ckpts_json(struct fss_dbview *v, size_t *from,
-					  __u64 now_mono, __s64 wall_minus_mono_ns);
+					  __u64 now_mono,
+					  __s64 wall_minus_mono);
 
 /* the note on roles for the document (NULL when there is none to make) */
 const char *fss_dbview_roles_note(struct fss_dbview *v);

@@ -12,7 +12,8 @@ static const struct {
 	const char *id, *label, *db;
 } classes[FSS_FC_MAX] = {
 	[FSS_FC_PG_WAL] = { "pg_wal", "WAL segment", "postgresql" },
-	[FSS_FC_PG_WAL_INIT] = { "pg_wal_init", "WAL segment creation", "postgresql" },
+	[FSS_FC_PG_WAL_INIT] = { "pg_wal_init", "WAL segment creation",
+				 "postgresql" },
 	[FSS_FC_PG_REL] = { "pg_relation", "relation data", "postgresql" },
 	[FSS_FC_PG_FSM] = { "pg_fsm", "relation fsm", "postgresql" },
 	[FSS_FC_PG_VM] = { "pg_vm", "relation vm", "postgresql" },
@@ -22,7 +23,8 @@ static const struct {
 	[FSS_FC_PG_OTHER] = { "pg_other", "PostgreSQL other", "postgresql" },
 	[FSS_FC_MY_REDO] = { "innodb_redo", "InnoDB redo log", "mariadb" },
 	[FSS_FC_MY_UNDO] = { "innodb_undo", "InnoDB undo", "mariadb" },
-	[FSS_FC_MY_DBLWR] = { "innodb_doublewrite", "doublewrite/ibdata", "mariadb" },
+	[FSS_FC_MY_DBLWR] = { "innodb_doublewrite", "doublewrite/ibdata",
+			      "mariadb" },
 	[FSS_FC_MY_DATA] = { "innodb_data", "InnoDB data (.ibd)", "mariadb" },
 	[FSS_FC_MY_BINLOG] = { "binlog", "binary log", "mariadb" },
 	[FSS_FC_MY_OTHER] = { "mariadb_other", "MariaDB other", "mariadb" },
@@ -58,7 +60,7 @@ static size_t digits(const char *s)
 static bool all_hex(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'F')))
+		if (!strchr("0123456789ABCDEF", s[i]) || !s[i])
 			return false;
 	return s[n] == '\0';
 }
@@ -171,8 +173,8 @@ static enum fss_fclass pg_rel_class(const char *file)
 static int pg_class(const char *path, unsigned int kind)
 {
 	static const char *const slru[] = {
-		"/pg_xact/", "/pg_multixact/", "/pg_subtrans/", "/pg_commit_ts/",
-		"/pg_serial/", "/pg_notify/", "/pg_clog/",
+		"/pg_xact/", "/pg_multixact/", "/pg_subtrans/",
+		"/pg_commit_ts/", "/pg_serial/", "/pg_notify/", "/pg_clog/",
 	};
 	const char *f = after_dir(path, "/pg_wal/"), *file;
 	unsigned long db;
@@ -181,8 +183,9 @@ static int pg_class(const char *path, unsigned int kind)
 		if (!strncmp(f, "xlogtemp.", 9))
 			return FSS_FC_PG_WAL_INIT;
 		if (strlen(f) == 24 && all_hex(f, 24))
-			return kind == FSS_SYNC_FSYNC ? FSS_FC_PG_WAL_INIT : FSS_FC_PG_WAL;
-		return FSS_FC_PG_OTHER;		/* .partial, .history, archive_status */
+			return kind == FSS_SYNC_FSYNC ? FSS_FC_PG_WAL_INIT :
+			       FSS_FC_PG_WAL;
+		return FSS_FC_PG_OTHER;	/* .partial, .history, archive_status */
 	}
 	if (strstr(path, "/pgsql_tmp"))
 		return FSS_FC_PG_TEMP;
@@ -201,7 +204,8 @@ static int pg_class(const char *path, unsigned int kind)
 	    strstr(path, "/pg_stat") || strstr(path, "/pg_logical/") ||
 	    strstr(path, "/pg_replslot/") || strstr(path, "/pg_twophase/") ||
 	    strstr(path, "/pg_snapshots/") || strstr(path, "/pg_dynshmem/") ||
-	    strstr(path, "postgresql.auto.conf") || strstr(path, "/pg_filenode.map"))
+	    strstr(path, "postgresql.auto.conf") ||
+	    strstr(path, "/pg_filenode.map"))
 		return FSS_FC_PG_OTHER;
 	return -1;
 }
@@ -234,7 +238,8 @@ static int my_class(const char *path)
 		return FSS_FC_MY_REDO;
 	if (!strncmp(b, "undo", 4) && (n = digits(b + 4)) == 3 && !b[7])
 		return FSS_FC_MY_UNDO;
-	if ((!strncmp(b, "ibdata", 6) && digits(b + 6) && !b[6 + digits(b + 6)]) ||
+	if ((!strncmp(b, "ibdata", 6) && digits(b + 6) &&
+	     !b[6 + digits(b + 6)]) ||
 	    (!strncmp(b, "#ib_", 4) && ends_with(b, ".dblwr")) ||
 	    !strcmp(b, "ib_doublewrite"))
 		return FSS_FC_MY_DBLWR;

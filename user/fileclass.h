@@ -10,9 +10,9 @@
 #include <stdbool.h>
 
 enum fss_fclass {
-	FSS_FC_PG_WAL = 0,	/* pg_wal/<24 hex>, synced as PostgreSQL flushes WAL */
-	FSS_FC_PG_WAL_INIT,	/* a WAL segment fsync'ed: created or recycled */
-	FSS_FC_PG_REL,		/* base/DB/RELFILENODE[.N], global/N, tablespaces */
+	FSS_FC_PG_WAL = 0,	/* pg_wal/<24 hex>, as PostgreSQL flushes WAL */
+	FSS_FC_PG_WAL_INIT,	/* a WAL segment fsync'ed: created, recycled */
+	FSS_FC_PG_REL,		/* base/DB/RELFILENODE[.N], global/N, ... */
 	FSS_FC_PG_FSM,		/* ..._fsm */
 	FSS_FC_PG_VM,		/* ..._vm */
 	FSS_FC_PG_SLRU,		/* pg_xact, pg_multixact, pg_subtrans, ... */

@@ -52,10 +52,11 @@ static void db_init(void)
 enum { OPT_ROLE = 0x180, OPT_PG, OPT_MYSQL };
 
 static const struct argp_option db_opts[] = {
-	{ "role", OPT_ROLE, "ROLE", 0, "Only syncs of database processes of this "
-	  "role (walwriter, checkpointer, backend, ...: docs/databases.md)", 1 },
-	{ "pg", OPT_PG, "CONNINFO", 0, "Name relation files (schema.table) from "
-	  "this PostgreSQL server's catalog (libpq conninfo)", 1 },
+	{ "role", OPT_ROLE, "ROLE", 0, "Only syncs of database processes of "
+	  "this role (walwriter, checkpointer, backend, ...: "
+	  "docs/databases.md)", 1 },
+	{ "pg", OPT_PG, "CONNINFO", 0, "Name relation files (schema.table) "
+	  "from this PostgreSQL server's catalog (libpq conninfo)", 1 },
 	{ "mysql", OPT_MYSQL, "OPTFILE", OPTION_ARG_OPTIONAL, "MariaDB thread "
 	  "roles from the server (its client config, or OPTFILE)", 1 },
 	{ 0 },
@@ -104,14 +105,14 @@ int live_db_check(const char *prog, const char *comm, bool cmd)
 	if (D.conninfo) {
 		D.pg = fss_pgnames_open(D.conninfo, err, sizeof(err));
 		if (!D.pg)
-			fprintf(stderr, "%s: --pg: %s; relation files keep their "
-				"paths\n", prog, err);
+			fprintf(stderr, "%s: --pg: %s; relation files keep "
+				"their paths\n", prog, err);
 	}
 	if (D.mysql) {
 		D.my = fss_myroles_open(D.my_optfile, err, sizeof(err));
 		if (!D.my)
-			fprintf(stderr, "%s: --mysql: %s; MariaDB syncs are told "
-				"apart by file class alone\n", prog, err);
+			fprintf(stderr, "%s: --mysql: %s; MariaDB syncs are "
+				"told apart by file class alone\n", prog, err);
 		D.my_refreshed = live_mono_ns();
 	}
 	if (comm && !cmd && fss_dbrole_comm_hint(comm, hint, sizeof(hint))) {
@@ -144,9 +145,10 @@ void live_db_name_relations(const struct table *files)
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < files->n; i++) {
 			const struct group *g = files->all[i];
-			struct file_name *f = live_names_file(g->k1, g->k2, false);
+			struct file_name *f;
 			const char *name, *kind;
 
+			f = live_names_file(g->k1, g->k2, false);
 			if (!f || !f->path || f->relation ||
 			    !fss_fclass_relfile(f->path, &db, &node))
 				continue;
@@ -214,18 +216,21 @@ void live_db_event(__u32 pid, __u32 tid)
 void live_db_add(const struct fss_sync_result *r)
 {
 	struct proc_name *p = live_names_proc_find(r->pid);
-	struct file_name *f = r->ino ? live_names_file(r->dev, r->ino, false) : NULL;
+	struct file_name *f = NULL;
 	const struct fss_dbrole *role = p ? &p->role : NULL;
 	struct fss_dbrole thread;
 
 	db_init();
+	if (r->ino)
+		f = live_names_file(r->dev, r->ino, false);
 	if (!f || !f->path)
 		f = name_from_datadir(r, p);
 	if (D.my && role && role->db == FSS_DB_MARIADB) {
 		const char *name = fss_myroles_get(D.my, r->tid);
 
 		thread = *role;
-		snprintf(thread.role, sizeof(thread.role), "%s", name ? name : "");
+		snprintf(thread.role, sizeof(thread.role), "%s",
+			 name ? name : "");
 		role = &thread;
 		D.v[0].my_source = D.v[1].my_source = fss_myroles_source(D.my);
 	}
@@ -243,9 +248,12 @@ void live_db_doc_add(struct json_object *o, int w, __u64 now_mono,
 	note = fss_dbview_roles_note(&D.v[1]);
 	json_object_object_add(o, "classes", fss_dbview_classes_json(&D.v[w]));
 	json_object_object_add(o, "checkpoints",
-			       fss_dbview_ckpts_json(&D.v[1], w ? &all : &D.ckpt_listed,
-						     now_mono, (__s64)mono_to_wall_ns));
-	json_object_object_add(o, "roles_note", note ? json_object_new_string(note) : NULL);
+			       fss_dbview_ckpts_json(&D.v[1],
+						     w ? &all : &D.ckpt_listed,
+						     now_mono,
+						     (__s64)mono_to_wall_ns));
+	json_object_object_add(o, "roles_note",
+			       note ? json_object_new_string(note) : NULL);
 	json_object_object_add(o, "role_filter", D.role ?
 			       json_object_new_string(D.role) : NULL);
 }

@@ -46,7 +46,8 @@ static int add(struct fss_myroles *m, __u32 tid, const char *name)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (m->r[i].tid == tid) {
-			fss_myroles_name(name, m->r[i].name, sizeof(m->r[0].name));
+			fss_myroles_name(name, m->r[i].name,
+					 sizeof(m->r[i].name));
 			return 0;
 		}
 	if (m->n == m->cap) {
@@ -74,7 +75,8 @@ static int load(struct fss_myroles *m, const char *q)
 	if (mysql_query(m->c, q) || !(res = mysql_store_result(m->c)))
 		return -1;
 	while ((row = mysql_fetch_row(res)))
-		if (row[0] && row[1] && !add(m, (__u32)strtoul(row[0], NULL, 10), row[1]))
+		if (row[0] && row[1] &&
+		    !add(m, (__u32)strtoul(row[0], NULL, 10), row[1]))
 			rows++;
 	mysql_free_result(res);
 	return rows;
@@ -98,7 +100,8 @@ int fss_myroles_refresh(struct fss_myroles *m, char *err, size_t errlen)
 	return -1;
 }
 
-struct fss_myroles *fss_myroles_open(const char *optfile, char *err, size_t errlen)
+struct fss_myroles *fss_myroles_open(const char *optfile, char *err,
+				     size_t errlen)
 {
 	struct fss_myroles *m = calloc(1, sizeof(*m));
 	unsigned int timeout = 3;

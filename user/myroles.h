@@ -22,7 +22,8 @@ struct fss_myroles;
  * ~/.my.cnf), or with the option file optfile when not NULL, and read
  * the threads.  NULL + err (one line) on failure.
  */
-struct fss_myroles *fss_myroles_open(const char *optfile, char *err, size_t errlen);
+struct fss_myroles *fss_myroles_open(const char *optfile, char *err,
+				     size_t errlen);
 void fss_myroles_close(struct fss_myroles *m);
 
 /* read the threads again: 0, or -1 + err */

@@ -15,7 +15,9 @@
 static const char *const ph_names[] = {
 	"fs", "journal", "queue", "device_write", "device_flush", "other",
 };
-static const char *const ph_abbr[] = { "fs", "jrn", "que", "dwr", "dfl", "oth" };
+static const char *const ph_abbr[] = {
+	"fs", "jrn", "que", "dwr", "dfl", "oth",
+};
 #define NPH 6
 
 static void print_shares(FILE *f, struct json_object *g)
@@ -66,7 +68,8 @@ static void classes(FILE *f, struct json_object *a)
 
 	if (!any_db(a, n))	/* no database's files: nothing to add */
 		return;
-	fprintf(f, "\nFILE CLASSES (databases' files by role; docs/databases.md)\n");
+	fprintf(f, "\nFILE CLASSES (databases' files by role; "
+		"docs/databases.md)\n");
 	fprintf(f, "%-23s %6s %8s %7s %7s", "CLASS", "SYNCS", "TOTAL_s",
 		"P50_us", "P99_us");
 	print_phase_header(f);
@@ -87,8 +90,8 @@ static void checkpoints(FILE *f, struct json_object *a)
 
 	if (!n)
 		return;
-	fprintf(f, "\nCHECKPOINTS (checkpointer's sync phase; cf. log_checkpoints "
-		"\"sync files=\")\n");
+	fprintf(f, "\nCHECKPOINTS (checkpointer's sync phase; cf. "
+		"log_checkpoints \"sync files=\")\n");
 	fprintf(f, "%-8s %7s %5s %5s %7s %7s %7s", "START", "PID", "FILES",
 		"SYNCS", "SECS", "LONG_s", "AVG_s");
 	print_phase_header(f);
@@ -104,7 +107,8 @@ static void checkpoints(FILE *f, struct json_object *a)
 			fss_jnum(c, "average_us") / 1e6);
 		print_shares(f, c);
 		if (!json_object_get_boolean(fss_j(c, "complete")))
-			fprintf(f, "  (no checkpoint record flush seen: cut short)\n");
+			fprintf(f, "  (no checkpoint record flush seen: "
+				"cut short)\n");
 	}
 }
 

@@ -55,14 +55,16 @@ static void pq_err(char *err, size_t len, const char *what, const char *msg)
 	snprintf(err, len, "%s: %.*s", what, (int)n, msg);
 }
 
-struct fss_pgnames *fss_pgnames_open(const char *conninfo, char *err, size_t errlen)
+struct fss_pgnames *fss_pgnames_open(const char *conninfo, char *err,
+				     size_t errlen)
 {
 	struct fss_pgnames *p = calloc(1, sizeof(*p));
 	PGconn *c = connect_db(conninfo, NULL);
 	PGresult *r;
 
 	if (!p || !c || PQstatus(c) != CONNECTION_OK) {
-		pq_err(err, errlen, "connection failed", c ? PQerrorMessage(c) : "no memory");
+		pq_err(err, errlen, "connection failed",
+		       c ? PQerrorMessage(c) : "no memory");
 		PQfinish(c);
 		free(p);
 		return NULL;
@@ -117,7 +119,8 @@ static struct rel *find(const struct fss_pgnames *p, unsigned long db,
 	return NULL;
 }
 
-void fss_pgnames_want(struct fss_pgnames *p, unsigned long db, unsigned long node)
+void fss_pgnames_want(struct fss_pgnames *p, unsigned long db,
+		      unsigned long node)
 {
 	if (!p || find(p, db, node))
 		return;
@@ -156,7 +159,8 @@ static const char q[] =
 	"join pg_namespace n on n.oid = c.relnamespace";
 
 /* one database's unasked files; -1 on a failed query */
-static int resolve_db(struct fss_pgnames *p, struct dbconn *d, char *err, size_t errlen)
+static int resolve_db(struct fss_pgnames *p, struct dbconn *d, char *err,
+		      size_t errlen)
 {
 	size_t len = 2, n = 0;
 	char *arr;
@@ -191,7 +195,8 @@ static int resolve_db(struct fss_pgnames *p, struct dbconn *d, char *err, size_t
 
 		if (e->db != d->oid || e->asked)
 			continue;
-		len += sprintf(arr + len - 1, "%s%lu", len > 2 ? "," : "", e->node);
+		len += sprintf(arr + len - 1, "%s%lu", len > 2 ? "," : "",
+			       e->node);
 		e->asked = true;
 	}
 	strcpy(arr + len - 1, "}");
@@ -202,12 +207,14 @@ static int resolve_db(struct fss_pgnames *p, struct dbconn *d, char *err, size_t
 		rc = -1;
 	}
 	for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-		struct rel *e = find(p, d->oid, strtoul(PQgetvalue(r, i, 0), NULL, 10));
+		unsigned long node = strtoul(PQgetvalue(r, i, 0), NULL, 10);
+		struct rel *e = find(p, d->oid, node);
 
 		if (!e || e->name)
 			continue;
 		e->name = strdup(PQgetvalue(r, i, 1));
-		snprintf(e->kind, sizeof(e->kind), "%s", kind_name(PQgetvalue(r, i, 2)[0]));
+		snprintf(e->kind, sizeof(e->kind), "%s",
+			 kind_name(PQgetvalue(r, i, 2)[0]));
 	}
 	PQclear(r);
 	free(arr);

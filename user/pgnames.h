@@ -14,7 +14,8 @@
 struct fss_pgnames;
 
 /* connect (connect_timeout 3 s) and read pg_database; NULL + err on failure */
-struct fss_pgnames *fss_pgnames_open(const char *conninfo, char *err, size_t errlen);
+struct fss_pgnames *fss_pgnames_open(const char *conninfo, char *err,
+				     size_t errlen);
 void fss_pgnames_close(struct fss_pgnames *p);
 
 /* ask for the name of a relation file (queued until fss_pgnames_resolve) */
