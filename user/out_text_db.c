@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 #include "doc.h"
 #include "fmt.h"
-#include "out_text_db.h"
+#include "render.h"
 
 static const char *const ph_names[] = {
 	"fs", "journal", "queue", "device_write", "device_flush", "other",

@@ -12,7 +12,6 @@
 #include <time.h>
 #include <json-c/json.h>
 #include "doc.h"
-#include "out_text_db.h"
 #include "render.h"
 
 #define NPH	6

@@ -86,6 +86,9 @@ int fss_text_trace(FILE *f, struct json_object *doc);
 int fss_text_trace_lines(FILE *f, const char *path);
 /* out_text_trace.c: a --slower sync of trace from its "sync" record */
 void fss_text_trace_sync(FILE *f, struct json_object *sync);
+/* out_text_db.c: FILE CLASSES and CHECKPOINTS of a trace interval or
+ * summary (docs/databases.md); nothing when it saw no database file */
+void fss_text_db_sections(FILE *f, struct json_object *report);
 
 /* The --hist view of one test object (its "hist"), indented. */
 void fss_text_hists(FILE *f, struct json_object *test, int indent);

@@ -14,7 +14,7 @@
 #include "dbview.h"
 #include "fileclass.h"
 #include "myroles.h"
-#include "out_text_db.h"
+#include "render.h"
 
 static int failures, checks;
 
