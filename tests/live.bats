@@ -392,9 +392,11 @@ pg_check() {
 	local sw="$FSS_SCRATCH/walwriter.summary.json"
 	jq -c 'select(.type == "summary")' "$out_w" > "$sw"
 	fss_jq "$sw" ".all.syncs > 0 and ([.processes[].pid] | unique) == [$walwriter]"
-	# its files: WAL segments (one it zero-filled and closed under a
-	# temporary name before we looked can only be shown as dev:ino)
-	fss_jq "$sw" '[.files[] | select(.path != null) | .path | test("/pg_wal/")] | length > 0 and all'
+	# its files: WAL segments, and pg_wal itself (a new segment's rename
+	# fsyncs the directory; found by inode in the data directory, as is a
+	# segment zero-filled and closed under a temporary name before we
+	# looked at the walwriter's open files: docs/databases.md)
+	fss_jq "$sw" '[.files[] | select(.path != null) | .path | test("/pg_wal(/|$)")] | length > 0 and all'
 	# with --mount only this disk's requests are recorded: nothing may be lost
 	# (without it, heavy I/O elsewhere on the host can fill the ring buffer;
 	# the report then says how many events were lost)

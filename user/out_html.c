@@ -650,6 +650,17 @@ static void trace_hist(FILE *f, struct json_object *all)
 	svg_hist(f, title, &h, lo, hi, SVG_TOTAL_COLOR, mk, 3, 0);
 }
 
+/* did the trace see a database's file (a class with a "db")? */
+static bool any_db_class(struct json_object *a)
+{
+	size_t n = a ? json_object_array_length(a) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (fss_jstr(json_object_array_get_idx(a, i), "db"))
+			return true;
+	return false;
+}
+
 /* PostgreSQL checkpoints: the checkpointer's sync phase (docs/databases.md) */
 static void trace_ckpts(FILE *f, struct json_object *arr)
 {
@@ -712,8 +723,9 @@ static void render_trace(FILE *f, struct json_object *doc)
 	trace_top(f, fss_j(doc, "processes"), "process", "name",
 		  "Top processes by sync time");
 	trace_top(f, fss_j(doc, "files"), "file", "path", "Top files by sync time");
-	trace_top(f, fss_j(doc, "classes"), "class", "label",
-		  "Database files by class (docs/databases.md)");
+	if (any_db_class(fss_j(doc, "classes")))
+		trace_top(f, fss_j(doc, "classes"), "class", "label",
+			  "Database files by class (docs/databases.md)");
 	trace_ckpts(f, fss_j(doc, "checkpoints"));
 	page_close(f, doc);
 }
