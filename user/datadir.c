@@ -3,6 +3,7 @@
  * datadir.c - inode -> path under a data directory (see datadir.h).
  */
 #include <fts.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,15 @@ static void walk(struct ddir *d)
 	fts_close(fts);
 }
 
+/* path is still (kdev, ino): not renamed away, its inode not reused */
+static bool still(const char *path, __u32 kdev, __u64 ino)
+{
+	struct stat st;
+
+	return path && !lstat(path, &st) && st.st_ino == ino &&
+	       (major(st.st_dev) << 20 | minor(st.st_dev)) == kdev;
+}
+
 const char *fss_datadir_lookup(const char *dir, __u32 kdev, __u64 ino,
 			       __u64 now_ns)
 {
@@ -148,17 +158,13 @@ const char *fss_datadir_lookup(const char *dir, __u32 kdev, __u64 ino,
 		if (!d->dir)
 			return NULL;
 	}
-	if (d->cap) {
-		struct ent *e = &d->e[slot(d, kdev, ino)];
-
-		if (e->path)
-			return e->path;
-	}
+	if (d->cap && still(d->e[slot(d, kdev, ino)].path, kdev, ino))
+		return d->e[slot(d, kdev, ino)].path;
 	if (d->walked_ns && now_ns < d->walked_ns + WALK_EVERY_NS)
 		return NULL;
 	d->walked_ns = now_ns ? now_ns : 1;
 	walk(d);
-	if (!d->cap)
+	if (!d->cap || !still(d->e[slot(d, kdev, ino)].path, kdev, ino))
 		return NULL;
 	return d->e[slot(d, kdev, ino)].path;
 }

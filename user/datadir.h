@@ -4,7 +4,8 @@
  * for files a process synced and closed before trace could find them in
  * /proc/PID/fd (PostgreSQL's pg_control, SLRU segments, a relation file
  * the checkpointer opened just to fsync it).  The directory is walked
- * (bounded) when a lookup misses, at most once a second per directory.
+ * (bounded) when a lookup misses, at most once a second per directory; a
+ * path found is checked (lstat) to still be that inode.
  */
 #ifndef __FSS_DATADIR_H
 #define __FSS_DATADIR_H
