@@ -211,19 +211,20 @@ EOF
 		.series != "total" and .series != "device_flush") |
 		(.change_us | fabs) < 0.05 * $t] | length == 5 and all' "$S/d.json"
 	[ "$status" -eq 0 ]
-	# At a 100 us floor (1/40 of the injected 4 ms) no other phase is slower
-	# in p50 or mean: the delay did not leak.  At the default 5 us floor the
+	# At a 100 us floor (1/40 of the injected 4 ms) no other phase's p50 is
+	# slower: the delay did not leak.  At the default 5 us floor the
 	# thread's wake-up after a 4 ms sleep, some tens of us in fs or other on
-	# a busy host, is truly measured and can be "slower"; p99 is a few
-	# syncs' tail.  One-sided, as in accuracy.bats: a phase faster than in
+	# a busy host, is truly measured and can be "slower"; mean and p99 move
+	# with a few syncs stalled by other load (fs mean +541 us was seen with
+	# five engineers' tests on the two CPUs).  One-sided, as in accuracy.bats: a phase faster than in
 	# A means A was disturbed (seen here: A's fs p50 98 us, B's 9 us, while
 	# other engineers' tests ran on both CPUs), not that the delay leaked.
 	"$FSS_BIN" diff -j --min-change-us 100 "$S/a.json" "$S/b.json" > "$S/d100.json" || true
 	jq -r '.tests[0].rows[] | select(.verdict != "within noise") |
 		[.series, .stat, .change_us, .verdict] | @tsv' "$S/d100.json"
 	run jq -e '.method.min_change_us == 100 and ([.tests[0].rows[] | select(.series != "total"
-		and .series != "device_flush" and .stat != "p99") | .verdict !=
-		"slower"] | length == 10 and all)' "$S/d100.json"
+		and .series != "device_flush" and .stat == "p50") | .verdict !=
+		"slower"] | length == 5 and all)' "$S/d100.json"
 	[ "$status" -eq 0 ]
 	run jq -e '[.tests[0].rows[] | select(.series == "total" or .series == "device_flush")
 		| .verdict == "slower"] | length == 6 and all' "$S/d100.json"
