@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * blame.bpf.c - who made the work a sync waits for (docs/blame.md).
+ *
+ * Three records, each in the context of the process that did the work:
+ *  - FSS_EV_JHANDLE at jbd2_handle_stats (jbd2_journal_stop, in the task
+ *    that held the handle): transaction id and blocks it dirtied;
+ *  - FSS_EV_JSTATS at jbd2_run_stats (journal thread, after a commit):
+ *    the transaction's handle count and blocks;
+ *  - FSS_EV_RQ_OWNER at block_io_start (a request is created in
+ *    submit_bio, in the submitter): the request's submitter.
+ * A kernel thread doing writeback of an inode (writeback_single_inode*)
+ * is credited to the process that dirtied it (writeback_dirty_inode_enqueue,
+ * in the dirtier's context) when that is still known, else reported as
+ * "writeback of dev M:m ino N".
+ *
+ * Every hook does O(1) work: a task-storage lookup, at most one LRU hash
+ * lookup or update, one ring record.  The programs are named blame_* and
+ * load only when blame is on (user/trace.c).
+ */
+#include "common.bpf.h"
+
+/* The inode a kernel thread is writing back (task storage; dev 0: none). */
+struct wb_ctx {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct inode_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+/* The process that last made an inode dirty (clean -> dirty). */
+struct inode_owner {
+	__u64 cgroup;
+	__u32 pid, tid;
+	char comm[FSS_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wb_ctx);
+} blame_wb SEC(".maps");
+
+/* Bounded: the least recently dirtied inodes fall out first. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct inode_key);
+	__type(value, struct inode_owner);
+} blame_dirtier SEC(".maps");
+
+static __always_inline bool cur_is_kthread(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return !task->mm;
+}
+
+/* A blame record of the current task, or NULL (counted as lost). */
+static __always_inline struct fss_event *blame_reserve(__u32 type, __u32 dev)
+{
+	struct fss_event *e;
+	__u64 id = bpf_get_current_pid_tgid();
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_drop(2);
+		return NULL;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->tid = (__u32)id;
+	e->pid = id >> 32;
+	e->dev = dev;
+	e->ts = bpf_ktime_get_ns();
+	e->blame.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+/*
+ * A kernel thread in writeback of an inode: say so, and credit the
+ * inode's dirtier when it is known.
+ */
+static __always_inline void blame_credit(struct fss_event *e)
+{
+	struct wb_ctx *wb;
+	struct inode_owner *o;
+	struct inode_key k = {};
+
+	if (!cur_is_kthread())
+		return;
+	e->blame.flags |= FSS_BL_KTHREAD;
+	wb = bpf_task_storage_get(&blame_wb, bpf_get_current_task_btf(), 0, 0);
+	if (!wb || !wb->dev)
+		return;
+	e->blame.flags |= FSS_BL_WB;
+	e->blame.wb_dev = wb->dev;
+	e->blame.ino = wb->ino;
+	k.dev = wb->dev;
+	k.ino = wb->ino;
+	o = bpf_map_lookup_elem(&blame_dirtier, &k);
+	if (!o)
+		return;
+	e->blame.flags |= FSS_BL_OWNER;
+	e->pid = o->pid;
+	e->tid = o->tid;
+	e->blame.cgroup = o->cgroup;
+	__builtin_memcpy(e->comm, o->comm, sizeof(e->comm));
+}
+
+SEC("tp/jbd2/jbd2_handle_stats")
+int blame_jhandle(struct trace_event_raw_jbd2_handle_stats *ctx)
+{
+	__u32 dev = ctx->dev;
+	struct fss_event *e;
+
+	if (floor_only)
+		return 0;
+	if (targ_fs_dev && dev != targ_fs_dev)
+		return 0;
+	e = blame_reserve(FSS_EV_JHANDLE, dev);
+	if (!e)
+		return 0;
+	e->blame.jtid = ctx->tid;
+	e->blame.blocks = ctx->dirtied_blocks > 0 ? ctx->dirtied_blocks : 0;
+	e->blame.handles = 1;
+	if (ctx->sync)
+		e->blame.flags |= FSS_BL_SYNC;
+	blame_credit(e);
+	event_submit(e);
+	return 0;
+}
+
+SEC("tp/jbd2/jbd2_run_stats")
+int blame_jstats(struct trace_event_raw_jbd2_run_stats *ctx)
+{
+	__u32 dev = ctx->dev;
+	struct fss_event *e;
+
+	if (floor_only)
+		return 0;
+	if (targ_fs_dev && dev != targ_fs_dev)
+		return 0;
+	e = blame_reserve(FSS_EV_JSTATS, dev);
+	if (!e)
+		return 0;
+	e->blame.jtid = ctx->tid;
+	e->blame.handles = ctx->handle_count;
+	e->blame.blocks = ctx->blocks;
+	e->blame.logged = ctx->blocks_logged;
+	e->blame.flags |= FSS_BL_KTHREAD;
+	event_submit(e);
+	return 0;
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(blame_rq_owner, struct request *rq)
+{
+	struct fss_event *e;
+	__u32 dev;
+
+	if (floor_only)
+		return 0;
+	dev = fss_rq_kdev(rq, true);
+	if (targ_disk_dev && dev != targ_disk_dev)
+		return 0;
+	e = blame_reserve(FSS_EV_RQ_OWNER, dev);
+	if (!e)
+		return 0;
+	e->blame.id = (__u64)rq;
+	e->blame.blocks = rq->__data_len;
+	blame_credit(e);
+	event_submit(e);
+	return 0;
+}
+
+static __always_inline int wb_mark(struct inode *inode, bool start)
+{
+	struct wb_ctx *wb;
+
+	if (floor_only || !cur_is_kthread())
+		return 0;
+	wb = bpf_task_storage_get(&blame_wb, bpf_get_current_task_btf(), 0,
+				  start ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!wb)
+		return 0;
+	if (start) {
+		wb->dev = inode->i_sb->s_dev;
+		wb->ino = inode->i_ino;
+	} else {
+		wb->dev = 0;
+		wb->ino = 0;
+	}
+	return 0;
+}
+
+SEC("tp_btf/writeback_single_inode_start")
+int BPF_PROG(blame_wb_start, struct inode *inode, struct writeback_control *wbc,
+	     unsigned long nr_to_write)
+{
+	return wb_mark(inode, true);
+}
+
+SEC("tp_btf/writeback_single_inode")
+int BPF_PROG(blame_wb_end, struct inode *inode, struct writeback_control *wbc,
+	     unsigned long nr_to_write)
+{
+	return wb_mark(inode, false);
+}
+
+SEC("tp_btf/writeback_dirty_inode_enqueue")
+int BPF_PROG(blame_dirty, struct inode *inode)
+{
+	struct inode_key k = {};
+	struct inode_owner o = {};
+	__u64 id;
+
+	if (floor_only || cur_is_kthread())
+		return 0;
+	k.dev = inode->i_sb->s_dev;
+	k.ino = inode->i_ino;
+	if (targ_fs_dev && k.dev != targ_fs_dev)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	o.pid = id >> 32;
+	o.tid = (__u32)id;
+	o.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(o.comm, sizeof(o.comm));
+	bpf_map_update_elem(&blame_dirtier, &k, &o, BPF_ANY);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
