@@ -51,6 +51,10 @@ USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
+# The attribution engine (pure C; unit tested without BPF).
+ATTR_SRCS := user/attr.c user/attr_rq.c user/attr_paint.c user/attr_detail.c \
+	user/tidx.c
+
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics
@@ -113,7 +117,7 @@ fsyncscope: $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c user/attr.c user/report.c user/hist.c user/doc.c user/fmt.c user/order_ci.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) user/report.c user/hist.c user/doc.c user/fmt.c user/order_ci.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
@@ -125,7 +129,7 @@ $(OUTPUT)/tests/test_hist: tests/unit/test_hist.c user/hist.c user/stats.c | $(O
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
-$(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_prom.c user/attr.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_prom.c $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
 
