@@ -57,7 +57,8 @@ ATTR_SRCS := user/attr.c user/attr_rq.c user/attr_paint.c user/attr_detail.c \
 
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
-	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics
+	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
+	$(OUTPUT)/tests/test_blame
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer
 
@@ -132,6 +133,12 @@ $(OUTPUT)/tests/test_hist: tests/unit/test_hist.c user/hist.c user/stats.c | $(O
 $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_prom.c $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
+
+BLAME_SRCS := user/blame.c user/blame_sync.c user/blame_json.c
+
+$(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
