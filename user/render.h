@@ -72,6 +72,8 @@ int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 
 /* The plain text of a devices result (not --probe): what devices prints. */
 int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen);
+/* out_text_trace.c: a --slower sync of trace from its "sync" record */
+void fss_text_trace_sync(FILE *f, struct json_object *sync);
 
 /* The --hist view of one test object (its "hist"), indented. */
 void fss_text_hists(FILE *f, struct json_object *test, int indent);

@@ -5,6 +5,7 @@
  * fallback when libmount cannot say, and its JSON for the run document.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <json-c/json.h>
+#include <libmount/libmount.h>
+#include <linux/magic.h>
 #include "target.h"
 
 /* ---- target facts ----------------------------------------------------- */
@@ -251,3 +254,163 @@ int fss_mount_filter(const char *dir, __u32 *fs_dev, __u32 *disk_dev,
 	*disk_dev = target.disk_kdev;
 	return 0;
 }
+
+/* ---- the live commands' targets (trace's --cgroup and --dev) ---- */
+
+static bool parse_long(const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Where cgroup v2 is mounted (-ENOENT when it is not). */
+static int cgroup2_mount(char *buf, size_t len)
+{
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	int rc = -ENOENT;
+
+	while (tb && it && !mnt_table_next_fs(tb, it, &fs))
+		if (mnt_fs_match_fstype(fs, "cgroup2") && mnt_fs_get_target(fs)) {
+			snprintf(buf, len, "%s", mnt_fs_get_target(fs));
+			rc = 0;
+			break;
+		}
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return rc;
+}
+
+int fss_cgroup_id(const char *arg, __u64 *id, char *err, size_t errlen)
+{
+	char path[2 * PATH_MAX], mnt[PATH_MAX];
+	struct {
+		struct file_handle fh;
+		__u64 id;
+	} h;
+	struct statfs sfs;
+	struct stat st;
+	int mount_id;
+	long l;
+
+	if (parse_long(arg, &l)) {
+		if (l <= 0) {
+			snprintf(err, errlen, "--cgroup %s: not a cgroup id", arg);
+			return -EINVAL;
+		}
+		*id = l;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s", arg);
+	if (stat(path, &st)) {
+		if (arg[0] == '/' && !strncmp(arg, "/sys/", 5)) {
+			snprintf(err, errlen, "--cgroup %s: %s", arg, strerror(errno));
+			return -ENOENT;
+		}
+		if (cgroup2_mount(mnt, sizeof(mnt))) {
+			snprintf(err, errlen, "--cgroup %s: no cgroup v2 hierarchy is mounted", arg);
+			return -ENOENT;
+		}
+		snprintf(path, sizeof(path), "%s/%s", mnt, arg[0] == '/' ? arg + 1 : arg);
+		if (stat(path, &st)) {
+			snprintf(err, errlen, "--cgroup %.200s: no such cgroup (looked at %.200s)", arg, path);
+			return -ENOENT;
+		}
+	}
+	if (statfs(path, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "--cgroup %s: not a cgroup v2 directory", arg);
+		return -EINVAL;
+	}
+	/* the file handle of a cgroup2 directory is its 64-bit id */
+	h.fh.handle_bytes = sizeof(h.id);
+	if (!name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) &&
+	    h.fh.handle_bytes == sizeof(__u64))
+		memcpy(id, h.fh.f_handle, sizeof(*id));
+	else
+		*id = st.st_ino;
+	return 0;
+}
+
+int fss_mount_of_dev(__u32 blk, __u32 disk, bool exact, char *dir, size_t len,
+		     __u32 *fs_kdev)
+{
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	int rc = -ENOENT;
+
+	while (tb && it && !mnt_table_next_fs(tb, it, &fs)) {
+		dev_t d = mnt_fs_get_devno(fs);
+		__u32 k = fss_kdev(major(d), minor(d));
+
+		if (!major(d) || !mnt_fs_get_target(fs) ||
+		    !(k == blk || (!exact && fss_disk_of(k) == disk)))
+			continue;
+		snprintf(dir, len, "%s", mnt_fs_get_target(fs));
+		*fs_kdev = k;
+		rc = 0;
+		break;
+	}
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return rc;
+}
+
+int fss_dev_parse(const char *arg, __u32 *kdev, char *err, size_t errlen)
+{
+	unsigned int maj, min;
+	struct stat st;
+	char c;
+
+	if (sscanf(arg, "%u:%u%c", &maj, &min, &c) == 2) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", maj, min);
+		if (access(p, F_OK)) {
+			snprintf(err, errlen, "--dev %s: no such block device", arg);
+			return -ENODEV;
+		}
+		*kdev = fss_kdev(maj, min);
+		return 0;
+	}
+	if (!stat(arg, &st)) {
+		if (!S_ISBLK(st.st_mode)) {
+			snprintf(err, errlen, "--dev %s: not a block device (use --mount for a directory)", arg);
+			return -ENOTBLK;
+		}
+		*kdev = fss_kdev(major(st.st_rdev), minor(st.st_rdev));
+		return 0;
+	}
+	if (!strchr(arg, '/')) {
+		struct fss_devinfo d;
+
+		if (!fss_devinfo_read(arg, &d)) {
+			*kdev = fss_kdev(d.major, d.minor);
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "--dev %s: no such block device", arg);
+	return -ENODEV;
+}
+
+const char *fss_calib_dir_default(void)
+{
+	static const char *cands[] = { "/var/tmp", "/tmp" };
+	struct fss_target t;
+
+	for (unsigned int i = 0; i < sizeof(cands) / sizeof(cands[0]); i++)
+		if (!access(cands[i], W_OK) && !fss_target_lookup(cands[i], &t) &&
+		    t.has_disk)
+			return cands[i];
+	return "/tmp";
+}
+
+/* ---- the command ---- */

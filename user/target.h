@@ -33,4 +33,29 @@ struct json_object *fss_target_info_json(const struct target_info *ti);
 int fss_mount_filter(const char *dir, __u32 *fs_dev, __u32 *disk_dev,
 		     char *err, size_t errlen);
 
+/*
+ * --cgroup PATH|ID of the live commands: a cgroup v2 id, or the directory
+ * (absolute, or relative to the cgroup2 mount) whose id it is.  0, or
+ * -errno with one line in err ("--cgroup X: ...").
+ */
+int fss_cgroup_id(const char *arg, __u64 *id, char *err, size_t errlen);
+
+/*
+ * --dev DEV of the live commands: /dev/X, X (a sysfs block name) or
+ * MAJ:MIN to a block device (kernel encoding).  0, or -errno with one
+ * line in err ("--dev X: ...").
+ */
+int fss_dev_parse(const char *arg, __u32 *kdev, char *err, size_t errlen);
+
+/*
+ * Where a filesystem on block device blk (exact) or on any partition of
+ * disk is mounted: its mountpoint in dir and its dev in *fs_kdev.  0, or
+ * -ENOENT.
+ */
+int fss_mount_of_dev(__u32 blk, __u32 disk, bool exact, char *dir, size_t len,
+		     __u32 *fs_kdev);
+
+/* A directory for the calibration syncs, on a block device if we can. */
+const char *fss_calib_dir_default(void);
+
 #endif /* __FSS_TARGET_H */

@@ -1,0 +1,959 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * cmd_trace.c - `fsyncscope trace`: attach to a running host and explain
+ * its syncs, per kind, per process, per file and per device, with the
+ * journal commits of the kernel threads shown on their own.
+ *
+ * The tracer (trace.c) filters in the kernel (pids, comm, cgroup, fs and
+ * disk), collects continuously and hands every attributed sync to
+ * on_sync() from its consumer thread.  Here: the options, the targets, the
+ * main loop and its signals.  The syncs go into live_agg.c's two windows
+ * (the current interval and the whole run), named by live_names.c; each
+ * report is a document (live_doc.c) printed as JSON or rendered as text
+ * (out_text_trace.c).
+ */
+#include <argp.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <json-c/json.h>
+#include "attr.h"
+#include "child.h"
+#include "cli.h"
+#include "commands.h"
+#include "devinfo.h"
+#include "doc.h"
+#include "render.h"
+#include "live_agg.h"
+#include "live_doc.h"
+#include "live_names.h"
+#include "target.h"
+#include "trace.h"
+
+#define PROG		"fsyncscope trace"
+#define MAX_PIDS	1024	/* size of the kernel's tgids filter map */
+#define NSEC		LIVE_NSEC
+
+/* ---- options ---- */
+
+static struct {
+	__u32 tgids[MAX_PIDS];
+	int ntgids;
+	const char *comm;
+	const char *cgroup;
+	const char *mount;
+	const char *dev;
+	const char *calib_dir;
+	double interval;	/* seconds, 0: no interval reports */
+	long count;		/* interval reports, 0: unlimited */
+	double duration;	/* seconds, 0: until Ctrl-C */
+	int top;
+	double slower_ms;	/* < 0: off */
+	bool json;
+	int verbose;
+	enum fss_strategy strategy;
+	int npos;
+	bool help, usage;
+	char **cmd;		/* -- CMD ARGS...: NULL-terminated, or NULL */
+	enum fss_fmt format;	/* --format: text, json, html, perfetto */
+	const char *output;	/* -o FILE */
+	const char *events;	/* --events FILE */
+	bool events_detail;	/* --events-detail */
+} env;
+
+/* html and perfetto: rendered once, from the summary, at the end */
+static bool at_end_only(void)
+{
+	return env.format == FSS_FMT_HTML || env.format == FSS_FMT_PERFETTO;
+}
+
+static const char doc[] =
+"Attach to the running host and explain why its syncs are slow: every\n"
+"fsync, fdatasync, sync_file_range, msync, syncfs, write on an O_DSYNC or\n"
+"O_SYNC descriptor and io_uring fsync request of the traced processes is\n"
+"split into fs, journal, queue, device_write, device_flush and other time\n"
+"(they add up exactly to the sync's total), and reported per kind, per\n"
+"process, per file and per device, with the journal commits of the kernel\n"
+"threads (jbd2) on their own.\n"
+"\n"
+"-- CMD [ARG...]: run CMD and trace exactly it and the processes it forks\n"
+"until it exits; fsyncscope then exits with CMD's status.\n"
+"\n"
+"INTERVAL [COUNT]: a report every INTERVAL seconds (COUNT times), then a\n"
+"summary of the whole run.  Without INTERVAL: one summary at the end (-d,\n"
+"or Ctrl-C).  Filters are ANDed and applied in the kernel; nothing given =\n"
+"every sync on the host.  Needs root.\n"
+"\v"
+"The phase columns (fs jrn que dwr dfl oth) are each phase's share of the\n"
+"group's sync time, in percent: fs, journal, queue, device_write,\n"
+"device_flush, other.  P50/P99 come from a histogram: within 0.8%.\n"
+"\n"
+"EXAMPLES:\n"
+"  fsyncscope trace                      # every sync on the host, Ctrl-C\n"
+"  fsyncscope trace -c postgres 5        # PostgreSQL, a report every 5 s\n"
+"  fsyncscope trace -p 4242 -d 30        # one process for 30 s, then summary\n"
+"  fsyncscope trace --mount /var/lib/postgresql --slower 10\n"
+"                                        # each sync over 10 ms, with why\n"
+"  fsyncscope trace --cgroup system.slice/etcd.service --json 10 6\n"
+"  fsyncscope trace --dev nvme0n1 --top 5 -d 60\n"
+"  fsyncscope trace -- fio --name=x --rw=write --fdatasync=1 --size=8m\n"
+"                                        # one command and its children\n";
+
+enum {
+	OPT_FORMAT = 0x80, OPT_EVENTS, OPT_EVENTS_DETAIL,
+	OPT_CGROUP = 0x100,
+	OPT_MOUNT,
+	OPT_DEV,
+	OPT_TOP,
+	OPT_SLOWER,
+	OPT_STRATEGY,
+	OPT_CALIB_DIR,
+};
+
+static const struct argp_option opts[] = {
+	{ "pid", 'p', "PID", 0, "Trace this process (all its threads); repeatable", 0 },
+	{ "comm", 'c', "COMM", 0, "Trace tasks whose comm is exactly COMM", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH|ID", 0, "Trace tasks in this cgroup v2 (path, relative to the cgroup2 mount, or id)", 0 },
+	{ "mount", OPT_MOUNT, "DIR", 0, "Only syncs on the filesystem mounted at/under DIR", 0 },
+	{ "dev", OPT_DEV, "DEV", 0, "Only syncs on filesystems of this block device (/dev/X, X or MAJ:MIN)", 0 },
+	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
+	{ "top", OPT_TOP, "N", 0, "Processes and files shown (by total sync time; default 10)", 0 },
+	{ "slower", OPT_SLOWER, "MS", 0, "Print each sync slower than MS ms as it happens, with its breakdown", 0 },
+	{ "json", 'j', NULL, 0, "JSON Lines output (one object per report / slow sync)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default), json (= -j), html (a page of "
+	  "the summary at the end), perfetto (the --events records at the end)", 0 },
+	{ "output", 'o', "FILE", 0, "Write the output to FILE (whole, at the end) "
+	  "instead of stdout", 0 },
+	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 0 },
+	{ "events-detail", OPT_EVENTS_DETAIL, NULL, 0, "With --events: each sync's "
+	  "painted stretches, requests and commits (for perfetto)", 0 },
+	{ "strategy", OPT_STRATEGY, "auto|fentry|kprobe|tracepoint", 0, "Force an attach strategy (default auto)", 0 },
+	{ "calib-dir", OPT_CALIB_DIR, "DIR", 0, "Where the start-up calibration does its 4 KiB scratch syncs", 0 },
+	{ "verbose", 'v', NULL, 0, "Show the attach strategy (-vv: libbpf messages)", 0 },
+	{ "help", 'h', NULL, 0, "Show this help", -1 },
+	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
+	{},
+};
+
+/* A bad value: argp_error's one line (see fss_cli_parse), then EINVAL. */
+#define bad(state, ...)	(argp_error(state, __VA_ARGS__), EINVAL)
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_long(const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A thread id is accepted too: the filter is on whole processes (tgid). */
+static int pid_to_tgid(long pid, __u32 *tgid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int rc = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int v;
+
+		if (sscanf(line, "Tgid: %u", &v) == 1) {
+			*tgid = v;
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/*
+ * After parsing: each -p PID to its process (tgid), duplicates dropped.
+ * A pid that is not there is an error (1), not a usage error.
+ */
+static int pids_to_tgids(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < env.ntgids; i++) {
+		bool dup = false;
+		__u32 tgid;
+
+		if (pid_to_tgid(env.tgids[i], &tgid)) {
+			fprintf(stderr, PROG ": -p %u: no such process\n", env.tgids[i]);
+			return -1;
+		}
+		for (int j = 0; j < n && !dup; j++)
+			dup = env.tgids[j] == tgid;
+		if (!dup)
+			env.tgids[n++] = tgid;
+	}
+	env.ntgids = n;
+	return 0;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	long l;
+	double d;
+
+	switch (key) {
+	case 'p':
+		if (!parse_long(arg, &l) || l <= 0 || l > INT_MAX)
+			return bad(state, "-p: not a process id: '%s'", arg);
+		if (env.ntgids >= MAX_PIDS)
+			return bad(state, "-p: at most 1024 processes (got more at '%s')", arg);
+		/* a pid for now; pids_to_tgids() looks the processes up */
+		env.tgids[env.ntgids++] = l;
+		break;
+	case 'c':
+		if (!arg[0] || strlen(arg) >= FSS_COMM_LEN)
+			return bad(state, "-c: a comm is 1 to 15 characters (got '%s')", arg);
+		env.comm = arg;
+		break;
+	case OPT_CGROUP:
+		if (!arg[0])
+			return bad(state, "--cgroup: empty path");
+		env.cgroup = arg;
+		break;
+	case OPT_MOUNT:
+		env.mount = arg;
+		break;
+	case OPT_DEV:
+		env.dev = arg;
+		break;
+	case OPT_CALIB_DIR:
+		env.calib_dir = arg;
+		break;
+	case OPT_FORMAT:
+		if (fss_fmt_parse(arg, &env.format) || env.format == FSS_FMT_CSV)
+			return bad(state, "--format '%s': text, json, html or perfetto", arg);
+		if (env.format == FSS_FMT_JSON)
+			env.json = true;
+		break;
+	case 'o': {
+		char e[512];
+
+		if (fss_out_check(arg, e, sizeof(e)))
+			return bad(state, "-o: %s", e);
+		env.output = arg;
+		break;
+	}
+	case OPT_EVENTS:
+		env.events = arg;
+		break;
+	case OPT_EVENTS_DETAIL:
+		env.events_detail = true;
+		break;
+	case 'd':
+		if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
+			return bad(state, "-d '%s': seconds, more than 0 and at most 10000000", arg);
+		env.duration = d;
+		break;
+	case OPT_TOP:
+		if (!parse_long(arg, &l) || l <= 0 || l > 100000)
+			return bad(state, "--top '%s': a whole number from 1 to 100000", arg);
+		env.top = l;
+		break;
+	case OPT_SLOWER:
+		if (!parse_double(arg, &d) || d < 0 || d > 1e9)
+			return bad(state, "--slower '%s': milliseconds, 0 to 1000000000", arg);
+		env.slower_ms = d;
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case OPT_STRATEGY:
+		if (fss_strategy_parse(arg, &env.strategy))
+			return bad(state, "--strategy: unknown strategy '%s' (auto, fentry, kprobe, tracepoint)", arg);
+		break;
+	case 'v':
+		env.verbose++;
+		break;
+	case 'h':
+		env.help = true;
+		break;
+	case 'u':
+		env.usage = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (env.npos == 0) {
+			if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
+				return bad(state, "INTERVAL '%s': seconds, more than 0 and at most 10000000", arg);
+			env.interval = d;
+		} else if (env.npos == 1) {
+			if (!parse_long(arg, &l) || l <= 0)
+				return bad(state, "COUNT '%s': a whole number from 1 to %ld", arg, LONG_MAX);
+			env.count = l;
+		} else {
+			return bad(state, "too many arguments at '%s' (INTERVAL [COUNT])", arg);
+		}
+		env.npos++;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = opts,
+	.parser = parse_arg,
+	.args_doc = "[INTERVAL [COUNT]]\n[INTERVAL] -- CMD [ARG...]",
+	.doc = doc,
+};
+
+/* ---- state shared with the tracer's consumer thread ---- */
+
+static struct {
+	pthread_mutex_t lock;		/* everything below, and live_names */
+	struct window win[2];		/* [0]: interval, [1]: whole run */
+	__u64 mono_to_wall_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	__u64 slower_ns;
+	bool slower;
+	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
+	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
+	FILE *out;
+	FILE *events;			/* --events */
+	bool emit_failed;		/* --format html/perfetto not written */
+} L = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---- tracer callbacks (consumer thread, tracer lock held) ---- */
+
+/* --slower: one sync as it happens, a JSON line or its text */
+static void print_slow(const struct fss_sync_result *r)
+{
+	struct json_object *o = live_doc_sync(r, r->start + r->total +
+					      L.mono_to_wall_ns);
+
+	if (env.json)
+		fprintf(L.out, "%s\n",
+			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	else
+		fss_text_trace_sync(L.out, o);
+	json_object_put(o);
+	fflush(L.out);
+}
+
+static void on_sync(const struct fss_sync_result *r, void *arg)
+{
+	struct dev_facts *d;
+
+	pthread_mutex_lock(&L.lock);
+	d = live_names_dev(r->dev);
+	if (L.only_disk && (!d || d->disk != L.only_disk)) {
+		pthread_mutex_unlock(&L.lock);
+		return;
+	}
+	live_names_proc(r->pid, r->comm);
+	live_names_resolve_file(r->pid, r->dev, r->ino, false);
+	for (int w = 0; w < 2; w++)
+		live_window_add_sync(&L.win[w], r);
+	if (L.slower && r->total >= L.slower_ns)
+		print_slow(r);
+	pthread_mutex_unlock(&L.lock);
+}
+
+static void on_event(const struct fss_event *ev, void *arg)
+{
+	if (ev->type == FSS_EV_SYNC) {
+		/* name the process and file now, while they are still there */
+		pthread_mutex_lock(&L.lock);
+		live_names_proc(ev->pid, ev->comm);
+		live_names_resolve_file(ev->pid, ev->dev, ev->sync.ino, false);
+		pthread_mutex_unlock(&L.lock);
+	} else if (ev->type == FSS_EV_JOURNAL && ev->ts_end >= ev->ts) {
+		pthread_mutex_lock(&L.lock);
+		for (int w = 0; w < 2; w++)
+			live_window_add_commit(&L.win[w], ev->dev,
+					       ev->ts_end - ev->ts,
+					       ev->journal.sync_commit);
+		pthread_mutex_unlock(&L.lock);
+	}
+}
+
+/* ---- the command ---- */
+
+static void describe_targets(char *buf, size_t len, __u64 cg)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (env.cmd) {
+		n += snprintf(buf + n, len - n, "%s (pid %u) and its children",
+			      env.cmd[0], env.tgids[0]);
+	} else if (env.ntgids) {
+		n += snprintf(buf + n, len - n, "pid");
+		for (int i = 0; i < env.ntgids && n < len - 16; i++)
+			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ", env.tgids[i]);
+	}
+	if (env.comm && n < len)
+		n += snprintf(buf + n, len - n, "%scomm %s", n ? ", " : "", env.comm);
+	if (env.cgroup && n < len)
+		n += snprintf(buf + n, len - n, "%scgroup %s (id %llu)", n ? ", " : "",
+			      env.cgroup, (unsigned long long)cg);
+	if (env.mount && n < len)
+		n += snprintf(buf + n, len - n, "%smount %s", n ? ", " : "", env.mount);
+	if (env.dev && n < len)
+		n += snprintf(buf + n, len - n, "%sdev %s", n ? ", " : "", env.dev);
+	if (!n)
+		snprintf(buf, len, "every sync on the host");
+}
+
+static void emit_report(int w, const struct live_report_ctx *rc)
+{
+	struct json_object *o;
+
+	if (at_end_only()) {
+		struct fss_render_opts ro = { .events_path = env.events };
+
+		if (rc->index)		/* intervals: only the summary is drawn */
+			return;
+		if (L.events)
+			fflush(L.events);
+		if (fss_emit(live_doc_report(&L.win[w], rc), env.format,
+			     env.output, &ro))
+			L.emit_failed = true;
+		return;
+	}
+	if (env.json) {
+		o = live_doc_report(&L.win[w], rc);
+		fprintf(L.out, "%s\n",
+			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+	} else {
+		live_text_report(L.out, &L.win[w], rc);
+	}
+	fflush(L.out);
+}
+
+/* Attribute what the kernel recorded up to now; fold the flush facts in. */
+static void live_flush(struct fss_tracer *t)
+{
+	struct fss_flush_stats fst = {};
+
+	if (fss_tracer_live_flush(t, &fst) < 0)
+		return;
+	pthread_mutex_lock(&L.lock);
+	live_flush_add(&L.win[0].flush, &fst);
+	live_flush_add(&L.win[1].flush, &fst);
+	pthread_mutex_unlock(&L.lock);
+}
+
+/*
+ * Before a report: look at the open files of the processes that synced
+ * once more (each process once), so that files renamed since (recycled
+ * WAL segments) show their current name and unnamed ones get one.
+ */
+static void resolve_late(int w)
+{
+	struct table *ft = &L.win[w].tbl[G_FILE];
+	__u32 done[256];
+	int ndone = 0;
+
+	for (int i = 0; i < ft->n; i++) {
+		struct group *g = ft->all[i];
+		bool seen = false;
+
+		if (!g->k2 || !g->last_pid)
+			continue;
+		for (int j = 0; j < ndone && !seen; j++)
+			seen = done[j] == g->last_pid;
+		if (seen)
+			continue;
+		if (ndone == (int)(sizeof(done) / sizeof(done[0])))
+			break;
+		done[ndone++] = g->last_pid;
+		live_names_resolve_file(g->last_pid, g->k1, g->k2, true);
+	}
+}
+
+/*
+ * -- CMD: a signal while CMD runs.  SIGCHLD: stop when CMD has exited, its
+ * status in *rc.  SIGINT/SIGTERM: the first is passed on to CMD unless the
+ * terminal sent it to both of us already; the trace goes on until CMD
+ * exits.  A second one stops the trace (exit 128 + it).  True: stop.
+ */
+static bool cmd_signal(struct fss_child *c, int sig, const siginfo_t *si,
+		       int nth, int *rc)
+{
+	int code;
+
+	if (sig == SIGCHLD) {
+		if (fss_child_reap(c, 0, &code) != 1)
+			return false;
+		*rc = code;
+		return true;
+	}
+	if (c->pid <= 0 || nth > 1) {
+		*rc = 128 + sig;
+		return true;
+	}
+	if (si->si_code != SI_KERNEL)
+		kill(c->pid, sig);
+	return false;
+}
+
+/* Options that do not go together: usage errors (2), before anything else. */
+static int check_usage(void)
+{
+	if (env.cmd && env.ntgids)
+		return fss_cli_usage_error(PROG, "-p and -- CMD: give one of them");
+	if (env.cmd && (env.duration || env.count))
+		return fss_cli_usage_error(PROG, "-d and COUNT do not apply to "
+					   "-- CMD: the trace ends when CMD exits");
+	if (env.mount && env.dev)
+		return fss_cli_usage_error(PROG, "--mount and --dev: give one of them");
+	if (env.format == FSS_FMT_PERFETTO && !env.events)
+		return fss_cli_usage_error(PROG, "--format perfetto draws the --events "
+					   "records: give --events FILE");
+	if (env.events_detail && !env.events)
+		return fss_cli_usage_error(PROG, "--events-detail adds to --events FILE");
+	if (env.format == FSS_FMT_PERFETTO)
+		env.events_detail = true;
+	if (at_end_only() && (env.slower_ms >= 0 || env.json))
+		return fss_cli_usage_error(PROG, "--format html/perfetto render the "
+					   "summary: not with --slower or -j");
+	if (env.interval && env.duration && env.count)
+		return fss_cli_usage_error(PROG, "give -d or COUNT, not both");
+	return 0;
+}
+
+/*
+ * The targets, all checked before anything is loaded: processes, cgroup,
+ * filesystem and disk, and where calibration syncs.  0, or 1 after one
+ * line on stderr.
+ */
+static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
+{
+	static char calib_buf[PATH_MAX];
+	bool whole_disk_dev = false;
+	char err[512];
+
+	if (pids_to_tgids())
+		return 1;
+	if (env.cgroup && fss_cgroup_id(env.cgroup, cg, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	if (env.mount) {
+		if (fss_mount_filter(env.mount, fs_dev, disk_dev, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return 1;
+		}
+		if (!env.calib_dir)
+			env.calib_dir = env.mount;
+	}
+	if (env.dev) {
+		__u32 blk, disk;
+
+		if (fss_dev_parse(env.dev, &blk, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return 1;
+		}
+		disk = fss_disk_of(blk);
+		if (!disk)
+			disk = blk;
+		*disk_dev = disk;
+		if (!fss_mount_of_dev(blk, disk, true, calib_buf, sizeof(calib_buf), fs_dev)) {
+			/* a filesystem directly on it: filter syncs in the kernel */
+		} else if (!fss_mount_of_dev(blk, disk, false, calib_buf, sizeof(calib_buf), fs_dev)) {
+			/* a whole disk with several filesystems: syncs filtered here */
+			*fs_dev = 0;
+			whole_disk_dev = true;
+		} else {
+			fprintf(stderr, PROG ": --dev %s: no mounted filesystem on it\n", env.dev);
+			return 1;
+		}
+		if (!env.calib_dir)
+			env.calib_dir = calib_buf;
+	}
+	/* a whole disk under several filesystems: syncs are filtered here */
+	L.only_disk = whole_disk_dev ? *disk_dev : 0;
+	if (!env.calib_dir)
+		env.calib_dir = fss_calib_dir_default();
+	return 0;
+}
+
+/*
+ * --events FILE (into the tracer's options) and -o FILE for text and JSON
+ * Lines (stdout itself, renamed over FILE at the end): 0, or 1 after one
+ * line on stderr.
+ */
+static int open_outputs(struct fss_trace_opts *to)
+{
+	if (env.events) {
+		L.events = fopen(env.events, "w");
+		if (!L.events) {
+			fprintf(stderr, PROG ": cannot write %s: %s\n", env.events,
+				strerror(errno));
+			return 1;
+		}
+		to->events_out = L.events;
+		to->events_detail = env.events_detail;
+	}
+	if (env.output && !at_end_only() && fss_stdout_to_begin(env.output))
+		return 1;
+	return 0;
+}
+
+/* The end of open_outputs' files; rc, or 1 if one could not be written. */
+static int close_outputs(int rc)
+{
+	if (L.events)
+		fclose(L.events);
+	L.events = NULL;
+	if (fss_stdout_to_end(rc != 1) && !rc)
+		rc = 1;
+	if (L.emit_failed && !rc)
+		rc = 1;
+	L.emit_failed = false;
+	return rc;
+}
+
+/* everything one trace holds between its steps */
+struct trace_run {
+	struct fss_trace_opts to;
+	struct fss_tracer *t;
+	struct fss_child child;
+	sigset_t sigs, oldmask;
+	__u64 cg;
+	__u32 fs_dev, disk_dev;
+	__u64 start, end, next;	/* monotonic ns; end, next 0: none */
+	int index, nsig;
+};
+
+/* the options into env: -1 to go on, else the exit code */
+static int trace_parse(int argc, char **argv)
+{
+	memset(&env, 0, sizeof(env));
+	env.top = 10;
+	env.slower_ms = -1;
+	/* -- CMD ARGS...: the options end at the first "--" */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		if (i + 1 == argc)
+			return fss_cli_usage_error(PROG, "-- needs a command");
+		env.cmd = argv + i + 1;
+		argc = i;
+		break;
+	}
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 2))
+		return 2;
+	if (env.help || env.usage) {
+		argp_help(&argp, stdout, env.help ? ARGP_HELP_STD_HELP :
+			  ARGP_HELP_USAGE, PROG);
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Ctrl-C and SIGTERM are taken synchronously, in every thread; with
+ * -- CMD, SIGCHLD too (CMD's end ends the trace), and CMD is started,
+ * waiting before exec until the filter has its pid.  0, or 1.
+ */
+static int trace_signals_and_cmd(struct trace_run *r)
+{
+	char err[512];
+
+	sigemptyset(&r->sigs);
+	sigaddset(&r->sigs, SIGINT);
+	sigaddset(&r->sigs, SIGTERM);
+	if (env.cmd)
+		sigaddset(&r->sigs, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &r->sigs, &r->oldmask);
+	signal(SIGPIPE, SIG_IGN);
+	if (!env.cmd)
+		return 0;
+	if (fss_child_spawn(&r->child, env.cmd, &r->oldmask, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	env.tgids[0] = r->child.pid;
+	env.ntgids = 1;
+	r->to.follow_forks = true;
+	return 0;
+}
+
+/* Both windows start now, with the tracer's drop count so far. */
+static void windows_start(struct trace_run *r)
+{
+	r->start = live_mono_ns();
+	pthread_mutex_lock(&L.lock);
+	live_window_reset(&L.win[0], r->start, r->t ? fss_tracer_drops(r->t) : 0);
+	live_window_reset(&L.win[1], r->start, r->t ? fss_tracer_drops(r->t) : 0);
+	pthread_mutex_unlock(&L.lock);
+}
+
+/* The tracer's options, the outputs, the tracer, then CMD released. */
+static int trace_open(struct trace_run *r)
+{
+	struct fss_trace_opts *to = &r->to;
+	char err[512];
+	int rc;
+
+	to->strategy = env.strategy;
+	to->calib_dir = env.calib_dir;
+	to->fs_dev = r->fs_dev;
+	to->disk_dev = r->disk_dev;
+	to->verbose = env.verbose;
+	to->tgids = env.tgids;
+	to->ntgids = env.ntgids;
+	to->comm = env.comm;
+	to->cgroup_id = r->cg;
+	to->live = true;
+	to->on_sync = on_sync;
+	to->on_event = on_event;
+	if (open_outputs(to))
+		return 1;
+	windows_start(r);
+	r->t = fss_tracer_open(to, err, sizeof(err));
+	if (!r->t) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	windows_start(r);
+	if (env.cmd && (rc = fss_child_release(&r->child, err, sizeof(err)))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return fss_child_exec_code(-rc);
+	}
+	return 0;
+}
+
+/* What is traced and how: the start record (-j) or the --slower header. */
+static void trace_announce(struct trace_run *r)
+{
+	struct json_object *st = fss_tracer_strategy_json(r->t), *jv;
+	char what[512];
+
+	L.journal_na = json_object_object_get_ex(st, "journal", &jv) &&
+		       !strcmp(json_object_get_string(jv), "n/a");
+	if (env.verbose)
+		fss_tracer_print_strategy(r->t, stderr);
+	if (env.json) {
+		struct live_start ls = {
+			.filters = {
+				.tgids = env.tgids, .ntgids = env.ntgids,
+				.comm = env.comm, .cgroup = env.cgroup,
+				.mount = env.mount, .dev = env.dev,
+				.cgroup_id = r->cg, .fs_dev = r->fs_dev,
+				.disk_dev = r->disk_dev,
+			},
+			.cmd = env.cmd, .interval_s = env.interval,
+			.duration_s = env.duration,
+			.slower_ms = L.slower ? env.slower_ms : -1,
+		};
+		struct json_object *o = live_doc_start(&ls, st);
+
+		fprintf(L.out, "%s\n",
+			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+	} else {
+		json_object_put(st);
+		if (L.slower) {
+			printf("TIME PID COMM KIND TOTAL FILE (on its own line when long)\n");
+			printf("%8s ms per phase: fs, journal, queue, device_write, "
+			       "device_flush, other\n", "");
+		}
+	}
+	fflush(L.out);
+	describe_targets(what, sizeof(what), r->cg);
+	fprintf(stderr, "fsyncscope: tracing %s (%s)\n", what, env.cmd ?
+		"until it exits" : "Ctrl-C to stop");
+}
+
+static struct live_report_ctx report_ctx(const char *type, int index)
+{
+	struct live_report_ctx rc = {
+		.type = type, .index = index, .cmd_status = -1,
+		.top = env.top, .journal_na = L.journal_na,
+		.cmd = env.cmd != NULL,
+	};
+
+	return rc;
+}
+
+/* The interval that ends now: report it (if it is one), start the next. */
+static void trace_interval(struct trace_run *r, __u64 now, bool stop)
+{
+	struct live_report_ctx rc = report_ctx("interval", ++r->index);
+
+	live_flush(r->t);
+	pthread_mutex_lock(&L.lock);
+	if (!stop || L.win[0].all.syncs || now >= r->next) {
+		resolve_late(0);
+		rc.seconds = (now - L.win[0].start_ns) / 1e9;
+		rc.drops = fss_tracer_drops(r->t) - L.win[0].drops_at_start;
+		emit_report(0, &rc);
+	}
+	live_window_reset(&L.win[0], now, fss_tracer_drops(r->t));
+	pthread_mutex_unlock(&L.lock);
+	while (r->next <= now)
+		r->next += (__u64)(env.interval * 1e9);
+}
+
+/* Wait for a signal or the next deadline; true: stop (exit code in *rc). */
+static bool trace_wait(struct trace_run *r, int *rc)
+{
+	__u64 wake = r->next, now = live_mono_ns();
+	struct timespec ts;
+	siginfo_t si;
+	int sig;
+
+	if (r->end && (!wake || r->end < wake))
+		wake = r->end;
+	if (wake) {
+		__u64 d = wake > now ? wake - now : 0;
+
+		ts.tv_sec = d / NSEC;
+		ts.tv_nsec = d % NSEC;
+		sig = sigtimedwait(&r->sigs, &si, &ts);
+	} else {
+		sig = sigwaitinfo(&r->sigs, &si);
+	}
+	if (sig > 0 && env.cmd) {
+		r->nsig += sig != SIGCHLD;
+		return cmd_signal(&r->child, sig, &si, r->nsig, rc);
+	}
+	return sig > 0;
+}
+
+/* Until a signal, -d, COUNT intervals or CMD's end; the exit code. */
+static int trace_loop(struct trace_run *r)
+{
+	bool stop = false;
+	int rc = 0;
+
+	if (env.duration)
+		r->end = r->start + (__u64)(env.duration * 1e9);
+	if (env.interval)
+		r->next = r->start + (__u64)(env.interval * 1e9);
+	while (!stop) {
+		__u64 now;
+
+		errno = 0;
+		stop = trace_wait(r, &rc);
+		if (!stop && errno == EINTR)
+			continue;
+		now = live_mono_ns();
+		if (r->end && now >= r->end)
+			stop = true;
+		if (r->next && (now >= r->next || stop)) {
+			trace_interval(r, now, stop);
+			if (env.count && r->index >= env.count)
+				stop = true;
+		}
+	}
+	return rc;
+}
+
+/* The summary of the whole run; rc: the exit code so far (CMD's). */
+static void trace_summary(struct trace_run *r, int rc)
+{
+	struct live_report_ctx rs = report_ctx("summary", 0);
+	__u64 now;
+
+	if (env.cmd && !r->child.pid)
+		rs.cmd_status = rc;
+	live_flush(r->t);
+	now = live_mono_ns();
+	pthread_mutex_lock(&L.lock);
+	resolve_late(1);
+	rs.seconds = (now - L.win[1].start_ns) / 1e9;
+	rs.drops = fss_tracer_drops(r->t) - L.win[1].drops_at_start;
+	emit_report(1, &rs);
+	pthread_mutex_unlock(&L.lock);
+}
+
+/* CMD, the tracer, the windows, the names, the outputs; the exit code. */
+static int trace_close(struct trace_run *r, int rc)
+{
+	if (r->child.pid && (r->child.go_fd >= 0 || !r->t))
+		fss_child_abort(&r->child);	/* never released: not run */
+	else if (r->child.pid)
+		fprintf(stderr, PROG ": %s (pid %d) still runs, no longer traced\n",
+			env.cmd[0], (int)r->child.pid);
+	fss_tracer_close(r->t);
+	pthread_mutex_lock(&L.lock);
+	live_window_reset(&L.win[0], 0, 0);
+	live_window_reset(&L.win[1], 0, 0);
+	live_names_free();
+	pthread_mutex_unlock(&L.lock);
+	rc = close_outputs(rc);
+	pthread_sigmask(SIG_UNBLOCK, &r->sigs, NULL);
+	return rc;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_run r = {};
+	struct timespec rt, mt;
+	int rc;
+
+	rc = trace_parse(argc, argv);
+	if (rc >= 0)
+		return rc;
+	rc = check_usage();
+	if (!rc)
+		rc = resolve_targets(&r.cg, &r.fs_dev, &r.disk_dev);
+	if (rc)
+		return rc;
+	if (geteuid() != 0) {
+		fprintf(stderr, PROG ": needs root (CAP_BPF and CAP_PERFMON to load the tracer)\n");
+		return 1;
+	}
+
+	L.out = stdout;
+	L.slower = env.slower_ms >= 0;
+	L.slower_ns = env.slower_ms >= 0 ? (__u64)(env.slower_ms * 1e6) : 0;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	L.mono_to_wall_ns = ((__u64)rt.tv_sec * NSEC + rt.tv_nsec) -
+			    ((__u64)mt.tv_sec * NSEC + mt.tv_nsec);
+
+	rc = trace_signals_and_cmd(&r);
+	if (!rc)
+		rc = trace_open(&r);
+	if (!rc) {
+		trace_announce(&r);
+		rc = trace_loop(&r);
+		trace_summary(&r, rc);
+	}
+	return trace_close(&r, rc);
+}
