@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "blame.h"
+#include "cgpath.h"
 
 /* comm as ASCII: bytes outside printable ASCII become '?' */
 static void comm_ascii(char *out, const char *comm)
@@ -137,4 +138,14 @@ void fss_blame_brief(const struct fss_blame_list *l, char *buf, size_t n)
 		if (len >= n)
 			len = n - 1;
 	}
+}
+
+void fss_blame_add_json(struct json_object *o, const struct fss_blame_list *l)
+{
+	json_object_object_add(o, "blame", fss_blame_json(l, fss_cgroup_path,
+							   NULL));
+	json_object_object_add(o, "blame_self_ns", u64_json(l->self_ns));
+	json_object_object_add(o, "blame_others_ns", u64_json(l->others_ns));
+	json_object_object_add(o, "blame_unattributed_ns",
+			       u64_json(l->unattributed_ns));
 }

@@ -72,6 +72,7 @@ static struct {
 	const char *output;	/* -o FILE */
 	const char *events;	/* --events FILE */
 	bool events_detail;	/* --events-detail */
+	bool no_blame;		/* --no-blame */
 } env;
 
 /* html and perfetto: rendered once, from the summary, at the end */
@@ -121,6 +122,7 @@ enum {
 	OPT_SLOWER,
 	OPT_STRATEGY,
 	OPT_CALIB_DIR,
+	OPT_NO_BLAME,
 };
 
 static const struct argp_option opts[] = {
@@ -140,6 +142,8 @@ static const struct argp_option opts[] = {
 	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 0 },
 	{ "events-detail", OPT_EVENTS_DETAIL, NULL, 0, "With --events: each sync's "
 	  "painted stretches, requests and commits (for perfetto)", 0 },
+	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused each sync's "
+	  "time (blame: on by default; off costs the least)", 0 },
 	{ "strategy", OPT_STRATEGY, "auto|fentry|kprobe|tracepoint", 0, "Force an attach strategy (default auto)", 0 },
 	{ "calib-dir", OPT_CALIB_DIR, "DIR", 0, "Where the start-up calibration does its 4 KiB scratch syncs", 0 },
 	{ "verbose", 'v', NULL, 0, "Show the attach strategy (-vv: libbpf messages)", 0 },
@@ -278,6 +282,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_EVENTS_DETAIL:
 		env.events_detail = true;
+		break;
+	case OPT_NO_BLAME:
+		env.no_blame = true;
 		break;
 	case 'd':
 		if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
@@ -738,6 +745,7 @@ static int trace_open(struct trace_run *r)
 	to->comm = env.comm;
 	to->cgroup_id = r->cg;
 	to->live = true;
+	to->blame = !env.no_blame;
 	to->on_sync = on_sync;
 	to->on_event = on_event;
 	if (open_outputs(to))

@@ -14,6 +14,7 @@
 #include "doc.h"
 #include "fmt.h"
 #include "report.h"
+#include "blame.h"
 #include "order_ci.h"
 
 #define REPORT_WIDTH	80
@@ -591,6 +592,8 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	json_object_object_add(o, "device_flush_from_nvme",
 			       json_object_new_boolean(r->device_flush_from_nvme));
 	json_object_object_add(o, "ret", json_object_new_int64(r->ret));
+	if (r->blame)
+		fss_blame_add_json(o, r->blame);
 
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);

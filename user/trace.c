@@ -32,6 +32,7 @@
 #include <bpf/btf.h>
 #include "trace.h"
 #include "attr.h"
+#include "blame.h"
 #include "devinfo.h"
 #include "fsyncscope.skel.h"
 #include "scratch.h"
@@ -53,11 +54,12 @@ enum hookset {
 	HS_JOURNAL_TP,
 	HS_BLOCK_BTF, HS_BLOCK_RAW,
 	HS_NVME_BTF,
+	HS_BLAME,		/* blame.bpf.c: loads only with opts.blame */
 	HS_MAX,
 };
 static const char *hookset_names[HS_MAX] = {
 	"tracepoint", "tracepoint", "fentry", "kprobe", "tracepoint",
-	"tp_btf", "raw_tp", "tp_btf",
+	"tp_btf", "raw_tp", "tp_btf", "tracepoint+tp_btf",
 };
 
 struct prog_info {
@@ -95,6 +97,10 @@ struct fss_tracer {
 	__u64 window_start;
 	char test_name[128];
 	struct fss_attr *attr;
+	struct fss_blame *blame;	/* NULL: blame off or n/a */
+	bool blame_on;			/* its programs loaded and attached */
+	char blame_desc[160];		/* what blame uses, or "n/a: why" */
+	struct fss_blame_list blame_list;	/* of the sync being reported */
 	struct fss_collector *coll;
 	__u64 drops_at_begin;
 	__u64 hits_at_begin[FSS_HOOK_MAX];
@@ -317,6 +323,10 @@ static void classify(struct fss_tracer *t)
 			pi->layer = L_SYNC;
 			pi->set = HS_SYSCALL_TP;
 			pi->fs = NULL;
+		} else if (!strncmp(n, "blame_", 6)) {
+			pi->layer = L_JOURNAL;	/* attached on their own */
+			pi->set = HS_BLAME;
+			pi->fs = NULL;
 		} else if (!strncmp(n, "tp_jbd2_", 8) || !strcmp(n, "tp_xfs_log_force")) {
 			pi->layer = L_JOURNAL;
 			pi->set = HS_JOURNAL_TP;
@@ -387,6 +397,19 @@ static bool want_sync_prog(const struct fss_tracer *t, const char *n)
 	return t->opts.sync_kinds & (1u << kind);
 }
 
+/* Is the tracepoint a blame program needs in this kernel's BTF? */
+static bool blame_prog_ok(const char *n)
+{
+	if (strstr(n, "rq_owner"))
+		return has_tracepoint_btf("block_io_start");
+	if (strstr(n, "wb_"))
+		return has_tracepoint_btf("writeback_single_inode_start") &&
+		       has_tracepoint_btf("writeback_single_inode");
+	if (strstr(n, "dirty"))
+		return has_tracepoint_btf("writeback_dirty_inode_enqueue");
+	return true;	/* jbd2 tracepoints: tracefs, attach says */
+}
+
 /*
  * Which programs load in this configuration.  fs_set: the filesystem hook
  * set; tracepoint fs programs always load so calibration can fall back to
@@ -431,6 +454,9 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 			break;
 		case HS_NVME_BTF:
 			on = nvme;
+			break;
+		case HS_BLAME:
+			on = t->blame_on && blame_prog_ok(n);
 			break;
 		default:
 			break;
@@ -522,6 +548,13 @@ static __u32 disk_of(__u32 fs_dev, void *arg)
 static void on_sync(const struct fss_sync_result *res, void *arg)
 {
 	struct fss_tracer *t = arg;
+	struct fss_sync_result with_blame;
+
+	if (t->blame && !fss_blame_sync(t->blame, res, &t->blame_list)) {
+		with_blame = *res;
+		with_blame.blame = &t->blame_list;
+		res = &with_blame;
+	}
 
 	if (t->opts.on_sync)
 		t->opts.on_sync(res, t->opts.on_sync_arg);
@@ -561,6 +594,10 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (t->opts.on_event)
 		t->opts.on_event(&ev, t->opts.on_event_arg);
+	if (t->blame && ev.type != FSS_EV_SYNC)
+		fss_blame_add(t->blame, &ev);
+	if (ev.type >= FSS_EV_JHANDLE)	/* blame's own records */
+		return 0;
 	/* syncs that began before the window belong to no test */
 	if (ev.type == FSS_EV_SYNC && ev.ts < t->window_start)
 		return 0;
@@ -827,6 +864,33 @@ static int calibrate(struct fss_tracer *t, char *err, size_t errlen)
 
 /* ---- open / close ---- */
 
+/* Blame's programs: optional, each on its own (docs/blame.md). */
+static void attach_blame(struct fss_tracer *t)
+{
+	char missing[96] = "";
+	size_t m = 0;
+	int n = 0;
+
+	if (!t->blame_on)
+		return;
+	attach_set(t, L_JOURNAL, HS_BLAME, &n);
+	for (int i = 0; i < t->nprogs; i++) {
+		struct prog_info *pi = &t->progs[i];
+
+		if (pi->set == HS_BLAME && !pi->link && m < sizeof(missing))
+			m += snprintf(missing + m, sizeof(missing) - m, " %s",
+				      bpf_program__name(pi->prog) + 6);
+	}
+	if (!n) {
+		t->blame_on = false;
+		snprintf(t->blame_desc, sizeof(t->blame_desc),
+			 "n/a: no blame hook could be attached");
+		return;
+	}
+	snprintf(t->blame_desc, sizeof(t->blame_desc), "%d hooks%s%s", n,
+		 m ? "; not attached:" : "", missing);
+}
+
 static int try_load(struct fss_tracer *t, enum hookset fs_set, enum hookset blk_set, bool nvme)
 {
 	int err = open_skel(t);
@@ -838,6 +902,15 @@ static int try_load(struct fss_tracer *t, enum hookset fs_set, enum hookset blk_
 	if (err) {
 		fsyncscope_bpf__destroy(t->skel);
 		t->skel = NULL;
+	}
+	if (err && t->blame_on) {	/* learned by trying: without blame */
+		t->blame_on = false;
+		snprintf(t->blame_desc, sizeof(t->blame_desc),
+			 "n/a: the blame programs did not load (%s)",
+			 strerror(-err));
+		err = try_load(t, fs_set, blk_set, nvme);
+		if (err)	/* not blame's fault: try it again next time */
+			t->blame_on = true;
 	}
 	return err;
 }
@@ -860,6 +933,8 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	}
 	t->opts = *opts;
 	verbose_level = opts->verbose;
+	t->blame_on = opts->blame;
+	snprintf(t->blame_desc, sizeof(t->blame_desc), "off (--no-blame)");
 	pthread_mutex_init(&t->lock, NULL);
 	libbpf_set_print(libbpf_print);
 
@@ -924,6 +999,9 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	nvme = has_tracepoint_btf("nvme_setup_cmd") && has_tracepoint_btf("nvme_complete_rq");
 	/* every BTF question set_autoload() and the report ask, then free it */
 	has_tracepoint_btf("block_io_start");
+	has_tracepoint_btf("writeback_single_inode_start");
+	has_tracepoint_btf("writeback_single_inode");
+	has_tracepoint_btf("writeback_dirty_inode_enqueue");
 	kernel_btf_has("io_uring_op", BTF_KIND_ENUM);
 	for (int i = 0; i < nfs; i++)
 		if (fs_try[i] == HS_FS_FENTRY) {
@@ -1013,6 +1091,8 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 		snprintf(t->layer_desc[L_JOURNAL], sizeof(t->layer_desc[L_JOURNAL]),
 			 "n/a: no jbd2 or xfs log tracepoint could be attached");
 
+	attach_blame(t);
+
 	rc = attach_set(t, L_BLOCK, blk_set, &n);
 	if (rc) {
 		snprintf(err, errlen, "cannot attach the block request tracepoints: %s", strerror(-rc));
@@ -1095,6 +1175,26 @@ static void detach_all(struct fss_tracer *t)
 			pthread_join(th[i], NULL);
 }
 
+/* At exit: blame records lost or history overrun make blame incomplete. */
+static void blame_warn(struct fss_tracer *t)
+{
+	struct fss_blame_stats st;
+	__u64 lost;
+
+	if (!t->blame_on || !t->skel)
+		return;
+	lost = read_percpu_sum(bpf_map__fd(t->skel->maps.drops), 2);
+	fss_blame_stats(t->blame, &st);
+	if (lost)
+		fprintf(stderr, "fsyncscope: blame: %llu records lost (ring buffer "
+			"full): the blame of syncs near them is incomplete\n",
+			(unsigned long long)lost);
+	if (st.log_overrun)
+		fprintf(stderr, "fsyncscope: blame: %llu syncs reached past the "
+			"request history; their flush blame is partial\n",
+			(unsigned long long)st.log_overrun);
+}
+
 void fss_tracer_close(struct fss_tracer *t)
 {
 	if (!t)
@@ -1109,6 +1209,8 @@ void fss_tracer_close(struct fss_tracer *t)
 		fsyncscope_bpf__destroy(t->skel);
 	if (t->attr)
 		fss_attr_free(t->attr);
+	blame_warn(t);
+	fss_blame_free(t->blame);
 	if (t->coll)
 		fss_collector_free(t->coll);
 	if (t->calib)
@@ -1134,6 +1236,16 @@ int fss_tracer_begin(struct fss_tracer *t, const char *test_name)
 	t->attr = fss_attr_new(&ao);
 	if (!t->attr)
 		rc = -ENOMEM;
+	fss_blame_free(t->blame);
+	t->blame = NULL;
+	if (t->blame_on) {
+		struct fss_blame_opts bo = { .disk_of = disk_of,
+					     .disk_of_arg = t };
+
+		t->blame = fss_blame_new(&bo);
+		if (!t->blame)
+			rc = -ENOMEM;
+	}
 	fss_collector_reset(t->coll);
 	snprintf(t->test_name, sizeof(t->test_name), "%s", test_name ? test_name : "");
 	t->drops_at_begin = fss_tracer_drops(t);
@@ -1261,6 +1373,7 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 	json_object_object_add(o, "probes", probes);
 	json_object_object_add(o, "calibration", t->calib ? json_object_get(t->calib) : NULL);
 	json_object_object_add(o, "setup_ms", json_object_new_double(t->setup_ms));
+	json_object_object_add(o, "blame", json_object_new_string(t->blame_desc));
 	if (t->floor_only)	/* FSYNCSCOPE_FLOOR=1: nothing was recorded */
 		json_object_object_add(o, "floor_only", json_object_new_boolean(true));
 	return o;
@@ -1271,6 +1384,7 @@ void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f)
 	fprintf(f, "probes: fentry %s; kprobe %s\n", t->probe_fentry, t->probe_kprobe);
 	for (int l = 0; l < L_MAX; l++)
 		fprintf(f, "  %-8s %s\n", layer_names[l], t->layer_desc[l]);
+	fprintf(f, "  %-8s %s\n", "blame", t->blame_desc);
 	fprintf(f, "set-up: %.1f ms\n", t->setup_ms);
 	if (t->calib)
 		fprintf(f, "calibration: %s\n",

@@ -38,6 +38,13 @@ struct fss_trace_opts {
 	 */
 	__u32 sync_kinds;
 	FILE *events_out;	/* --events: one JSON line per sync, or NULL */
+	/*
+	 * Blame (docs/blame.md): load the blame programs and give each
+	 * attributed sync its fss_sync_result.blame.  Off when false (the
+	 * exporter's and compare's default; run and trace turn it on unless
+	 * --no-blame).
+	 */
+	bool blame;
 	bool events_detail;	/* ...with its segments, requests, commits */
 	/* live mode (fsyncscope trace) */
 	const __u32 *tgids;	/* only syncs of these processes (ntgids > 0) */
