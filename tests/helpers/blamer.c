@@ -16,7 +16,6 @@
  * SIGTERM), removes its files and prints "done PID N" (N: syncs or files).
  * Any failing call: one line on stderr, files removed, exit 1.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
