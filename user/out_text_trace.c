@@ -15,6 +15,8 @@
 #include "live_doc.h"
 #include "live_names.h"
 #include "render.h"
+#include "blame.h"
+#include "cgpath.h"
 
 static const char *cache_str(int wc)
 {
@@ -68,6 +70,45 @@ static void print_ident(FILE *f, const char *s)
 }
 
 /* Each traced filesystem without a jbd2 commit above: why, for its type. */
+/* BLAMED: who caused sync time in others; per traced process, by whom */
+static void blamed_text(FILE *f, const struct window *w, int top)
+{
+	const struct table *t = &w->tbl[G_BLAMED];
+	struct group **s;
+	int shown = top < t->n ? top : t->n;
+
+	if (!w->all.blamed_syncs) {
+		fprintf(f, "\nBLAMED: n/a (blame off: --no-blame, or its hooks "
+			"did not attach)\n");
+		return;
+	}
+	fprintf(f, "\nBLAMED (sync time caused in other processes' syncs; "
+		"top %d of %d)\n", shown, t->n);
+	fprintf(f, "%7s %-15s %8s %6s %3s %3s %3s %3s  %s\n", "PID", "NAME",
+		"CAUSED_s", "SYNCS", "jrn", "que", "dwr", "dfl", "CGROUP");
+	s = live_tbl_sorted(t);
+	for (int i = 0; s && i < shown; i++) {
+		const struct gstat *g = &s[i]->st;
+		const char *cg = s[i]->k2 ? fss_cgroup_path(s[i]->k2, NULL) : NULL;
+
+		fprintf(f, "%7llu %-15.15s %8.3f %6llu",
+			(unsigned long long)s[i]->k1, s[i]->comm, g->total_ns / 1e9,
+			(unsigned long long)g->syncs);
+		for (int p = FSS_PH_JOURNAL; p <= FSS_PH_DEV_FLUSH; p++)
+			fprintf(f, " %3.0f", g->total_ns ?
+				100.0 * g->phase_ns[p] / g->total_ns : 0.0);
+		fprintf(f, "  %.27s\n", cg ? cg : "n/a");
+	}
+	free(s);
+	fprintf(f, "sync time of the traced processes by cause: self %.3f s, "
+		"others %.3f s,\n  unattributed %.3f s (of %.3f s in journal, "
+		"queue and device)\n", w->all.blame_self_ns / 1e9,
+		w->all.blame_others_ns / 1e9, w->all.blame_unattributed_ns / 1e9,
+		(w->all.phase_ns[FSS_PH_JOURNAL] + w->all.phase_ns[FSS_PH_QUEUE] +
+		 w->all.phase_ns[FSS_PH_DEV_WRITE] +
+		 w->all.phase_ns[FSS_PH_DEV_FLUSH]) / 1e9);
+}
+
 static void journal_notes(FILE *f, const struct window *w, bool journal_na)
 {
 	const struct table *dt = &w->tbl[G_DEV];
@@ -209,8 +250,38 @@ void live_text_report(FILE *f, const struct window *w,
 	}
 	free(s);
 	journal_notes(f, w, rc->journal_na);
+	blamed_text(f, w, rc->top);
 }
 
+
+/* a --slower sync's blame, from its record: the three largest causes */
+static void slower_blame(FILE *f, struct json_object *o)
+{
+	struct json_object *a, *x;
+	int shown = 0;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "blame", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return;
+	n = json_object_array_length(a);
+	for (size_t i = 0; i < n && shown < 3; i++) {
+		x = json_object_array_get_idx(a, i);
+		if (json_object_object_get(x, "unattributed"))
+			continue;
+		fprintf(f, "%s %s %.0f%% ", shown ? ";" : "         blame:",
+			fss_jstr(x, "phase") ?: "?",
+			json_object_get_double(json_object_object_get(x, "share")) * 100);
+		if (json_object_get_boolean(json_object_object_get(x, "self")))
+			fprintf(f, "self");
+		else
+			fprintf(f, "pid %lld %.15s", fss_jint(x, "pid", 0),
+				fss_jstr(x, "comm") ?: "?");
+		shown++;
+	}
+	if (shown)
+		fprintf(f, "\n");
+}
 
 /* a --slower sync from its record (live_doc_sync) */
 void fss_text_trace_sync(FILE *f, struct json_object *o)
@@ -254,4 +325,5 @@ void fss_text_trace_sync(FILE *f, struct json_object *o)
 	if (ret < 0)
 		fprintf(f, "  failed: %s", strerror(-ret));
 	fprintf(f, "\n");
+	slower_blame(f, o);
 }
