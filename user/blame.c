@@ -75,31 +75,19 @@ static __u32 owner_intern(struct fss_blame *b, const struct fss_event *ev)
 struct tx *fss_blame__tx_find(struct fss_blame *b, __u32 dev, __u32 jtid,
 			      bool create)
 {
-	struct tx *t = &b->tx[b->tx_last];
-	unsigned int i;
+	/* a journal's tids are consecutive: they take consecutive slots */
+	struct tx *t = &b->tx[(jtid + dev * 2654435761u) & (BL_NTX - 1)];
 
 	if (t->used && t->dev == dev && t->jtid == jtid)
 		return t;
-	for (i = 0; i < BL_NTX; i++) {
-		t = &b->tx[i];
-		if (t->used && t->dev == dev && t->jtid == jtid) {
-			b->tx_last = i;
-			return t;
-		}
-	}
 	if (!create)
 		return NULL;
-	/* the oldest made goes: transactions are made in commit order */
-	i = b->tx_next;
-	b->tx_next = (b->tx_next + 1) % BL_NTX;
-	t = &b->tx[i];
 	if (t->used)
 		b->st.tx_evicted++;
 	memset(t, 0, sizeof(*t));
 	t->used = true;
 	t->dev = dev;
 	t->jtid = jtid;
-	b->tx_last = i;
 	return t;
 }
 
@@ -151,15 +139,37 @@ static void add_commit(struct fss_blame *b, const struct fss_event *ev)
 	c->end = ev->ts_end;
 }
 
-/* The commit whose journal thread made a request at ts, or NULL. */
+static __u64 commits_first(const struct fss_blame *b)
+{
+	return b->ncommits > BL_NCOMMIT ? b->ncommits - BL_NCOMMIT : 0;
+}
+
+__u64 fss_blame__commit_lower(const struct fss_blame *b, __u64 ts)
+{
+	__u64 lo = commits_first(b), hi = b->ncommits;
+
+	while (lo < hi) {
+		__u64 mid = lo + (hi - lo) / 2;
+
+		if (b->commits[mid % BL_NCOMMIT].end < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The commit whose journal thread made a request at ts, or NULL: among
+ * the first commits (of any journal) that end at or after ts.
+ */
 const struct commit *fss_blame__commit_of_rq(const struct fss_blame *b,
 					     __u32 tid, __u64 ts)
 {
-	__u64 n = b->ncommits < BL_NCOMMIT ? b->ncommits : BL_NCOMMIT;
+	__u64 i = fss_blame__commit_lower(b, ts);
 
-	for (__u64 k = 0; k < n; k++) {
-		const struct commit *c =
-			&b->commits[(b->ncommits - 1 - k) % BL_NCOMMIT];
+	for (__u64 k = 0; k < 64 && i + k < b->ncommits; k++) {
+		const struct commit *c = &b->commits[(i + k) % BL_NCOMMIT];
 
 		if (c->thread == tid && c->start <= ts && ts <= c->end)
 			return c;

@@ -9,13 +9,13 @@
 
 #include "blame.h"
 
-#define BL_NTX		256	/* transactions remembered */
+#define BL_NTX		8192	/* transactions, direct-mapped (power of 2) */
 #define BL_NCONTRIB	16	/* contributors per transaction */
-#define BL_NCOMMIT	256	/* commits remembered */
+#define BL_NCOMMIT	8192	/* commits remembered, in end order */
 #define BL_NDISK	8	/* disks with a request log */
 #define BL_NOPEN	16384	/* requests in flight (direct-mapped) */
 #define BL_NLOG		32768	/* completed requests per disk */
-#define BL_NFLUSH	1024	/* flushes per disk */
+#define BL_NFLUSH	16384	/* flushes per disk (issue times) */
 #define BL_NOWNER	4096	/* submitters (index 0: unknown) */
 #define BL_NACC		64	/* causes per phase of one sync */
 #define OWNER_UNKNOWN	0
@@ -82,7 +82,6 @@ struct fss_blame {
 	struct fss_blame_opts opts;
 	struct owner owners[BL_NOWNER];
 	struct tx tx[BL_NTX];
-	unsigned int tx_next, tx_last;
 	struct commit commits[BL_NCOMMIT];
 	__u64 ncommits;
 	struct open_rq *open;		/* BL_NOPEN */
@@ -116,6 +115,8 @@ const struct commit *fss_blame__commit_of_rq(const struct fss_blame *b,
 					     __u32 tid, __u64 ts);
 struct tx *fss_blame__tx_find(struct fss_blame *b, __u32 dev, __u32 jtid,
 			      bool create);
+/* First logical index of a commit ending at or after ts. */
+__u64 fss_blame__commit_lower(const struct fss_blame *b, __u64 ts);
 struct disk_log *fss_blame__disk(struct fss_blame *b, __u32 dev, bool create);
 
 #endif /* __FSS_BLAME_INT_H */

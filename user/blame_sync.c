@@ -165,16 +165,23 @@ static void blame_journal(struct fss_blame *b, const struct fss_sync_result *res
 			  struct acc *a)
 {
 	__u64 s = res->start, e = res->start + res->total;
-	__u64 n = b->ncommits < BL_NCOMMIT ? b->ncommits : BL_NCOMMIT;
+	__u64 first = fss_blame__commit_lower(b, s);
 	double sum = 0;
 	int pass;
 
 	if (!res->phase_ns[FSS_PH_JOURNAL])
 		return;
-	/* pass 0 sums the overlaps, pass 1 splits by them */
+	/*
+	 * Commits in end order from the first to end in the sync; pass 0
+	 * sums the overlaps, pass 1 splits by them
+	 */
 	for (pass = 0; pass < 2; pass++) {
-		for (__u64 k = 0; k < n; k++) {
-			const struct commit *c = &b->commits[k];
+		for (__u64 k = first, after = 0; k < b->ncommits && after < 64;
+		     k++) {
+			const struct commit *c = &b->commits[k % BL_NCOMMIT];
+
+			if (c->end > e)
+				after++;
 			__u64 from = c->start > s ? c->start : s;
 			__u64 to = c->end < e ? c->end : e;
 			double ov;
@@ -282,18 +289,34 @@ static void blame_write(struct fss_blame *b, const struct fss_sync_result *res,
 		a->reason = "no write completed on the device during the sync";
 }
 
-/* Issue time of the flush issued last before ts (0: none known). */
+/*
+ * Issue time of the flush issued last before ts: 0 when none was seen
+ * since tracing began, UINT64_MAX when it fell out of the history.  The
+ * ring is in completion order, which is issue order but for flushes in
+ * flight together: a binary search, then a look at the neighbours.
+ */
 static __u64 flush_before(const struct disk_log *d, __u64 ts)
 {
 	__u64 first = d->nflush > BL_NFLUSH ? d->nflush - BL_NFLUSH : 0;
-	__u64 best = 0;
+	__u64 lo = first, hi = d->nflush, best = 0;
 
-	for (__u64 i = first; i < d->nflush; i++) {
+	while (lo < hi) {
+		__u64 mid = lo + (hi - lo) / 2;
+
+		if (d->flush_issue[mid % BL_NFLUSH] < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (__u64 i = lo > first + 8 ? lo - 8 : first;
+	     i < d->nflush && i < lo + 8; i++) {
 		__u64 t = d->flush_issue[i % BL_NFLUSH];
 
 		if (t < ts && t > best)
 			best = t;
 	}
+	if (!best && first)
+		return UINT64_MAX;
 	return best;
 }
 
@@ -325,8 +348,12 @@ static void blame_flush(struct fss_blame *b, const struct fss_sync_result *res,
 	}
 	/* what the flushes made durable: writes completed since the last */
 	lo = flush_before(d, lo);
-	if (!d->n || (log_first(d) && lo < log_at(d, log_first(d))->complete))
+	if (lo == UINT64_MAX ||
+	    (log_first(d) && lo < log_at(d, log_first(d))->complete)) {
 		b->st.log_overrun++;
+		a->reason = "the flush before is past the request history";
+		return;
+	}
 	for (__u64 i = log_lower(d, lo + 1); i < d->n; i++) {
 		const struct done *x = log_at(d, i);
 
@@ -399,6 +426,8 @@ static size_t phase_entries(const struct fss_blame *b, const struct acc *a,
 		return 0;
 	if (a->units_total > 0) {
 		for (unsigned int i = 0; i < a->n; i++) {
+			if (a->it[i].weight <= 0)	/* e.g. a flush ahead */
+				continue;
 			entry_fill(b, &all[n], a, &a->it[i], ph, P, res->pid);
 			used += all[n].blamed_ns;
 			shares += all[n].share;
