@@ -121,7 +121,7 @@ fsyncscope: $(USER_OBJS)
 
 $(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/report.c user/hist.c user/doc.c user/fmt.c user/order_ci.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
 $(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c user/order_ci.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -137,7 +137,7 @@ $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_
 
 $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

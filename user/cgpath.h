@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * cgpath.h - the path of a cgroup v2 id ("/system.slice/backup.service"),
- * relative to the cgroup2 mount at /sys/fs/cgroup, for blame's output.
+ * relative to the cgroup2 mount (found with libmount), for blame's output.
  */
 #ifndef __FSS_CGPATH_H
 #define __FSS_CGPATH_H
