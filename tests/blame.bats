@@ -227,7 +227,8 @@ check_evidence() {
 		select(.phase == \"journal\" and .unattributed == null)] | length" "$ev")" -eq 0 ]
 	[ "$(jq -s "[.[] | select(.pid == $app and .journal_ns > 0) |
 		select(any(.blame[]; .phase == \"journal\" and
-			(.unattributed | test(\"no jbd2 commit\")) | not))] | length" \
+			((.unattributed // \"\") | test(\"no jbd2 commit\"))) | not)] |
+		length" \
 		"$ev")" -eq 0 ]
 }
 
