@@ -10,6 +10,7 @@
 #include <time.h>
 #include <json-c/json.h>
 #include "doc.h"
+#include "fmt.h"
 #include "fsnote.h"
 #include "live_agg.h"
 #include "live_doc.h"
@@ -97,7 +98,7 @@ static void blamed_text(FILE *f, const struct window *w, int top)
 		for (int p = FSS_PH_JOURNAL; p <= FSS_PH_DEV_FLUSH; p++)
 			fprintf(f, " %3.0f", g->total_ns ?
 				100.0 * g->phase_ns[p] / g->total_ns : 0.0);
-		fprintf(f, "  %.27s\n", cg ? cg : "n/a");
+		fprintf(f, "  %.20s\n", cg ? cg : "n/a");
 	}
 	free(s);
 	fprintf(f, "sync time of the traced processes by cause: self %.3f s, "
@@ -258,29 +259,32 @@ void live_text_report(FILE *f, const struct window *w,
 static void slower_blame(FILE *f, struct json_object *o)
 {
 	struct json_object *a, *x;
+	char buf[512];
+	size_t n, len = 0;
 	int shown = 0;
-	size_t n;
 
 	if (!json_object_object_get_ex(o, "blame", &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return;
 	n = json_object_array_length(a);
-	for (size_t i = 0; i < n && shown < 3; i++) {
+	for (size_t i = 0; i < n && shown < 3 && len < sizeof(buf) - 64; i++) {
 		x = json_object_array_get_idx(a, i);
 		if (json_object_object_get(x, "unattributed"))
 			continue;
-		fprintf(f, "%s %s %.0f%% ", shown ? ";" : "         blame:",
-			fss_jstr(x, "phase") ?: "?",
-			json_object_get_double(json_object_object_get(x, "share")) * 100);
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s %.0f%% ",
+				shown ? "; " : "", fss_jstr(x, "phase") ?: "?",
+				json_object_get_double(json_object_object_get(
+					x, "share")) * 100);
 		if (json_object_get_boolean(json_object_object_get(x, "self")))
-			fprintf(f, "self");
+			len += snprintf(buf + len, sizeof(buf) - len, "self");
 		else
-			fprintf(f, "pid %lld %.15s", fss_jint(x, "pid", 0),
-				fss_jstr(x, "comm") ?: "?");
+			len += snprintf(buf + len, sizeof(buf) - len, "pid %lld %.15s",
+					fss_jint(x, "pid", 0),
+					fss_jstr(x, "comm") ?: "?");
 		shown++;
 	}
-	if (shown)
-		fprintf(f, "\n");
+	if (shown)	/* 80 columns */
+		fss_print_wrapped(f, "         blame: ", 16, buf);
 }
 
 /* a --slower sync from its record (live_doc_sync) */
