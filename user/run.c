@@ -46,6 +46,7 @@ struct run_opts {
 	struct fss_cli_wl wl;		/* -s, -n, --bs..., tracing, output */
 	const char *events;
 	bool events_detail;		/* --events-detail (or --format perfetto) */
+	bool no_blame;			/* --no-blame */
 	const char *save;		/* --save FILE: the document, as JSON */
 	const char *file;
 	bool force;
@@ -62,7 +63,7 @@ struct run_opts {
 
 enum {
 	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE, OPT_METHOD, OPT_DIRECT,
-	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_USAGE,
+	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_USAGE, OPT_NO_BLAME,
 };
 
 static const char doc[] =
@@ -115,6 +116,8 @@ static const struct argp_option options[] = {
 	{ "events-detail", OPT_EVENTS_DETAIL, NULL, 0, "With --events: each sync's "
 	  "painted stretches, requests and journal commits too (for --format "
 	  "perfetto; records ~2.5x larger)", 5 },
+	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused the syncs' "
+	  "time (blame, docs/blame.md: on by default)", 5 },
 	{ "help", 'h', NULL, 0, "Give this help list", -1 },
 	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
@@ -156,6 +159,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_EVENTS_DETAIL:
 		o->events_detail = true;
+		break;
+	case OPT_NO_BLAME:
+		o->no_blame = true;
 		break;
 	case OPT_SAVE: {
 		char e[512];
@@ -945,6 +951,7 @@ static int tracer_start(struct ctx *c)
 		.fs_dev = c->ti.t.fs_kdev,
 		.disk_dev = c->ti.t.disk_kdev,
 		.verbose = o->wl.verbose,
+		.blame = !o->no_blame,
 	};
 	char err[PATH_MAX + 256];
 	struct stat fst;

@@ -182,6 +182,8 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 				       json_object_new_int64((int64_t)r->b.syncs_incomplete));
 		json_object_object_add(o, "breakdown_total", total_json(&r->b));
 		json_object_object_add(o, "syncs_by_kind", kinds_json(&r->b));
+		/* who caused the syncs' time (docs/blame.md); null: off */
+		json_object_object_add(o, "blame", fss_blame_sum_json(&r->b.blame));
 	}
 	if (ok)
 		json_object_object_add(o, "hist", hists_json(r));
