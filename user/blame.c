@@ -322,6 +322,7 @@ void fss_blame_free(struct fss_blame *b)
 	for (unsigned int i = 0; i < b->ndisks; i++)
 		free(b->disks[i].log);
 	free(b->open);
+	free(b->scratch);
 	free(b);
 }
 

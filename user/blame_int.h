@@ -88,6 +88,7 @@ struct fss_blame {
 	struct disk_log disks[BL_NDISK];
 	unsigned int ndisks;
 	struct fss_blame_stats st;
+	void *scratch;			/* blame_sync.c's, made at first use */
 };
 
 /* One cause's part of one phase while a sync is blamed. */
@@ -99,7 +100,6 @@ struct acc_item {
 };
 
 struct acc {
-	struct acc_item it[BL_NACC];
 	unsigned int n;
 	double units_total;		/* weight of every cause, folded too */
 	__u64 units_total_raw;		/* blocks or bytes behind it */
@@ -108,6 +108,7 @@ struct acc {
 	const char *reason;		/* when nothing could be split */
 	__u32 jtid, ntx, nflush;
 	__u64 tx_blocks_logged, tx_handles_stats;	/* jbd2_run_stats */
+	struct acc_item it[BL_NACC];	/* last: a reset clears what is above */
 };
 
 /* blame.c */

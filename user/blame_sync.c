@@ -11,6 +11,7 @@
  * seen, tables full) stays unattributed, with its reason.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,27 @@ struct own {
 	__u64 from, to;		/* [start, issue) of one of the sync's requests */
 };
 
+/* Per-sync work space, made once per fss_blame (no allocation per sync). */
 struct scratch {
 	struct acc acc[FSS_PH_MAX];
 	struct own own[OWN_MAX];
 	unsigned int nown;
+	struct fss_blame_entry all[4 * (BL_NACC + 1)];
 };
+
+static struct scratch *scratch_get(struct fss_blame *b)
+{
+	struct scratch *sc = b->scratch;
+
+	if (!sc)
+		sc = b->scratch = malloc(sizeof(*sc));
+	if (!sc)
+		return NULL;
+	for (int ph = 0; ph < FSS_PH_MAX; ph++)
+		memset(&sc->acc[ph], 0, offsetof(struct acc, it));
+	sc->nown = 0;
+	return sc;
+}
 
 static const char *const R_UNKNOWN_RQ =
 	"submitter not seen (request made before tracing, or no block_io_start)";
@@ -502,14 +519,12 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 
 	if (!b || !res || !out)
 		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	sc = calloc(1, sizeof(*sc));
-	all = calloc(4 * (BL_NACC + 1), sizeof(*all));
-	if (!sc || !all) {
-		free(sc);
-		free(all);
+	out->n = 0;
+	out->self_ns = out->others_ns = out->unattributed_ns = 0;
+	sc = scratch_get(b);
+	if (!sc)
 		return -ENOMEM;
-	}
+	all = sc->all;
 	disk = b->opts.disk_of ? b->opts.disk_of(res->dev, b->opts.disk_of_arg) : 0;
 	if (disk)
 		d = fss_blame__disk(b, disk, false);
@@ -529,7 +544,5 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 		n += phase_entries(b, &sc->acc[phases[k]], phases[k], res,
 				   all + n);
 	list_fill(out, all, n);
-	free(sc);
-	free(all);
 	return 0;
 }
