@@ -62,8 +62,12 @@ static __always_inline bool cur_is_kthread(void)
 	return !task->mm;
 }
 
-/* A blame record of the current task, or NULL (counted as lost). */
-static __always_inline struct fss_event *blame_reserve(__u32 type, __u32 dev)
+/*
+ * A blame record of the current task, or NULL (counted as lost); who: with
+ * its comm and cgroup (the journal thread's own records need neither).
+ */
+static __always_inline struct fss_event *blame_reserve(__u32 type, __u32 dev,
+						       const bool who)
 {
 	struct fss_event *e;
 	__u64 id = bpf_get_current_pid_tgid();
@@ -79,8 +83,10 @@ static __always_inline struct fss_event *blame_reserve(__u32 type, __u32 dev)
 	e->pid = id >> 32;
 	e->dev = dev;
 	e->ts = bpf_ktime_get_ns();
-	e->blame.cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (who) {
+		e->blame.cgroup = bpf_get_current_cgroup_id();
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+	}
 	return e;
 }
 
@@ -125,7 +131,7 @@ int blame_jhandle(struct trace_event_raw_jbd2_handle_stats *ctx)
 		return 0;
 	if (targ_fs_dev && dev != targ_fs_dev)
 		return 0;
-	e = blame_reserve(FSS_EV_JHANDLE, dev);
+	e = blame_reserve(FSS_EV_JHANDLE, dev, true);
 	if (!e)
 		return 0;
 	e->blame.jtid = ctx->tid;
@@ -148,7 +154,7 @@ int blame_jstats(struct trace_event_raw_jbd2_run_stats *ctx)
 		return 0;
 	if (targ_fs_dev && dev != targ_fs_dev)
 		return 0;
-	e = blame_reserve(FSS_EV_JSTATS, dev);
+	e = blame_reserve(FSS_EV_JSTATS, dev, false);
 	if (!e)
 		return 0;
 	e->blame.jtid = ctx->tid;
@@ -171,7 +177,7 @@ int BPF_PROG(blame_rq_owner, struct request *rq)
 	dev = fss_rq_kdev(rq, true);
 	if (targ_disk_dev && dev != targ_disk_dev)
 		return 0;
-	e = blame_reserve(FSS_EV_RQ_OWNER, dev);
+	e = blame_reserve(FSS_EV_RQ_OWNER, dev, true);
 	if (!e)
 		return 0;
 	e->blame.id = (__u64)rq;
