@@ -18,6 +18,13 @@
 #include "blame_int.h"
 
 #define OWN_MAX		64	/* own requests looked at for queue blame */
+/*
+ * A request issued ahead of one of the sync's own is looked for among
+ * those completed by the sync's end plus this: the log is in completion
+ * order, and a sync is blamed 300 ms after it ends (scanning to the log's
+ * end would cost O(requests in 300 ms) per sync).
+ */
+#define AHEAD_SLACK_NS	(10ULL * 1000 * 1000)
 #define RESERVED	4	/* list slots kept for "smaller causes" */
 
 struct own {
@@ -280,6 +287,8 @@ static void blame_queue(struct fss_blame *b, const struct fss_sync_result *res,
 	for (__u64 i = log_lower(d, res->start); i < d->n; i++) {
 		const struct done *x = log_at(d, i);
 
+		if (x->complete > res->start + res->total + AHEAD_SLACK_NS)
+			break;
 		if (x->issue && issued_ahead(sc, x))
 			credit_rq(b, a, x);
 	}
