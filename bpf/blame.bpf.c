@@ -8,7 +8,9 @@
  *  - FSS_EV_JSTATS at jbd2_run_stats (journal thread, after a commit):
  *    the transaction's handle count and blocks;
  *  - FSS_EV_RQ_OWNER at block_io_start (a request is created in
- *    submit_bio, in the submitter): the request's submitter.
+ *    submit_bio, in the submitter): the request's submitter, as a compact
+ *    struct fss_owner_event; its comm in an FSS_EV_COMM record before it
+ *    when this CPU last sent another one.
  * A kernel thread doing writeback of an inode (writeback_single_inode*)
  * is credited to the process that dirtied it (writeback_dirty_inode_enqueue,
  * in the dirtier's context) when that is still known, else reported as
@@ -90,35 +92,94 @@ static __always_inline struct fss_event *blame_reserve(__u32 type, __u32 dev,
 	return e;
 }
 
+/* Whom the current task's work is credited to (blame_credit). */
+struct credit {
+	__u32 flags;			/* FSS_BL_* */
+	__u32 wb_dev;
+	__u64 ino;
+	struct inode_owner *o;		/* the inode's dirtier, or NULL */
+};
+
 /*
  * A kernel thread in writeback of an inode: say so, and credit the
  * inode's dirtier when it is known.
  */
-static __always_inline void blame_credit(struct fss_event *e)
+static __always_inline void blame_credit(struct credit *c)
 {
-	struct wb_ctx *wb;
-	struct inode_owner *o;
 	struct inode_key k = {};
+	struct wb_ctx *wb;
 
+	c->flags = 0;
+	c->wb_dev = 0;
+	c->ino = 0;
+	c->o = NULL;
 	if (!cur_is_kthread())
 		return;
-	e->blame.flags |= FSS_BL_KTHREAD;
+	c->flags |= FSS_BL_KTHREAD;
 	wb = bpf_task_storage_get(&blame_wb, bpf_get_current_task_btf(), 0, 0);
 	if (!wb || !wb->dev)
 		return;
-	e->blame.flags |= FSS_BL_WB;
-	e->blame.wb_dev = wb->dev;
-	e->blame.ino = wb->ino;
+	c->flags |= FSS_BL_WB;
+	c->wb_dev = wb->dev;
+	c->ino = wb->ino;
 	k.dev = wb->dev;
 	k.ino = wb->ino;
-	o = bpf_map_lookup_elem(&blame_dirtier, &k);
-	if (!o)
+	c->o = bpf_map_lookup_elem(&blame_dirtier, &k);
+	if (c->o)
+		c->flags |= FSS_BL_OWNER;
+}
+
+/* The comm this CPU sent last, and whose (FSS_EV_COMM). */
+struct comm_sent {
+	__u32 pid;
+	char comm[FSS_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct comm_sent);
+} blame_comm SEC(".maps");
+
+/*
+ * Send pid's comm (the dirtier's from o, else the current task's) unless
+ * this CPU sent the same last: the compact owner record that follows
+ * carries none.  Reserved before that record, so read before it.
+ */
+static __always_inline void comm_send(__u32 pid, __u32 tid,
+				      struct inode_owner *o)
+{
+	char comm[FSS_COMM_LEN] = {};
+	struct comm_sent *last;
+	struct fss_event *e;
+	__u32 k = 0;
+
+	if (o)
+		__builtin_memcpy(comm, o->comm, sizeof(comm));
+	else
+		bpf_get_current_comm(comm, sizeof(comm));
+	last = bpf_map_lookup_elem(&blame_comm, &k);
+	if (!last)
 		return;
-	e->blame.flags |= FSS_BL_OWNER;
-	e->pid = o->pid;
-	e->tid = o->tid;
-	e->blame.cgroup = o->cgroup;
-	__builtin_memcpy(e->comm, o->comm, sizeof(e->comm));
+	if (last->pid == pid &&
+	    *(__u64 *)last->comm == *(__u64 *)comm &&
+	    *(__u64 *)(last->comm + 8) == *(__u64 *)(comm + 8))
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_drop(2);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = FSS_EV_COMM;
+	e->pid = pid;
+	e->tid = tid;
+	e->ts = bpf_ktime_get_ns();
+	__builtin_memcpy(e->comm, comm, sizeof(comm));
+	event_submit(e);
+	last->pid = pid;
+	__builtin_memcpy(last->comm, comm, sizeof(comm));
 }
 
 SEC("tp/jbd2/jbd2_handle_stats")
@@ -126,6 +187,7 @@ int blame_jhandle(struct trace_event_raw_jbd2_handle_stats *ctx)
 {
 	__u32 dev = ctx->dev;
 	struct fss_event *e;
+	struct credit c;
 
 	if (floor_only)
 		return 0;
@@ -137,9 +199,16 @@ int blame_jhandle(struct trace_event_raw_jbd2_handle_stats *ctx)
 	e->blame.jtid = ctx->tid;
 	e->blame.blocks = ctx->dirtied_blocks > 0 ? ctx->dirtied_blocks : 0;
 	e->blame.handles = 1;
-	if (ctx->sync)
-		e->blame.flags |= FSS_BL_SYNC;
-	blame_credit(e);
+	blame_credit(&c);
+	e->blame.flags = c.flags | (ctx->sync ? FSS_BL_SYNC : 0);
+	e->blame.wb_dev = c.wb_dev;
+	e->blame.ino = c.ino;
+	if (c.o) {
+		e->pid = c.o->pid;
+		e->tid = c.o->tid;
+		e->blame.cgroup = c.o->cgroup;
+		__builtin_memcpy(e->comm, c.o->comm, sizeof(e->comm));
+	}
 	event_submit(e);
 	return 0;
 }
@@ -169,7 +238,9 @@ int blame_jstats(struct trace_event_raw_jbd2_run_stats *ctx)
 SEC("tp_btf/block_io_start")
 int BPF_PROG(blame_rq_owner, struct request *rq)
 {
-	struct fss_event *e;
+	struct fss_owner_event *e;
+	__u64 id, cg;
+	struct credit c;
 	__u32 dev;
 
 	if (floor_only)
@@ -177,12 +248,32 @@ int BPF_PROG(blame_rq_owner, struct request *rq)
 	dev = fss_rq_kdev(rq, true);
 	if (targ_disk_dev && dev != targ_disk_dev)
 		return 0;
-	e = blame_reserve(FSS_EV_RQ_OWNER, dev, true);
-	if (!e)
+	blame_credit(&c);
+	if (c.o) {
+		id = ((__u64)c.o->pid << 32) | c.o->tid;
+		cg = c.o->cgroup;
+	} else {
+		id = bpf_get_current_pid_tgid();
+		cg = bpf_get_current_cgroup_id();
+	}
+	comm_send(id >> 32, (__u32)id, c.o);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_drop(2);
 		return 0;
-	e->blame.id = (__u64)rq;
-	e->blame.blocks = rq->__data_len;
-	blame_credit(e);
+	}
+	e->type = FSS_EV_RQ_OWNER;
+	e->tid = (__u32)id;
+	e->ts = bpf_ktime_get_ns();
+	e->id = (__u64)rq;
+	e->cgroup = cg;
+	e->ino = c.ino;
+	e->dev = dev;
+	e->pid = id >> 32;
+	e->wb_dev = c.wb_dev;
+	e->flags = c.flags;
+	e->bytes = rq->__data_len;
+	e->pad = 0;
 	event_submit(e);
 	return 0;
 }

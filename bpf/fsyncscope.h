@@ -23,7 +23,9 @@ enum fss_ev_type {
 	FSS_EV_RQ_REQUEUE,	/* request put back to be issued again */
 	FSS_EV_JHANDLE,		/* blame: one jbd2 handle stopped (its process) */
 	FSS_EV_JSTATS,		/* blame: one jbd2 transaction's run stats */
-	FSS_EV_RQ_OWNER,	/* blame: who created a request (submitter) */
+	FSS_EV_RQ_OWNER,	/* blame: who created a request (submitter);
+				 * on the wire a struct fss_owner_event */
+	FSS_EV_COMM,		/* blame: the comm of pid (sent when it changes) */
 	FSS_EV_MAX,
 };
 
@@ -182,6 +184,43 @@ static inline void fss_rq_event_widen(const struct fss_rq_event *w, struct fss_e
 	ev->rq.bytes = w->bytes;
 	ev->rq.flags = w->flags;
 	ev->rq.nvme_opcode = w->nvme_opcode;
+}
+
+/*
+ * FSS_EV_RQ_OWNER on the wire: one per request created, so compact and
+ * without a comm (the comm of pid came before it in an FSS_EV_COMM record
+ * when this CPU had not sent it last).  User space widens it.
+ */
+struct fss_owner_event {
+	__u32 type;		/* FSS_EV_RQ_OWNER */
+	__u32 tid;		/* thread credited */
+	__u64 ts;
+	__u64 id;		/* struct request * */
+	__u64 cgroup;		/* cgroup v2 id of the process credited */
+	__u64 ino;		/* FSS_BL_WB: inode under writeback */
+	__u32 dev;		/* disk dev_t */
+	__u32 pid;		/* process credited */
+	__u32 wb_dev;		/* FSS_BL_WB: its fs dev_t */
+	__u32 flags;		/* FSS_BL_* */
+	__u32 bytes;		/* bytes at creation */
+	__u32 pad;
+};
+
+static inline void fss_owner_event_widen(const struct fss_owner_event *w,
+					 struct fss_event *ev)
+{
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = w->type;
+	ev->tid = w->tid;
+	ev->pid = w->pid;
+	ev->dev = w->dev;
+	ev->ts = w->ts;
+	ev->blame.cgroup = w->cgroup;
+	ev->blame.id = w->id;
+	ev->blame.ino = w->ino;
+	ev->blame.blocks = w->bytes;
+	ev->blame.wb_dev = w->wb_dev;
+	ev->blame.flags = w->flags;
 }
 
 #endif /* __FSYNCSCOPE_H */

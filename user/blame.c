@@ -35,6 +35,27 @@ static bool owner_same(const struct owner *o, const struct fss_event *ev,
 	       o->flags == flags && o->ino == ino;
 }
 
+/* Remember pid's comm (from any record that carries one). */
+static void comm_note(struct fss_blame *b, __u32 pid, const char *comm)
+{
+	unsigned int i = pid & (BL_NCOMM - 1);
+
+	if (!comm[0])
+		return;
+	b->comms[i].pid = pid;
+	memcpy(b->comms[i].comm, comm, FSS_COMM_LEN);
+}
+
+/* The comm of an event: its own, else the last one sent for its pid. */
+static const char *comm_of(const struct fss_blame *b, const struct fss_event *ev)
+{
+	unsigned int i = ev->pid & (BL_NCOMM - 1);
+
+	if (ev->comm[0])
+		return ev->comm;
+	return b->comms[i].pid == ev->pid ? b->comms[i].comm : "?";
+}
+
 /* The index of the submitter an event names (OWNER_UNKNOWN when full). */
 static __u32 owner_intern(struct fss_blame *b, const struct fss_event *ev)
 {
@@ -52,7 +73,8 @@ static __u32 owner_intern(struct fss_blame *b, const struct fss_event *ev)
 		struct owner *o = &b->owners[i];
 
 		if (o->used && owner_same(o, ev, flags, ino)) {
-			memcpy(o->comm, ev->comm, sizeof(o->comm));
+			if (ev->comm[0] || !strcmp(o->comm, "?"))
+				strncpy(o->comm, comm_of(b, ev), FSS_COMM_LEN);
 			return i;
 		}
 		if (!o->used) {
@@ -63,7 +85,7 @@ static __u32 owner_intern(struct fss_blame *b, const struct fss_event *ev)
 			o->flags = flags;
 			o->wb_dev = flags & FSS_BL_WB ? ev->blame.wb_dev : 0;
 			o->ino = flags & FSS_BL_WB ? ev->blame.ino : 0;
-			memcpy(o->comm, ev->comm, sizeof(o->comm));
+			strncpy(o->comm, comm_of(b, ev), FSS_COMM_LEN);
 			return i;
 		}
 	}
@@ -331,8 +353,12 @@ int fss_blame_add(struct fss_blame *b, const struct fss_event *ev)
 	if (!b || !ev)
 		return -EINVAL;
 	switch (ev->type) {
+	case FSS_EV_COMM:
+		comm_note(b, ev->pid, ev->comm);
+		break;
 	case FSS_EV_JHANDLE:
 		b->st.records++;
+		comm_note(b, ev->pid, ev->comm);
 		add_handle(b, ev);
 		break;
 	case FSS_EV_JSTATS:

@@ -17,6 +17,7 @@
 #define BL_NLOG		32768	/* completed requests per disk */
 #define BL_NFLUSH	16384	/* flushes per disk (issue times) */
 #define BL_NOWNER	4096	/* submitters (index 0: unknown) */
+#define BL_NCOMM	4096	/* comms by pid, direct-mapped (power of 2) */
 #define BL_NACC		64	/* causes per phase of one sync */
 #define OWNER_UNKNOWN	0
 
@@ -89,6 +90,10 @@ struct fss_blame {
 	unsigned int ndisks;
 	struct fss_blame_stats st;
 	void *scratch;			/* blame_sync.c's, made at first use */
+	struct {
+		__u32 pid;
+		char comm[FSS_COMM_LEN];
+	} comms[BL_NCOMM];		/* FSS_EV_COMM and records with a comm */
 };
 
 /* One cause's part of one phase while a sync is blamed. */

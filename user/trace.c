@@ -580,6 +580,13 @@ static int handle_event(void *ctx, void *data, size_t size)
 			return 0;
 		memcpy(&w, data, sizeof(w));
 		fss_rq_event_widen(&w, &ev);
+	} else if (type == FSS_EV_RQ_OWNER) {
+		struct fss_owner_event w;
+
+		if (size < sizeof(w))
+			return 0;
+		memcpy(&w, data, sizeof(w));
+		fss_owner_event_widen(&w, &ev);
 	} else {
 		if (size < sizeof(ev))
 			return 0;

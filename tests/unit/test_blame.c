@@ -373,6 +373,36 @@ static void writeback_owner(void)
 	fss_blame_free(b);
 }
 
+/* Owner records come without a comm: the last FSS_EV_COMM of the pid names it. */
+static void comm_records(void)
+{
+	struct fss_blame *b = mk();
+	struct fss_sync_result r = sync_of(100, 0, 1000);
+	struct fss_event c = { .type = FSS_EV_COMM, .pid = 200, .tid = 201 };
+	struct fss_event o = { .type = FSS_EV_RQ_OWNER, .dev = DISK, .ts = 10,
+			       .pid = 200, .tid = 201 };
+	struct fss_blame_list l;
+
+	strcpy(c.comm, "writer");
+	add(b, &c);
+	o.blame.id = 0x1000;
+	add(b, &o);
+	o.blame.id = 0x2000;
+	o.pid = o.tid = 300;		/* no comm ever sent */
+	add(b, &o);
+	rq(b, 0x1000, 0, "", FSS_RQ_WRITE, 8192, 0, 20, 500);
+	rq(b, 0x2000, 0, "", FSS_RQ_WRITE, 8192, 0, 30, 600);
+	r.phase_ns[FSS_PH_DEV_WRITE] = 1000;
+	fss_blame_sync(b, &r, &l);
+	CHECK(find(&l, FSS_PH_DEV_WRITE, 200) &&
+	      !strcmp(find(&l, FSS_PH_DEV_WRITE, 200)->comm, "writer"),
+	      "named by its comm record");
+	CHECK(find(&l, FSS_PH_DEV_WRITE, 300) &&
+	      !strcmp(find(&l, FSS_PH_DEV_WRITE, 300)->comm, "?"),
+	      "no comm: '?', never another's");
+	fss_blame_free(b);
+}
+
 static const char *cg_path(__u64 id, void *arg)
 {
 	return id == 2 ? "/system.slice/backup.service" : NULL;
@@ -480,6 +510,7 @@ static const struct {
 	{ "queue_ahead", queue_ahead },
 	{ "jbd2_write_split", jbd2_write_split },
 	{ "writeback_owner", writeback_owner },
+	{ "comm_records", comm_records },
 	{ "json_shape", json_shape },
 	{ "bounded", bounded },
 };
