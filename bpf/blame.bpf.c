@@ -235,12 +235,51 @@ int blame_jstats(struct trace_event_raw_jbd2_run_stats *ctx)
 	return 0;
 }
 
+/*
+ * The owner record of a request (rq) or, where the kernel has no
+ * block_io_start, of a bio (bio: the request made from it starts at its
+ * first sector).
+ */
+static __always_inline int owner_event(__u64 id, __u32 dev, __u32 bytes,
+				       __u32 flags)
+{
+	struct fss_owner_event *e;
+	__u64 who, cg;
+	struct credit c;
+
+	blame_credit(&c);
+	if (c.o) {
+		who = ((__u64)c.o->pid << 32) | c.o->tid;
+		cg = c.o->cgroup;
+	} else {
+		who = bpf_get_current_pid_tgid();
+		cg = bpf_get_current_cgroup_id();
+	}
+	comm_send(who >> 32, (__u32)who, c.o);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_drop(2);
+		return 0;
+	}
+	e->type = FSS_EV_RQ_OWNER;
+	e->tid = (__u32)who;
+	e->ts = bpf_ktime_get_ns();
+	e->id = id;
+	e->cgroup = cg;
+	e->ino = c.ino;
+	e->dev = dev;
+	e->pid = who >> 32;
+	e->wb_dev = c.wb_dev;
+	e->flags = c.flags | flags;
+	e->bytes = bytes;
+	e->pad = 0;
+	event_submit(e);
+	return 0;
+}
+
 SEC("tp_btf/block_io_start")
 int BPF_PROG(blame_rq_owner, struct request *rq)
 {
-	struct fss_owner_event *e;
-	__u64 id, cg;
-	struct credit c;
 	__u32 dev;
 
 	if (floor_only)
@@ -248,34 +287,47 @@ int BPF_PROG(blame_rq_owner, struct request *rq)
 	dev = fss_rq_kdev(rq, true);
 	if (targ_disk_dev && dev != targ_disk_dev)
 		return 0;
-	blame_credit(&c);
-	if (c.o) {
-		id = ((__u64)c.o->pid << 32) | c.o->tid;
-		cg = c.o->cgroup;
-	} else {
-		id = bpf_get_current_pid_tgid();
-		cg = bpf_get_current_cgroup_id();
-	}
-	comm_send(id >> 32, (__u32)id, c.o);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_drop(2);
+	return owner_event((__u64)rq, dev, rq->__data_len, 0);
+}
+
+/* Kernels without block_io_start (before 6.5): each bio as it is queued. */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(blame_bio_owner, struct bio *bio)
+{
+	struct gendisk *disk;
+	__u32 dev;
+
+	if (floor_only)
 		return 0;
-	}
-	e->type = FSS_EV_RQ_OWNER;
-	e->tid = (__u32)id;
-	e->ts = bpf_ktime_get_ns();
-	e->id = (__u64)rq;
-	e->cgroup = cg;
-	e->ino = c.ino;
-	e->dev = dev;
-	e->pid = id >> 32;
-	e->wb_dev = c.wb_dev;
-	e->flags = c.flags;
-	e->bytes = rq->__data_len;
-	e->pad = 0;
-	event_submit(e);
-	return 0;
+	disk = bio->bi_bdev ? bio->bi_bdev->bd_disk : NULL;
+	if (!disk)
+		return 0;
+	dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
+	if (targ_disk_dev && dev != targ_disk_dev)
+		return 0;
+	return owner_event(bio->bi_iter.bi_sector, dev, bio->bi_iter.bi_size,
+			   FSS_BL_BIO);
+}
+
+/*
+ * A bio split to the queue's limits: the rest is submitted again without
+ * a block_bio_queue of its own, and a request starts at new_sector.
+ */
+SEC("tp_btf/block_split")
+int BPF_PROG(blame_bio_split, struct bio *bio, unsigned int new_sector)
+{
+	struct gendisk *disk;
+	__u32 dev;
+
+	if (floor_only)
+		return 0;
+	disk = bio->bi_bdev ? bio->bi_bdev->bd_disk : NULL;
+	if (!disk)
+		return 0;
+	dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
+	if (targ_disk_dev && dev != targ_disk_dev)
+		return 0;
+	return owner_event(new_sector, dev, 0, FSS_BL_BIO);
 }
 
 static __always_inline int wb_mark(struct inode *inode, bool start)

@@ -109,6 +109,9 @@ struct fss_journal_rec {
 #define FSS_BL_WB	(1u << 2)	/* in writeback of inode (wb_dev, ino) */
 #define FSS_BL_OWNER	(1u << 3)	/* pid/comm/cgroup are the inode's dirtier,
 					 * not the (kernel) thread that recorded */
+#define FSS_BL_BIO	(1u << 4)	/* RQ_OWNER of a bio (block_bio_queue, for
+					 * kernels without block_io_start): its id
+					 * is the bio's first sector */
 
 /*
  * Blame records (bpf/blame.bpf.c): who made the work a sync waited for.
@@ -195,7 +198,7 @@ struct fss_owner_event {
 	__u32 type;		/* FSS_EV_RQ_OWNER */
 	__u32 tid;		/* thread credited */
 	__u64 ts;
-	__u64 id;		/* struct request * */
+	__u64 id;		/* struct request * (FSS_BL_BIO: first sector) */
 	__u64 cgroup;		/* cgroup v2 id of the process credited */
 	__u64 ino;		/* FSS_BL_WB: inode under writeback */
 	__u32 dev;		/* disk dev_t */

@@ -142,6 +142,32 @@ check_evidence() {
 		length" "$ev")" -eq 0 ]
 }
 
+@test "blame: kernels without block_io_start (forced): submitters from the bios still name the writer" {
+	fss_mkfs ext4 512
+	mkdir "$FSS_MNT/o" "$FSS_MNT/w"
+	FSYNCSCOPE_BLAME_BIO=1 scenario bio "
+		$BLAMER overwrite $FSS_MNT/o 4 > $FSS_SCRATCH/ow.pid &
+		sleep 1
+		$BLAMER writer $FSS_MNT/w 2 > $FSS_SCRATCH/w.pid
+		wait" --mount "$FSS_MNT"
+	local ow w ev="$FSS_SCRATCH/bio.ev"
+	ow="$(pid_of "$FSS_SCRATCH/ow.pid")"
+	w="$(pid_of "$FSS_SCRATCH/w.pid")"
+	jq -se 'map(select(.type == "start"))[0].strategy.blame |
+		test("submitters from bios")' "$FSS_SCRATCH/bio.out"
+	check_evidence "$ev"
+	[ "$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
+		select(.pid == $w and .phase == \"device_flush\")] | length" "$ev")" -gt 0 ]
+	# of the bytes the overwriter's flushes made durable, few have no submitter
+	local unknown all
+	unknown="$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
+		select(.phase == \"device_flush\" and
+		       (.unattributed // \"\" | test(\"submitter\")))] | length" "$ev")"
+	all="$(jq -s "[.[] | select(.pid == $ow and .device_flush_ns > 0)] | length" "$ev")"
+	echo "overwriter syncs with flush time: $all, with unknown submitters: $unknown" >&3
+	[ "$(jq -n "$unknown <= 0.05 * $all")" = true ]
+}
+
 @test "blame: neighbours on a different loop device -> nothing is blamed on them" {
 	fss_mkfs ext4 256
 	local victim="$FSS_MNT"

@@ -127,7 +127,7 @@ blame_case() {
 
 BLAME_CASES="journal_split journal_two_commits journal_unattributed
 flush_payload queue_ahead jbd2_write_split writeback_owner comm_records
-json_shape bounded"
+bio_owner json_shape bounded"
 
 @test "blame: every C case has a bats test here" {
 	run "$TEST_BLAME" --list
@@ -143,5 +143,6 @@ json_shape bounded"
 @test "blame: the journal thread's writes split among the transaction's contributors" { blame_case jbd2_write_split; }
 @test "blame: writeback credited to the dirtier, else named by inode" { blame_case writeback_owner; }
 @test "blame: compact owner records are named by the comm record of their pid" { blame_case comm_records; }
+@test "blame: without block_io_start a request is owned by the bio it starts with" { blame_case bio_owner; }
 @test "blame: JSON entries, cgroup paths, shares adding up to 1" { blame_case json_shape; }
 @test "blame: tables are bounded; what falls out is unattributed" { blame_case bounded; }

@@ -289,9 +289,51 @@ static void rq_done(struct fss_blame *b, struct open_rq *r, __u64 ts,
 		b->st.rq_unknown++;
 }
 
+static struct bio_own *bio_slot(struct fss_blame *b, __u32 dev, __u64 sector)
+{
+	__u64 h = (sector ^ ((__u64)dev << 40)) * 0x9E3779B97F4A7C15ULL;
+
+	return &b->bios[h >> (64 - 14)];	/* BL_NBIO == 1 << 14 */
+}
+
+/* Kernels without block_io_start: who queued the bio at sector (dev). */
+static void add_bio(struct fss_blame *b, const struct fss_event *ev)
+{
+	struct bio_own *x = bio_slot(b, ev->dev, ev->blame.id);
+
+	x->used = true;
+	x->sector = ev->blame.id;
+	x->dev = ev->dev;
+	x->owner = owner_intern(b, ev);
+	x->tid = ev->tid;
+}
+
+/* A request with no owner record: the bio it starts with, if seen. */
+static void rq_owner_from_bio(struct fss_blame *b, struct open_rq *r,
+			      const struct fss_event *ev)
+{
+	struct bio_own *x = bio_slot(b, ev->dev, ev->rq.sector);
+
+	if (r->owned || !x->used || x->dev != ev->dev ||
+	    x->sector != ev->rq.sector)
+		return;
+	r->owned = true;
+	r->owner = x->owner;
+	r->tid = x->tid;
+}
+
 static void add_rq(struct fss_blame *b, const struct fss_event *ev)
 {
-	struct open_rq *r = open_get(b, ev);
+	struct open_rq *r;
+
+	if (ev->type == FSS_EV_RQ_OWNER && (ev->blame.flags & FSS_BL_BIO)) {
+		add_bio(b, ev);
+		return;
+	}
+	r = open_get(b, ev);
+	if (b->bios && (ev->type == FSS_EV_RQ_START ||
+			ev->type == FSS_EV_RQ_ISSUE))
+		rq_owner_from_bio(b, r, ev);
 
 	switch (ev->type) {
 	case FSS_EV_RQ_OWNER:
@@ -328,7 +370,10 @@ struct fss_blame *fss_blame_new(const struct fss_blame_opts *opts)
 	if (opts)
 		b->opts = *opts;
 	b->open = calloc(BL_NOPEN, sizeof(*b->open));
-	if (!b->open) {
+	b->bios = calloc(BL_NBIO, sizeof(*b->bios));
+	if (!b->open || !b->bios) {
+		free(b->open);
+		free(b->bios);
 		free(b);
 		return NULL;
 	}
@@ -344,6 +389,7 @@ void fss_blame_free(struct fss_blame *b)
 	for (unsigned int i = 0; i < b->ndisks; i++)
 		free(b->disks[i].log);
 	free(b->open);
+	free(b->bios);
 	free(b->scratch);
 	free(b);
 }

@@ -18,6 +18,7 @@
 #define BL_NFLUSH	16384	/* flushes per disk (issue times) */
 #define BL_NOWNER	4096	/* submitters (index 0: unknown) */
 #define BL_NCOMM	4096	/* comms by pid, direct-mapped (power of 2) */
+#define BL_NBIO		16384	/* bios by first sector, direct-mapped */
 #define BL_NACC		64	/* causes per phase of one sync */
 #define OWNER_UNKNOWN	0
 
@@ -94,6 +95,11 @@ struct fss_blame {
 		__u32 pid;
 		char comm[FSS_COMM_LEN];
 	} comms[BL_NCOMM];		/* FSS_EV_COMM and records with a comm */
+	struct bio_own {
+		__u64 sector;
+		__u32 dev, owner, tid;
+		bool used;
+	} *bios;			/* FSS_BL_BIO owner records, BL_NBIO */
 };
 
 /* One cause's part of one phase while a sync is blamed. */

@@ -397,11 +397,26 @@ static bool want_sync_prog(const struct fss_tracer *t, const char *n)
 	return t->opts.sync_kinds & (1u << kind);
 }
 
+/*
+ * Submitters come from block_io_start; kernels without it (before 6.5) use
+ * block_bio_queue (FSYNCSCOPE_BLAME_BIO=1 forces that, for tests).
+ */
+static bool blame_by_bio(void)
+{
+	const char *e = getenv("FSYNCSCOPE_BLAME_BIO");
+
+	return !has_tracepoint_btf("block_io_start") || (e && !strcmp(e, "1"));
+}
+
 /* Is the tracepoint a blame program needs in this kernel's BTF? */
 static bool blame_prog_ok(const char *n)
 {
 	if (strstr(n, "rq_owner"))
-		return has_tracepoint_btf("block_io_start");
+		return !blame_by_bio();
+	if (strstr(n, "bio_owner"))
+		return blame_by_bio() && has_tracepoint_btf("block_bio_queue");
+	if (strstr(n, "bio_split"))
+		return blame_by_bio() && has_tracepoint_btf("block_split");
 	if (strstr(n, "wb_"))
 		return has_tracepoint_btf("writeback_single_inode_start") &&
 		       has_tracepoint_btf("writeback_single_inode");
@@ -884,7 +899,8 @@ static void attach_blame(struct fss_tracer *t)
 	for (int i = 0; i < t->nprogs; i++) {
 		struct prog_info *pi = &t->progs[i];
 
-		if (pi->set == HS_BLAME && !pi->link && m < sizeof(missing))
+		if (pi->set == HS_BLAME && !pi->link && m < sizeof(missing) &&
+		    bpf_program__autoload(pi->prog))
 			m += snprintf(missing + m, sizeof(missing) - m, " %s",
 				      bpf_program__name(pi->prog) + 6);
 	}
@@ -894,8 +910,9 @@ static void attach_blame(struct fss_tracer *t)
 			 "n/a: no blame hook could be attached");
 		return;
 	}
-	snprintf(t->blame_desc, sizeof(t->blame_desc), "%d hooks%s%s", n,
-		 m ? "; not attached:" : "", missing);
+	snprintf(t->blame_desc, sizeof(t->blame_desc), "%d hooks%s%s%s", n,
+		 blame_by_bio() ? ", submitters from bios (no block_io_start)" :
+		 "", m ? "; not attached:" : "", missing);
 }
 
 static int try_load(struct fss_tracer *t, enum hookset fs_set, enum hookset blk_set, bool nvme)
@@ -1009,6 +1026,8 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts, char *err,
 	has_tracepoint_btf("writeback_single_inode_start");
 	has_tracepoint_btf("writeback_single_inode");
 	has_tracepoint_btf("writeback_dirty_inode_enqueue");
+	has_tracepoint_btf("block_bio_queue");
+	has_tracepoint_btf("block_split");
 	kernel_btf_has("io_uring_op", BTF_KIND_ENUM);
 	for (int i = 0; i < nfs; i++)
 		if (fs_try[i] == HS_FS_FENTRY) {

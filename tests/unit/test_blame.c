@@ -403,6 +403,53 @@ static void comm_records(void)
 	fss_blame_free(b);
 }
 
+/* Kernels without block_io_start: a request is owned by the bio it starts with. */
+static void bio_owner(void)
+{
+	struct fss_blame *b = mk();
+	struct fss_sync_result r = sync_of(100, 0, 1000);
+	struct fss_event o = { .type = FSS_EV_RQ_OWNER, .dev = DISK, .ts = 5,
+			       .pid = 200, .tid = 200 };
+	struct fss_event e = { .dev = DISK };
+	struct fss_blame_list l;
+
+	strcpy(o.comm, "writer");
+	o.blame.flags = FSS_BL_BIO;
+	o.blame.id = 4096;		/* its first sector */
+	add(b, &o);
+	o.blame.id = 9999;		/* another bio, no request starts there */
+	add(b, &o);
+	e.rq.id = 0x1000;
+	e.rq.sector = 4096;
+	e.rq.bytes = 65536;
+	e.rq.flags = FSS_RQ_WRITE;
+	e.type = FSS_EV_RQ_ISSUE;
+	e.ts = 20;
+	add(b, &e);
+	e.type = FSS_EV_RQ_COMPLETE;
+	e.ts = 500;
+	add(b, &e);
+	e.rq.id = 0x2000;		/* a request no bio record names */
+	e.rq.sector = 8192;
+	e.rq.bytes = 4096;
+	e.type = FSS_EV_RQ_ISSUE;
+	e.ts = 30;
+	add(b, &e);
+	e.type = FSS_EV_RQ_COMPLETE;
+	e.ts = 600;
+	add(b, &e);
+	r.phase_ns[FSS_PH_DEV_WRITE] = 1000;
+	fss_blame_sync(b, &r, &l);
+	CHECK(find(&l, FSS_PH_DEV_WRITE, 200) &&
+	      find(&l, FSS_PH_DEV_WRITE, 200)->ev.units == 65536 &&
+	      !strcmp(find(&l, FSS_PH_DEV_WRITE, 200)->comm, "writer"),
+	      "owned through its bio");
+	CHECK(find(&l, FSS_PH_DEV_WRITE, 0) &&
+	      strstr(find(&l, FSS_PH_DEV_WRITE, 0)->reason, "submitter not seen"),
+	      "the other is unattributed");
+	fss_blame_free(b);
+}
+
 static const char *cg_path(__u64 id, void *arg)
 {
 	return id == 2 ? "/system.slice/backup.service" : NULL;
@@ -511,6 +558,7 @@ static const struct {
 	{ "jbd2_write_split", jbd2_write_split },
 	{ "writeback_owner", writeback_owner },
 	{ "comm_records", comm_records },
+	{ "bio_owner", bio_owner },
 	{ "json_shape", json_shape },
 	{ "bounded", bounded },
 };
