@@ -133,6 +133,27 @@ one_line() {
 	assert_nothing_left "$IMGS"
 }
 
+@test "compare's text is its document rendered: equals report --format text of its --save, byte for byte" {
+	local s="$FSS_SCRATCH"
+	# btrfs: the journal n/a footnote; none: a table without a breakdown
+	"$FSS_BIN" compare --fs ext4,btrfs --dir "$IMGS" --count 5 \
+		--method fdatasync,none --save "$s/saved.json" > "$s/cmp.txt"
+	fss_jq "$s/saved.json" '.schema == "fsyncscope/compare" and
+		(.filesystems | map(.workloads_run) == [2, 2])'
+	"$FSS_BIN" report "$s/saved.json" --format text > "$s/rep.txt"
+	diff -u "$s/cmp.txt" "$s/rep.txt"
+	grep -q '^  \[1\] btrfs: journal n/a' "$s/cmp.txt"
+	grep -q '^none_overwrite: 8 KiB overwrite, no sync$' "$s/cmp.txt"
+	# --hist and -o FILE: the same from report --hist
+	"$FSS_BIN" compare --fs ext4 --dir "$IMGS" --count 5 --method fsync \
+		--hist -o "$s/cmph.txt" --save "$s/savedh.json" > "$s/none.txt"
+	[ ! -s "$s/none.txt" ]
+	"$FSS_BIN" report "$s/savedh.json" --hist > "$s/reph.txt"
+	diff -u "$s/cmph.txt" "$s/reph.txt"
+	grep -q '^  ext4, fsync_overwrite:$' "$s/cmph.txt"
+	assert_nothing_left "$IMGS"
+}
+
 @test "--scratch-dev refusals: no --destroy-data, not a block device, mounted, held exclusively; nothing touched" {
 	local dev sum
 	dev="$(fss_scratch_loop 400)"

@@ -409,7 +409,7 @@ fake_sysfs() {
 	! grep -q 'nvme9c9n9\|loop9' "$FSS_SCRATCH/fake.txt"
 }
 
-@test "devices --probe on a loop ext4 image: traced fdatasync run, verdict says loop device and backing file, with what was measured" {
+@test "devices --probe on a loop ext4 image: traced fdatasync run, verdict says loop device and backing file, with what was measured; report of --save prints its text byte for byte" {
 	fss_mkfs ext4 64
 	local name
 	name="$(basename "$FSS_LOOP")"
@@ -429,10 +429,21 @@ fake_sysfs() {
 		(.verdict.basis | contains(\"backed by $FSS_IMG\") and
 		 contains(\"syncs traced\"))"
 
-	run --separate-stderr "$FSS_BIN" devices --probe "$FSS_MNT" --count 30
-	[ "$status" -eq 0 ]
-	printf '%s\n' "$output" > "$FSS_SCRATCH/probe.txt"
+	# the text, straight to a file (every byte), with its document saved
+	local rc=0
+	"$FSS_BIN" devices --probe "$FSS_MNT" --count 30 \
+		--save "$FSS_SCRATCH/probe-saved.json" > "$FSS_SCRATCH/probe.txt" || rc=$?
+	[ "$rc" -eq 0 ]
 	assert_80cols "$FSS_SCRATCH/probe.txt"
+	# the text is a rendering of that document: report prints the same bytes
+	fss_jq "$FSS_SCRATCH/probe-saved.json" '.schema == "fsyncscope/devices" and
+		.probe.count == 30 and .probe.seconds == null'
+	"$FSS_BIN" report "$FSS_SCRATCH/probe-saved.json" --format text \
+		> "$FSS_SCRATCH/probe.report"
+	cmp "$FSS_SCRATCH/probe.txt" "$FSS_SCRATCH/probe.report" || {
+		diff "$FSS_SCRATCH/probe.txt" "$FSS_SCRATCH/probe.report" | head -20
+		false
+	}
 	grep -q "^Probe:    fdatasync after one 8 KiB overwrite, 30 syncs, in a temporary" "$FSS_SCRATCH/probe.txt"
 	grep -q '^          30 syncs in ' "$FSS_SCRATCH/probe.txt"
 	grep -q '^Verdict:  Loop device: a flush here is an fsync of the backing file' "$FSS_SCRATCH/probe.txt"

@@ -338,6 +338,7 @@ overwrite_syncs() {
 		2 --top 0
 		2 --slower -1
 		2 --strategy bogus
+		2 --save /nonexistent/dir/trace.jsonl
 		2 --bogus
 		2 abc
 		2 1 0

@@ -169,7 +169,7 @@ EOF
 	if [ -f "$S/cmp.json" ]; then
 		run "$FSS_BIN" report --hist "$S/cmp.json"
 		[ "$status" -eq 0 ]
-		[[ "$output" == *"ext4/fdatasync_overwrite"* ]]
+		[[ "$output" == *"  ext4, fdatasync_overwrite:"* ]]
 	fi
 }
 
@@ -211,19 +211,22 @@ EOF
 		.series != "total" and .series != "device_flush") |
 		(.change_us | fabs) < 0.05 * $t] | length == 5 and all' "$S/d.json"
 	[ "$status" -eq 0 ]
-	# at a 50 us floor (1/80 of the injected 4 ms) every other phase is
-	# within noise in p50 and mean.  At the default 5 us floor the thread's
-	# wake-up after a 4 ms sleep, some tens of us in fs or other on a busy
-	# host, is truly measured and can be "slower"; p99 is one sync's tail.
-	"$FSS_BIN" diff -j --min-change-us 50 "$S/a.json" "$S/b.json" > "$S/d50.json" || true
-	jq '.tests[0].rows[] | select(.verdict != "within noise") |
-		[.series, .stat, .change_us, .verdict] | @tsv' -r "$S/d50.json"
-	run jq -e '.method.min_change_us == 50 and ([.tests[0].rows[] | select(.series != "total"
-		and .series != "device_flush" and .stat != "p99") | .verdict ==
-		"within noise"] | length == 10 and all)' "$S/d50.json"
+	# At a 100 us floor (1/40 of the injected 4 ms) no other phase is slower
+	# in p50 or mean: the delay did not leak.  At the default 5 us floor the
+	# thread's wake-up after a 4 ms sleep, some tens of us in fs or other on
+	# a busy host, is truly measured and can be "slower"; p99 is a few
+	# syncs' tail.  One-sided, as in accuracy.bats: a phase faster than in
+	# A means A was disturbed (seen here: A's fs p50 98 us, B's 9 us, while
+	# other engineers' tests ran on both CPUs), not that the delay leaked.
+	"$FSS_BIN" diff -j --min-change-us 100 "$S/a.json" "$S/b.json" > "$S/d100.json" || true
+	jq -r '.tests[0].rows[] | select(.verdict != "within noise") |
+		[.series, .stat, .change_us, .verdict] | @tsv' "$S/d100.json"
+	run jq -e '.method.min_change_us == 100 and ([.tests[0].rows[] | select(.series != "total"
+		and .series != "device_flush" and .stat != "p99") | .verdict !=
+		"slower"] | length == 10 and all)' "$S/d100.json"
 	[ "$status" -eq 0 ]
 	run jq -e '[.tests[0].rows[] | select(.series == "total" or .series == "device_flush")
-		| .verdict == "slower"] | length == 6 and all' "$S/d50.json"
+		| .verdict == "slower"] | length == 6 and all' "$S/d100.json"
 	[ "$status" -eq 0 ]
 	"$FSS_BIN" diff -f html -o "$S/d.html" "$S/a.json" "$S/b.json" || true
 	check_page "$S/d.html" "$S/d.json" diff-flush-delay
@@ -503,10 +506,12 @@ EOF2
 	grep -q '^Compare file sync methods using one 8kB write:' "$S/t1.report"
 	grep -q '^Measured: ' "$S/t1.report"
 	grep -q '^Little.s law check' "$S/t3.report"
-	# compare's and trace's text are not rendered from the document yet
+	# compare's text is its document rendered too (tests/compare.bats has
+	# the byte-for-byte check); trace's is not rendered from it yet
 	mkdir -p "$S/cmpt"
 	"$FSS_BIN" compare --fs ext4 -n 20 --dir "$S/cmpt" --json -o "$S/cmpt.json"
 	run --separate-stderr "$FSS_BIN" report --format text "$S/cmpt.json"
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"not available yet"* ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" == "fsyncscope "*" compare"* ]]
+	[[ "$output" == *"fdatasync_overwrite: fdatasync after each 8 KiB overwrite"* ]]
 }

@@ -202,3 +202,21 @@ assert_exact_sums() {
 		! bpftool link list | grep -q "^$i: " || { echo "link $i left behind" >&2; return 1; }
 	done
 }
+
+@test "trace's text is rendered from its document: report --format text of --save prints the same bytes" {
+	fss_mkfs ext4
+	local s="$FSS_SCRATCH/trace.jsonl" txt="$FSS_SCRATCH/trace.txt" c
+	# -- CMD: the trace ends with the run (whose own output is kept out)
+	c="'$FSS_BIN' run --no-trace -n 40 --method fdatasync '$FSS_MNT' >/dev/null"
+	"$FSS_BIN" trace --mount "$FSS_MNT" --save "$s" -- sh -c "$c" > "$txt"
+	grep -q '^=== summary: ' "$txt"
+	jq -e 'select(.type == "summary") | .all.syncs >= 40 and
+		.schema == "fsyncscope/trace"' "$s"
+	"$FSS_BIN" report "$s" --format text | cmp "$txt" -
+	# intervals and --slower lines too: every record, in order
+	"$FSS_BIN" trace --mount "$FSS_MNT" --save "$s" --slower 0 0.2 \
+		-- sh -c "$c" > "$txt"
+	grep -q '^=== interval 1: ' "$txt"
+	[ "$(grep -c ' fdatasync ' "$txt")" -ge 40 ]
+	"$FSS_BIN" report "$s" --format text | cmp "$txt" -
+}

@@ -137,3 +137,29 @@ int fss_child_exec_code(int err)
 {
 	return err == ENOENT ? 127 : 126;
 }
+
+/*
+ * A signal while the child runs (trace -- CMD).  SIGCHLD: stop when CMD has exited, its
+ * status in *rc.  SIGINT/SIGTERM: the first is passed on to CMD unless the
+ * terminal sent it to both of us already; the trace goes on until CMD
+ * exits.  A second one stops the trace (exit 128 + it).  True: stop.
+ */
+bool fss_child_on_signal(struct fss_child *c, int sig, const siginfo_t *si,
+			 int nth, int *rc)
+{
+	int code;
+
+	if (sig == SIGCHLD) {
+		if (fss_child_reap(c, 0, &code) != 1)
+			return false;
+		*rc = code;
+		return true;
+	}
+	if (c->pid <= 0 || nth > 1) {
+		*rc = 128 + sig;
+		return true;
+	}
+	if (si->si_code != SI_KERNEL)
+		kill(c->pid, sig);
+	return false;
+}

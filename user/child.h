@@ -8,6 +8,7 @@
 #define __FSS_CHILD_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -46,5 +47,14 @@ int fss_child_reap(struct fss_child *c, int block, int *code);
 
 /* What a shell returns when CMD cannot be run: 127 not found, else 126. */
 int fss_child_exec_code(int err);
+
+/*
+ * A signal (taken with sigwaitinfo) while the child runs.  SIGCHLD: true
+ * when the child has exited, its exit code in *rc.  SIGINT/SIGTERM: the
+ * first (nth 1) is passed on to the child unless the terminal sent it to
+ * both already; a second one means stop (*rc 128 + sig).  True: stop.
+ */
+bool fss_child_on_signal(struct fss_child *c, int sig, const siginfo_t *si,
+			 int nth, int *rc);
 
 #endif /* __FSS_CHILD_H */

@@ -6,10 +6,12 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "trace.h"
 #include "workload.h"
 
 int fss_cli_parse(const struct argp *argp, int argc, char **argv,
@@ -237,4 +239,78 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 const struct argp fss_cli_wl_argp = {
 	.options = wl_options,
 	.parser = wl_parse,
+};
+
+/* ---- the live commands' options (trace, exporter) ---- */
+
+enum { CLI_MOUNT = 0x1100, CLI_LIVE_STRATEGY, CLI_CALIB_DIR };
+
+static const struct argp_option live_options[] = {
+	{ "pid", 'p', "PID", 0, "Only syncs of this process (all its threads); "
+	  "repeatable", 1 },
+	{ "comm", 'c', "COMM", 0, "Only syncs of tasks whose comm is exactly COMM", 1 },
+	{ "mount", CLI_MOUNT, "DIR", 0, "Only syncs on the filesystem mounted "
+	  "at/under DIR", 1 },
+	{ "strategy", CLI_LIVE_STRATEGY, "auto|fentry|kprobe|tracepoint", 0,
+	  "Force an attach strategy (default auto)", 6 },
+	{ "calib-dir", CLI_CALIB_DIR, "DIR", 0, "Where the start-up calibration "
+	  "does its 4 KiB scratch syncs", 6 },
+	{ "verbose", 'v', NULL, 0, "Show the attach strategy (-vv: libbpf "
+	  "messages)", 6 },
+	{ 0 },
+};
+
+static error_t live_parse(int key, char *arg, struct argp_state *state)
+{
+	struct fss_cli_live *l = state->input;
+	enum fss_strategy st;
+	unsigned long long v;
+
+	switch (key) {
+	case 'p':
+		if (fss_cli_parse_uint(arg, INT_MAX, &v)) {
+			argp_error(state, "-p: not a process id: '%s'", arg);
+			return EINVAL;
+		}
+		if (l->ntgids >= FSS_CLI_MAX_PIDS) {
+			argp_error(state, "-p: at most %d processes (got more at "
+				   "'%s')", FSS_CLI_MAX_PIDS, arg);
+			return EINVAL;
+		}
+		l->tgids[l->ntgids++] = (__u32)v;
+		break;
+	case 'c':
+		if (!arg[0] || strlen(arg) >= FSS_COMM_LEN) {
+			argp_error(state, "-c: a comm is 1 to 15 characters (got "
+				   "'%s')", arg);
+			return EINVAL;
+		}
+		l->comm = arg;
+		break;
+	case CLI_MOUNT:
+		l->mount = arg;
+		break;
+	case CLI_LIVE_STRATEGY:
+		if (fss_strategy_parse(arg, &st)) {
+			argp_error(state, "--strategy: unknown strategy '%s' (auto, "
+				   "fentry, kprobe, tracepoint)", arg);
+			return EINVAL;
+		}
+		l->strategy = st;
+		break;
+	case CLI_CALIB_DIR:
+		l->calib_dir = arg;
+		break;
+	case 'v':
+		l->verbose++;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp fss_cli_live_argp = {
+	.options = live_options,
+	.parser = live_parse,
 };

@@ -66,4 +66,26 @@ void fss_cli_wl_defaults(struct fss_cli_wl *w);
 
 extern const struct argp fss_cli_wl_argp;
 
+/*
+ * The options of the live commands (trace, exporter): which syncs and how
+ * the tracer attaches.  An argp child, fss_cli_live_argp: the command
+ * points state->child_inputs[i] at its struct fss_cli_live (zeroed) in
+ * ARGP_KEY_INIT.  Help group 1 (what is traced) and 6 (-v, --strategy,
+ * --calib-dir).  -p takes ids as given (1 to INT_MAX): whether they exist
+ * (and are threads of which process) is the command's to check.
+ */
+#define FSS_CLI_MAX_PIDS	1024	/* size of the kernel's tgids filter map */
+
+struct fss_cli_live {
+	__u32 tgids[FSS_CLI_MAX_PIDS];	/* -p, repeatable */
+	int ntgids;
+	const char *comm;		/* -c */
+	const char *mount;		/* --mount DIR */
+	const char *calib_dir;		/* --calib-dir DIR */
+	int strategy;			/* --strategy: an enum fss_strategy */
+	int verbose;			/* -v, repeatable */
+};
+
+extern const struct argp fss_cli_live_argp;
+
 #endif /* __FSS_CLI_H */

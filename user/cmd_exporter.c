@@ -38,23 +38,16 @@
 #include "trace.h"
 
 #define PROG		"fsyncscope exporter"
-#define MAX_PIDS	1024
 #define DEFAULT_LISTEN	"9469"
 #define NSEC		1000000000ULL
 
 static struct {
 	const char *listen;
 	const char *textfile;
-	const char *mount;
-	const char *comm;
-	const char *calib_dir;
-	__u32 tgids[MAX_PIDS];
-	int ntgids;
+	struct fss_cli_live live;	/* -p, -c, --mount, --strategy, ... */
 	unsigned int labels;
 	unsigned long long max_series;
 	double interval;
-	enum fss_strategy strategy;
-	int verbose;
 	bool help, usage;
 } env;
 
@@ -89,9 +82,6 @@ enum {
 	OPT_LABELS,
 	OPT_MAX_SERIES,
 	OPT_INTERVAL,
-	OPT_MOUNT,
-	OPT_STRATEGY,
-	OPT_CALIB_DIR,
 };
 
 static const struct argp_option opts[] = {
@@ -100,12 +90,6 @@ static const struct argp_option opts[] = {
 	{ "interval", OPT_INTERVAL, "SECS", 0, "Drain the tracer and write the textfile every SECS (default 5)", 0 },
 	{ "labels", OPT_LABELS, "LIST", 0, "Labels of the sync series: kind,device,comm,cgroup (default kind,device)", 0 },
 	{ "max-series", OPT_MAX_SERIES, "N", 0, "At most N label sets (default 500); the rest folded into comm=\"other\"", 0 },
-	{ "pid", 'p', "PID", 0, "Only syncs of this process; repeatable", 0 },
-	{ "comm", 'c', "COMM", 0, "Only syncs of tasks whose comm is exactly COMM", 0 },
-	{ "mount", OPT_MOUNT, "DIR", 0, "Only syncs on the filesystem mounted at/under DIR", 0 },
-	{ "strategy", OPT_STRATEGY, "auto|fentry|kprobe|tracepoint", 0, "Force an attach strategy (default auto)", 0 },
-	{ "calib-dir", OPT_CALIB_DIR, "DIR", 0, "Where the start-up calibration does its 4 KiB scratch syncs", 0 },
-	{ "verbose", 'v', NULL, 0, "Show the attach strategy (-vv: libbpf messages)", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", -1 },
 	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
 	{},
@@ -115,9 +99,17 @@ static const struct argp_option opts[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	unsigned long long v;
-
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env.live;
+		break;
+	case ARGP_KEY_END:
+		/* -p: a process that is not there is a usage error here */
+		for (int i = 0; i < env.live.ntgids; i++)
+			if (kill((pid_t)env.live.tgids[i], 0) && errno == ESRCH)
+				return bad(state, "-p %u: no such process",
+					   env.live.tgids[i]);
+		break;
 	case OPT_LISTEN:
 		env.listen = arg;
 		break;
@@ -138,33 +130,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (fss_cli_parse_uint(arg, FSS_M_MAX_SERIES, &env.max_series))
 			return bad(state, "--max-series: not 1 to %d: '%s'", FSS_M_MAX_SERIES, arg);
 		break;
-	case 'p':
-		if (fss_cli_parse_uint(arg, INT_MAX, &v))
-			return bad(state, "-p: not a process id: '%s'", arg);
-		if (kill((pid_t)v, 0) && errno == ESRCH)
-			return bad(state, "-p %s: no such process", arg);
-		if (env.ntgids >= MAX_PIDS)
-			return bad(state, "-p: at most %d processes", MAX_PIDS);
-		env.tgids[env.ntgids++] = v;
-		break;
-	case 'c':
-		if (!arg[0] || strlen(arg) >= FSS_COMM_LEN)
-			return bad(state, "-c: a comm is 1 to 15 characters (got '%s')", arg);
-		env.comm = arg;
-		break;
-	case OPT_MOUNT:
-		env.mount = arg;
-		break;
-	case OPT_STRATEGY:
-		if (fss_strategy_parse(arg, &env.strategy))
-			return bad(state, "--strategy: unknown strategy '%s' (auto, fentry, kprobe, tracepoint)", arg);
-		break;
-	case OPT_CALIB_DIR:
-		env.calib_dir = arg;
-		break;
-	case 'v':
-		env.verbose++;
-		break;
 	case 'h':
 		env.help = true;
 		break;
@@ -179,9 +144,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &fss_cli_live_argp, 0, NULL, 0 },
+	{ 0 },
+};
+
 static const struct argp argp = {
 	.options = opts,
 	.parser = parse_arg,
+	.children = children,
 	.doc = doc,
 };
 
@@ -428,18 +399,6 @@ static int check_textfile_dir(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-/* A directory for the calibration syncs, on a block device if we can. */
-static const char *default_calib_dir(void)
-{
-	static const char *cands[] = { "/var/tmp", "/tmp" };
-	struct fss_target t;
-
-	for (unsigned int i = 0; i < sizeof(cands) / sizeof(cands[0]); i++)
-		if (!access(cands[i], W_OK) && !fss_target_lookup(cands[i], &t) && t.has_disk)
-			return cands[i];
-	return "/tmp";
-}
-
 static void set_info(void)
 {
 	struct json_object *sj = fss_tracer_strategy_json(T), *layers;
@@ -527,14 +486,14 @@ static int check_targets(struct fss_trace_opts *to, int *lfd)
 	*lfd = -1;
 	if (!env.listen && !env.textfile)
 		env.listen = DEFAULT_LISTEN;
-	if (env.mount) {
-		if (fss_mount_filter(env.mount, &to->fs_dev, &to->disk_dev, err,
+	if (env.live.mount) {
+		if (fss_mount_filter(env.live.mount, &to->fs_dev, &to->disk_dev, err,
 				     sizeof(err))) {
 			fprintf(stderr, PROG ": %s\n", err);
 			return 1;
 		}
-		if (!env.calib_dir)
-			env.calib_dir = env.mount;
+		if (!env.live.calib_dir)
+			env.live.calib_dir = env.live.mount;
 	}
 	if (env.textfile && check_textfile_dir(env.textfile, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
@@ -595,12 +554,12 @@ int cmd_exporter(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 
-	to.strategy = env.strategy;
-	to.calib_dir = env.calib_dir ? env.calib_dir : default_calib_dir();
-	to.verbose = env.verbose;
-	to.tgids = env.tgids;
-	to.ntgids = env.ntgids;
-	to.comm = env.comm;
+	to.strategy = env.live.strategy;
+	to.calib_dir = env.live.calib_dir ? env.live.calib_dir : fss_calib_dir_default();
+	to.verbose = env.live.verbose;
+	to.tgids = env.live.tgids;
+	to.ntgids = env.live.ntgids;
+	to.comm = env.live.comm;
 	to.live = true;
 	to.on_sync = on_sync;
 	to.on_event = on_event;
@@ -611,7 +570,7 @@ int cmd_exporter(int argc, char **argv)
 		goto out;
 	}
 	set_info();
-	if (env.verbose)
+	if (env.live.verbose)
 		fss_tracer_print_strategy(T, stderr);
 	if (env.textfile && write_textfile(env.textfile, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * cmd_report.c - `fsyncscope report FILE`: render a saved result (any
- * command's --json output) again, as HTML, CSV, JSON or the --hist text
- * view, later and elsewhere; needs no privilege and no tracer.
+ * command's --json output) again, as HTML, CSV, JSON or text (with --hist,
+ * the histograms too), later and elsewhere; needs no privilege and no tracer.
  */
 #include <argp.h>
 #include <stdio.h>
@@ -28,7 +28,8 @@ static const char doc[] =
 "Render a saved fsyncscope result (the --json output of run, compare, trace "
 "or diff) as HTML (one self-contained page: charts of the phases, latency "
 "histograms with p50/p99/p99.9, a timeline of the syncs with --events), "
-"CSV, JSON, or the --hist text view.  Needs no privilege and no tracer."
+"CSV, JSON, or text (what run, compare, devices or diff printed; --hist "
+"adds the histograms).  Needs no privilege and no tracer."
 "\v"
 "EXAMPLES:\n"
 "  fsyncscope run --json --events ev.jsonl /mnt/db > run.json\n"
@@ -43,7 +44,8 @@ static const char doc[] =
 
 static const struct argp_option options[] = {
 	{ "format", 'f', "FMT", 0, "html (default), csv, json, perfetto (with "
-	  "--events), text (with --hist)", 0 },
+	  "--events), text (run, compare, devices, diff: what the command "
+	  "printed)", 0 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (whole or not at all) instead of stdout", 0 },
 	{ "events", OPT_EVENTS, "FILE", 0, "Per-sync records from run --events: the "
 	  "timeline (html) or one CSV row per sync", 0 },
@@ -139,6 +141,7 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	ro.events_path = o.events;
+	ro.lines_path = o.in;		/* trace's text: every record */
 	ro.hist = o.hist;
 	ro.max_syncs = (size_t)o.max_syncs;
 	return fss_emit(d, o.fmt, o.out, &ro);

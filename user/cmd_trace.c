@@ -13,22 +13,17 @@
  * (out_text_trace.c).
  */
 #include <argp.h>
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <json-c/json.h>
 #include "attr.h"
 #include "child.h"
@@ -36,35 +31,29 @@
 #include "commands.h"
 #include "devinfo.h"
 #include "doc.h"
-#include "render.h"
 #include "live_agg.h"
 #include "live_doc.h"
 #include "live_names.h"
+#include "render.h"
+#include "report.h"
 #include "target.h"
 #include "trace.h"
 
 #define PROG		"fsyncscope trace"
-#define MAX_PIDS	1024	/* size of the kernel's tgids filter map */
 #define NSEC		LIVE_NSEC
 
 /* ---- options ---- */
 
 static struct {
-	__u32 tgids[MAX_PIDS];
-	int ntgids;
-	const char *comm;
+	struct fss_cli_live live;	/* -p, -c, --mount, --strategy, ... */
 	const char *cgroup;
-	const char *mount;
 	const char *dev;
-	const char *calib_dir;
 	double interval;	/* seconds, 0: no interval reports */
 	long count;		/* interval reports, 0: unlimited */
 	double duration;	/* seconds, 0: until Ctrl-C */
 	int top;
 	double slower_ms;	/* < 0: off */
 	bool json;
-	int verbose;
-	enum fss_strategy strategy;
 	int npos;
 	bool help, usage;
 	char **cmd;		/* -- CMD ARGS...: NULL-terminated, or NULL */
@@ -72,6 +61,7 @@ static struct {
 	const char *output;	/* -o FILE */
 	const char *events;	/* --events FILE */
 	bool events_detail;	/* --events-detail */
+	const char *save;	/* --save FILE: the JSON Lines, whatever is printed */
 	bool no_blame;		/* --no-blame */
 } env;
 
@@ -114,39 +104,32 @@ static const char doc[] =
 "                                        # one command and its children\n";
 
 enum {
-	OPT_FORMAT = 0x80, OPT_EVENTS, OPT_EVENTS_DETAIL,
+	OPT_FORMAT = 0x80, OPT_EVENTS, OPT_EVENTS_DETAIL, OPT_SAVE,
 	OPT_CGROUP = 0x100,
-	OPT_MOUNT,
 	OPT_DEV,
 	OPT_TOP,
 	OPT_SLOWER,
-	OPT_STRATEGY,
-	OPT_CALIB_DIR,
 	OPT_NO_BLAME,
 };
 
 static const struct argp_option opts[] = {
-	{ "pid", 'p', "PID", 0, "Trace this process (all its threads); repeatable", 0 },
-	{ "comm", 'c', "COMM", 0, "Trace tasks whose comm is exactly COMM", 0 },
-	{ "cgroup", OPT_CGROUP, "PATH|ID", 0, "Trace tasks in this cgroup v2 (path, relative to the cgroup2 mount, or id)", 0 },
-	{ "mount", OPT_MOUNT, "DIR", 0, "Only syncs on the filesystem mounted at/under DIR", 0 },
-	{ "dev", OPT_DEV, "DEV", 0, "Only syncs on filesystems of this block device (/dev/X, X or MAJ:MIN)", 0 },
-	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
-	{ "top", OPT_TOP, "N", 0, "Processes and files shown (by total sync time; default 10)", 0 },
-	{ "slower", OPT_SLOWER, "MS", 0, "Print each sync slower than MS ms as it happens, with its breakdown", 0 },
-	{ "json", 'j', NULL, 0, "JSON Lines output (one object per report / slow sync)", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH|ID", 0, "Trace tasks in this cgroup v2 (path, relative to the cgroup2 mount, or id)", 1 },
+	{ "dev", OPT_DEV, "DEV", 0, "Only syncs on filesystems of this block device (/dev/X, X or MAJ:MIN)", 1 },
+	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 2 },
+	{ "top", OPT_TOP, "N", 0, "Processes and files shown (by total sync time; default 10)", 2 },
+	{ "slower", OPT_SLOWER, "MS", 0, "Print each sync slower than MS ms as it happens, with its breakdown", 2 },
+	{ "json", 'j', NULL, 0, "JSON Lines output (one object per report / slow sync)", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default), json (= -j), html (a page of "
-	  "the summary at the end), perfetto (the --events records at the end)", 0 },
+	  "the summary at the end), perfetto (the --events records at the end)", 2 },
 	{ "output", 'o', "FILE", 0, "Write the output to FILE (whole, at the end) "
-	  "instead of stdout", 0 },
-	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 0 },
+	  "instead of stdout", 2 },
+	{ "save", OPT_SAVE, "FILE", 0, "Also write the JSON Lines (as -j) to FILE, "
+	  "whatever is printed: 'report FILE --format text' prints the text again", 2 },
+	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 2 },
 	{ "events-detail", OPT_EVENTS_DETAIL, NULL, 0, "With --events: each sync's "
-	  "painted stretches, requests and commits (for perfetto)", 0 },
+	  "painted stretches, requests and commits (for perfetto)", 2 },
 	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused each sync's "
-	  "time (blame: on by default; off costs the least)", 0 },
-	{ "strategy", OPT_STRATEGY, "auto|fentry|kprobe|tracepoint", 0, "Force an attach strategy (default auto)", 0 },
-	{ "calib-dir", OPT_CALIB_DIR, "DIR", 0, "Where the start-up calibration does its 4 KiB scratch syncs", 0 },
-	{ "verbose", 'v', NULL, 0, "Show the attach strategy (-vv: libbpf messages)", 0 },
+	  "time (blame: on by default; off costs the least)", 2 },
 	{ "help", 'h', NULL, 0, "Show this help", -1 },
 	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
 	{},
@@ -181,87 +164,23 @@ static bool parse_long(const char *s, long *out)
 	return true;
 }
 
-/* A thread id is accepted too: the filter is on whole processes (tgid). */
-static int pid_to_tgid(long pid, __u32 *tgid)
-{
-	char path[64], line[256];
-	FILE *f;
-	int rc = -ESRCH;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int v;
-
-		if (sscanf(line, "Tgid: %u", &v) == 1) {
-			*tgid = v;
-			rc = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
-/*
- * After parsing: each -p PID to its process (tgid), duplicates dropped.
- * A pid that is not there is an error (1), not a usage error.
- */
-static int pids_to_tgids(void)
-{
-	int n = 0;
-
-	for (int i = 0; i < env.ntgids; i++) {
-		bool dup = false;
-		__u32 tgid;
-
-		if (pid_to_tgid(env.tgids[i], &tgid)) {
-			fprintf(stderr, PROG ": -p %u: no such process\n", env.tgids[i]);
-			return -1;
-		}
-		for (int j = 0; j < n && !dup; j++)
-			dup = env.tgids[j] == tgid;
-		if (!dup)
-			env.tgids[n++] = tgid;
-	}
-	env.ntgids = n;
-	return 0;
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	long l;
 	double d;
 
 	switch (key) {
-	case 'p':
-		if (!parse_long(arg, &l) || l <= 0 || l > INT_MAX)
-			return bad(state, "-p: not a process id: '%s'", arg);
-		if (env.ntgids >= MAX_PIDS)
-			return bad(state, "-p: at most 1024 processes (got more at '%s')", arg);
-		/* a pid for now; pids_to_tgids() looks the processes up */
-		env.tgids[env.ntgids++] = l;
-		break;
-	case 'c':
-		if (!arg[0] || strlen(arg) >= FSS_COMM_LEN)
-			return bad(state, "-c: a comm is 1 to 15 characters (got '%s')", arg);
-		env.comm = arg;
+	case ARGP_KEY_INIT:
+		/* -p pids for now; fss_pids_to_tgids() looks them up */
+		state->child_inputs[0] = &env.live;
 		break;
 	case OPT_CGROUP:
 		if (!arg[0])
 			return bad(state, "--cgroup: empty path");
 		env.cgroup = arg;
 		break;
-	case OPT_MOUNT:
-		env.mount = arg;
-		break;
 	case OPT_DEV:
 		env.dev = arg;
-		break;
-	case OPT_CALIB_DIR:
-		env.calib_dir = arg;
 		break;
 	case OPT_FORMAT:
 		if (fss_fmt_parse(arg, &env.format) || env.format == FSS_FMT_CSV)
@@ -275,6 +194,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (fss_out_check(arg, e, sizeof(e)))
 			return bad(state, "-o: %s", e);
 		env.output = arg;
+		break;
+	}
+	case OPT_SAVE: {
+		char e[512];
+
+		if (fss_out_check(arg, e, sizeof(e)))
+			return bad(state, "--save: %s", e);
+		env.save = arg;
 		break;
 	}
 	case OPT_EVENTS:
@@ -304,13 +231,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'j':
 		env.json = true;
 		break;
-	case OPT_STRATEGY:
-		if (fss_strategy_parse(arg, &env.strategy))
-			return bad(state, "--strategy: unknown strategy '%s' (auto, fentry, kprobe, tracepoint)", arg);
-		break;
-	case 'v':
-		env.verbose++;
-		break;
 	case 'h':
 		env.help = true;
 		break;
@@ -337,9 +257,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &fss_cli_live_argp, 0, NULL, 0 },
+	{ 0 },
+};
+
 static const struct argp argp = {
 	.options = opts,
 	.parser = parse_arg,
+	.children = children,
 	.args_doc = "[INTERVAL [COUNT]]\n[INTERVAL] -- CMD [ARG...]",
 	.doc = doc,
 };
@@ -356,10 +282,35 @@ static struct {
 	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
 	FILE *out;
 	FILE *events;			/* --events */
+	struct fss_out save;		/* --save */
+	bool saved_summary;		/* the summary is in --save's file */
 	bool emit_failed;		/* --format html/perfetto not written */
 } L = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* ---- tracer callbacks (consumer thread, tracer lock held) ---- */
+
+/*
+ * A record of the trace (a document, or a --slower sync) as a JSON line
+ * (-j) or as text (through text, NULL: none), and into --save's file.
+ */
+static void print_record(struct json_object *o,
+			 void (*text)(FILE *, struct json_object *))
+{
+	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+
+	if (L.save.f)
+		fprintf(L.save.f, "%s\n", line);
+	if (env.json)
+		fprintf(L.out, "%s\n", line);
+	else if (text)
+		text(L.out, o);
+	fflush(L.out);
+}
+
+static void text_report(FILE *f, struct json_object *doc)
+{
+	fss_text_trace(f, doc);
+}
 
 /* --slower: one sync as it happens, a JSON line or its text */
 static void print_slow(const struct fss_sync_result *r)
@@ -367,19 +318,16 @@ static void print_slow(const struct fss_sync_result *r)
 	struct json_object *o = live_doc_sync(r, r->start + r->total +
 					      L.mono_to_wall_ns);
 
-	if (env.json)
-		fprintf(L.out, "%s\n",
-			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	else
-		fss_text_trace_sync(L.out, o);
+	print_record(o, fss_text_trace_sync);
 	json_object_put(o);
-	fflush(L.out);
 }
 
 static void on_sync(const struct fss_sync_result *r, void *arg)
 {
 	struct dev_facts *d;
 
+	if (L.events)	/* --events: every sync, filtered or not */
+		fss_sync_result_write_json(L.events, "live", r);
 	pthread_mutex_lock(&L.lock);
 	d = live_names_dev(r->dev);
 	if (L.only_disk && (!d || d->disk != L.only_disk)) {
@@ -415,57 +363,31 @@ static void on_event(const struct fss_event *ev, void *arg)
 
 /* ---- the command ---- */
 
-static void describe_targets(char *buf, size_t len, __u64 cg)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (env.cmd) {
-		n += snprintf(buf + n, len - n, "%s (pid %u) and its children",
-			      env.cmd[0], env.tgids[0]);
-	} else if (env.ntgids) {
-		n += snprintf(buf + n, len - n, "pid");
-		for (int i = 0; i < env.ntgids && n < len - 16; i++)
-			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ", env.tgids[i]);
-	}
-	if (env.comm && n < len)
-		n += snprintf(buf + n, len - n, "%scomm %s", n ? ", " : "", env.comm);
-	if (env.cgroup && n < len)
-		n += snprintf(buf + n, len - n, "%scgroup %s (id %llu)", n ? ", " : "",
-			      env.cgroup, (unsigned long long)cg);
-	if (env.mount && n < len)
-		n += snprintf(buf + n, len - n, "%smount %s", n ? ", " : "", env.mount);
-	if (env.dev && n < len)
-		n += snprintf(buf + n, len - n, "%sdev %s", n ? ", " : "", env.dev);
-	if (!n)
-		snprintf(buf, len, "every sync on the host");
-}
-
+/* An interval or the summary: printed, rendered (html, perfetto), saved. */
 static void emit_report(int w, const struct live_report_ctx *rc)
 {
+	struct fss_render_opts ro = { .events_path = env.events };
 	struct json_object *o;
 
-	if (at_end_only()) {
-		struct fss_render_opts ro = { .events_path = env.events };
-
-		if (rc->index)		/* intervals: only the summary is drawn */
-			return;
+	/* html, perfetto: only the summary is drawn */
+	if (at_end_only() && rc->index && !L.save.f)
+		return;
+	o = live_doc_report(&L.win[w], rc);
+	if (!at_end_only()) {
+		print_record(o, text_report);
+	} else if (L.save.f) {
+		fprintf(L.save.f, "%s\n",
+			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	}
+	L.saved_summary = !rc->index;
+	if (at_end_only() && !rc->index) {
 		if (L.events)
 			fflush(L.events);
-		if (fss_emit(live_doc_report(&L.win[w], rc), env.format,
-			     env.output, &ro))
+		if (fss_emit(o, env.format, env.output, &ro))
 			L.emit_failed = true;
 		return;
 	}
-	if (env.json) {
-		o = live_doc_report(&L.win[w], rc);
-		fprintf(L.out, "%s\n",
-			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-		json_object_put(o);
-	} else {
-		live_text_report(L.out, &L.win[w], rc);
-	}
-	fflush(L.out);
+	json_object_put(o);
 }
 
 /* Attribute what the kernel recorded up to now; fold the flush facts in. */
@@ -475,6 +397,8 @@ static void live_flush(struct fss_tracer *t)
 
 	if (fss_tracer_live_flush(t, &fst) < 0)
 		return;
+	if (L.events)
+		fflush(L.events);
 	pthread_mutex_lock(&L.lock);
 	live_flush_add(&L.win[0].flush, &fst);
 	live_flush_add(&L.win[1].flush, &fst);
@@ -509,41 +433,15 @@ static void resolve_late(int w)
 	}
 }
 
-/*
- * -- CMD: a signal while CMD runs.  SIGCHLD: stop when CMD has exited, its
- * status in *rc.  SIGINT/SIGTERM: the first is passed on to CMD unless the
- * terminal sent it to both of us already; the trace goes on until CMD
- * exits.  A second one stops the trace (exit 128 + it).  True: stop.
- */
-static bool cmd_signal(struct fss_child *c, int sig, const siginfo_t *si,
-		       int nth, int *rc)
-{
-	int code;
-
-	if (sig == SIGCHLD) {
-		if (fss_child_reap(c, 0, &code) != 1)
-			return false;
-		*rc = code;
-		return true;
-	}
-	if (c->pid <= 0 || nth > 1) {
-		*rc = 128 + sig;
-		return true;
-	}
-	if (si->si_code != SI_KERNEL)
-		kill(c->pid, sig);
-	return false;
-}
-
 /* Options that do not go together: usage errors (2), before anything else. */
 static int check_usage(void)
 {
-	if (env.cmd && env.ntgids)
+	if (env.cmd && env.live.ntgids)
 		return fss_cli_usage_error(PROG, "-p and -- CMD: give one of them");
 	if (env.cmd && (env.duration || env.count))
 		return fss_cli_usage_error(PROG, "-d and COUNT do not apply to "
 					   "-- CMD: the trace ends when CMD exits");
-	if (env.mount && env.dev)
+	if (env.live.mount && env.dev)
 		return fss_cli_usage_error(PROG, "--mount and --dev: give one of them");
 	if (env.format == FSS_FMT_PERFETTO && !env.events)
 		return fss_cli_usage_error(PROG, "--format perfetto draws the --events "
@@ -570,20 +468,23 @@ static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
 	static char calib_buf[PATH_MAX];
 	bool whole_disk_dev = false;
 	char err[512];
+	__u32 missing;
 
-	if (pids_to_tgids())
+	if (fss_pids_to_tgids(env.live.tgids, &env.live.ntgids, &missing)) {
+		fprintf(stderr, PROG ": -p %u: no such process\n", missing);
 		return 1;
+	}
 	if (env.cgroup && fss_cgroup_id(env.cgroup, cg, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
-	if (env.mount) {
-		if (fss_mount_filter(env.mount, fs_dev, disk_dev, err, sizeof(err))) {
+	if (env.live.mount) {
+		if (fss_mount_filter(env.live.mount, fs_dev, disk_dev, err, sizeof(err))) {
 			fprintf(stderr, PROG ": %s\n", err);
 			return 1;
 		}
-		if (!env.calib_dir)
-			env.calib_dir = env.mount;
+		if (!env.live.calib_dir)
+			env.live.calib_dir = env.live.mount;
 	}
 	if (env.dev) {
 		__u32 blk, disk;
@@ -606,13 +507,13 @@ static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
 			fprintf(stderr, PROG ": --dev %s: no mounted filesystem on it\n", env.dev);
 			return 1;
 		}
-		if (!env.calib_dir)
-			env.calib_dir = calib_buf;
+		if (!env.live.calib_dir)
+			env.live.calib_dir = calib_buf;
 	}
 	/* a whole disk under several filesystems: syncs are filtered here */
 	L.only_disk = whole_disk_dev ? *disk_dev : 0;
-	if (!env.calib_dir)
-		env.calib_dir = fss_calib_dir_default();
+	if (!env.live.calib_dir)
+		env.live.calib_dir = fss_calib_dir_default();
 	return 0;
 }
 
@@ -630,8 +531,15 @@ static int open_outputs(struct fss_trace_opts *to)
 				strerror(errno));
 			return 1;
 		}
-		to->events_out = L.events;
-		to->events_detail = env.events_detail;
+		to->detail = env.events_detail;
+	}
+	if (env.save) {
+		char err[512];
+
+		if (fss_out_open(&L.save, env.save, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return 1;
+		}
 	}
 	if (env.output && !at_end_only() && fss_stdout_to_begin(env.output))
 		return 1;
@@ -644,6 +552,19 @@ static int close_outputs(int rc)
 	if (L.events)
 		fclose(L.events);
 	L.events = NULL;
+	if (L.save.f && L.saved_summary) {
+		char err[512];
+
+		if (fss_out_commit(&L.save, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			if (!rc)
+				rc = 1;
+		}
+	} else if (L.save.f) {
+		fss_out_abort(&L.save);	/* no trace: no file */
+	}
+	memset(&L.save, 0, sizeof(L.save));
+	L.saved_summary = false;
 	if (fss_stdout_to_end(rc != 1) && !rc)
 		rc = 1;
 	if (L.emit_failed && !rc)
@@ -712,8 +633,8 @@ static int trace_signals_and_cmd(struct trace_run *r)
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
-	env.tgids[0] = r->child.pid;
-	env.ntgids = 1;
+	env.live.tgids[0] = r->child.pid;
+	env.live.ntgids = 1;
 	r->to.follow_forks = true;
 	return 0;
 }
@@ -735,14 +656,14 @@ static int trace_open(struct trace_run *r)
 	char err[512];
 	int rc;
 
-	to->strategy = env.strategy;
-	to->calib_dir = env.calib_dir;
+	to->strategy = env.live.strategy;
+	to->calib_dir = env.live.calib_dir;
 	to->fs_dev = r->fs_dev;
 	to->disk_dev = r->disk_dev;
-	to->verbose = env.verbose;
-	to->tgids = env.tgids;
-	to->ntgids = env.ntgids;
-	to->comm = env.comm;
+	to->verbose = env.live.verbose;
+	to->tgids = env.live.tgids;
+	to->ntgids = env.live.ntgids;
+	to->comm = env.live.comm;
 	to->cgroup_id = r->cg;
 	to->live = true;
 	to->blame = !env.no_blame;
@@ -768,40 +689,39 @@ static int trace_open(struct trace_run *r)
 static void trace_announce(struct trace_run *r)
 {
 	struct json_object *st = fss_tracer_strategy_json(r->t), *jv;
+	struct live_start ls = {
+		.filters = {
+			.tgids = env.live.tgids, .ntgids = env.live.ntgids,
+			.comm = env.live.comm, .cgroup = env.cgroup,
+			.mount = env.live.mount, .dev = env.dev,
+			.cgroup_id = r->cg, .fs_dev = r->fs_dev,
+			.disk_dev = r->disk_dev,
+		},
+		.cmd = env.cmd, .interval_s = env.interval,
+		.duration_s = env.duration,
+		.slower_ms = L.slower ? env.slower_ms : -1,
+	};
 	char what[512];
 
 	L.journal_na = json_object_object_get_ex(st, "journal", &jv) &&
 		       !strcmp(json_object_get_string(jv), "n/a");
-	if (env.verbose)
+	if (env.live.verbose)
 		fss_tracer_print_strategy(r->t, stderr);
-	if (env.json) {
-		struct live_start ls = {
-			.filters = {
-				.tgids = env.tgids, .ntgids = env.ntgids,
-				.comm = env.comm, .cgroup = env.cgroup,
-				.mount = env.mount, .dev = env.dev,
-				.cgroup_id = r->cg, .fs_dev = r->fs_dev,
-				.disk_dev = r->disk_dev,
-			},
-			.cmd = env.cmd, .interval_s = env.interval,
-			.duration_s = env.duration,
-			.slower_ms = L.slower ? env.slower_ms : -1,
-		};
+	if (env.json || L.save.f) {
 		struct json_object *o = live_doc_start(&ls, st);
 
-		fprintf(L.out, "%s\n",
-			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		print_record(o, NULL);
 		json_object_put(o);
 	} else {
 		json_object_put(st);
-		if (L.slower) {
-			printf("TIME PID COMM KIND TOTAL FILE (on its own line when long)\n");
-			printf("%8s ms per phase: fs, journal, queue, device_write, "
-			       "device_flush, other\n", "");
-		}
+	}
+	if (!env.json && L.slower) {
+		printf("TIME PID COMM KIND TOTAL FILE (on its own line when long)\n");
+		printf("%8s ms per phase: fs, journal, queue, device_write, "
+		       "device_flush, other\n", "");
 	}
 	fflush(L.out);
-	describe_targets(what, sizeof(what), r->cg);
+	live_doc_describe(&ls, what, sizeof(what));
 	fprintf(stderr, "fsyncscope: tracing %s (%s)\n", what, env.cmd ?
 		"until it exits" : "Ctrl-C to stop");
 }
@@ -857,7 +777,7 @@ static bool trace_wait(struct trace_run *r, int *rc)
 	}
 	if (sig > 0 && env.cmd) {
 		r->nsig += sig != SIGCHLD;
-		return cmd_signal(&r->child, sig, &si, r->nsig, rc);
+		return fss_child_on_signal(&r->child, sig, &si, r->nsig, rc);
 	}
 	return sig > 0;
 }

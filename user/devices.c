@@ -45,6 +45,7 @@ static struct {
 	__u64 count;
 	int verbose;
 	const char *output;	/* -o FILE */
+	const char *save;	/* --save FILE: the document, as JSON */
 } env;
 
 static const char doc[] =
@@ -72,13 +73,16 @@ static const char doc[] =
 "  fsyncscope devices --probe /var/lib/postgresql   # measured verdict\n"
 "  fsyncscope devices --probe /mnt/db --count 500 --json\n";
 
-enum { OPT_PROBE = 0x100, OPT_FORMAT };	/* long only: -p is --pid in trace */
+enum { OPT_PROBE = 0x100, OPT_FORMAT, OPT_SAVE };	/* long only: -p is --pid in trace */
 
 static const struct argp_option opts[] = {
 	{ "json", 'j', NULL, 0, "JSON output", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default) or json (= -j)", 0 },
 	{ "output", 'o', "FILE", 0, "Write to FILE (whole or not at all) instead "
 	  "of stdout", 0 },
+	{ "save", OPT_SAVE, "FILE", 0, "Also save the result document (JSON) to "
+	  "FILE, whatever --format prints: 'fsyncscope report FILE' renders "
+	  "it again", 0 },
 	{ "probe", OPT_PROBE, "PATH", 0, "Time fdatasync in the directory PATH and give "
 	  "the verdict with measured flushes (root)", 0 },
 	{ "seconds", 's', "SECS", 0, "--probe: run SECS seconds (default 2)", 0 },
@@ -113,6 +117,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		env.output = arg;
+		break;
+	}
+	case OPT_SAVE: {
+		char e[512];
+
+		if (fss_out_check(arg, e, sizeof(e))) {
+			argp_error(state, "--save: %s", e);
+			return EINVAL;
+		}
+		env.save = arg;
 		break;
 	}
 	case OPT_PROBE:
@@ -215,21 +229,6 @@ static int add_chain(struct chain *c, const char *name, int depth)
 	return 0;
 }
 
-static void print_backing_plain(const struct chain *c)
-{
-	for (int i = 0; i < c->n; i++) {
-		if (c->backing_err[i] == 1)
-			continue;
-		printf("\nbacking file of %s:\n", c->dev[i].name);
-		if (c->backing_err[i])
-			printf("path        %s\n"
-			       "            not reachable from here: %s\n",
-			       c->dev[i].loop_backing, strerror(-c->backing_err[i]));
-		else
-			fss_target_print(stdout, &c->backing[i]);
-	}
-}
-
 /*
  * A facts-only verdict (nothing measured) for the first device of the chain,
  * taken as a whole disk: a partition's facts are its disk's.
@@ -275,7 +274,6 @@ static struct json_object *chain_json(const struct chain *c)
 
 static int emit_json(struct json_object *root)
 {
-	fss_doc_stamp(root, "devices");
 	const char *s = json_object_to_json_string_ext(root,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 
@@ -284,15 +282,21 @@ static int emit_json(struct json_object *root)
 	return 0;
 }
 
-/* The document as JSON, or its plain text (out_text_devices.c); puts it. */
+/*
+ * The document as JSON, or its plain text (out_text_devices.c), and with
+ * --save as JSON to that file too; puts it.
+ */
 static int emit(struct json_object *root)
 {
 	char err[256];
 	int rc = 0;
 
-	if (env.json)
-		return emit_json(root);
 	fss_doc_stamp(root, "devices");
+	if (env.save && fss_emit(json_object_get(root), FSS_FMT_JSON, env.save,
+				 NULL))
+		rc = 1;
+	if (env.json)
+		return emit_json(root) || rc;
 	if (fss_text_devices(stdout, root, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		rc = 1;
@@ -393,56 +397,16 @@ static int show_path(const char *arg)
 
 /* ---- --probe ---------------------------------------------------------- */
 
-static void probe_print(const struct fss_run_test *r)
+/*
+ * Everything about PATH that can be checked before anything runs or is
+ * printed: root, a directory, on a block device, writable with room for
+ * the probe's file.  0, or 1 after one line on stderr.
+ */
+static int probe_check(const char *path, struct fss_target *t)
 {
-	const struct fss_wl_result *res = &r->res;
-	char buf[PATH_MAX + 256], a[16], b[16], c[16];
-
-	putchar('\n');
-	if (env.count)
-		snprintf(buf, sizeof(buf), "fdatasync after one 8 KiB overwrite, "
-			 "%llu syncs, in a temporary file under the path above",
-			 (unsigned long long)env.count);
-	else
-		snprintf(buf, sizeof(buf), "fdatasync after one 8 KiB overwrite, "
-			 "%g s, in a temporary file under the path above",
-			 env.seconds);
-	fss_run_print_wrapped(stdout, "Probe:    ", 10, buf);
-	if (res->status != FSS_WL_OK) {
-		snprintf(buf, sizeof(buf), "n/a: %s", res->reason);
-		fss_run_print_wrapped(stdout, "          ", 10, buf);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%llu syncs in %.2f s: %.1f syncs/s; per sync "
-		 "p50 %sus, p99 %sus, max %sus%s",
-		 (unsigned long long)res->ops, res->elapsed_s, res->ops_per_sec,
-		 fss_run_fmt_us(a, sizeof(a), res->lat.p50),
-		 fss_run_fmt_us(b, sizeof(b), res->lat.p99),
-		 fss_run_fmt_us(c, sizeof(c), res->lat.max),
-		 res->partial ? " (partial: interrupted)" : "");
-	fss_run_print_wrapped(stdout, "          ", 10, buf);
-	if (res->note[0])
-		fss_run_print_wrapped(stdout, "          ", 10, res->note);
-	if (r->traced)
-		fss_breakdown_print(stdout, &r->b, 4);
-}
-
-static int show_probe(const char *path)
-{
-	struct fss_run_sigs sigs;
-	struct fss_run_cfg cfg = {
-		.dir = path, .trace = true, .strategy = FSS_STRAT_AUTO,
-		.verbose = env.verbose,
-	};
-	struct fss_run_test test;
-	struct fss_run_out out = { 0 };
-	struct fss_devinfo *disk = NULL;
-	struct chain *c = NULL;
-	struct fss_verdict v;
-	struct fss_target t;
 	char err[PATH_MAX + 256], sz[32], what[64];
 	struct stat st;
-	int rc, idx, ret = 1;
+	int rc;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, PROG ": --probe needs root (it traces the syncs "
@@ -459,18 +423,17 @@ static int show_probe(const char *path)
 			"filesystem to test)\n", path);
 		return 1;
 	}
-	rc = fss_target_lookup(path, &t);
+	rc = fss_target_lookup(path, t);
 	if (rc) {
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(-rc));
 		return 1;
 	}
-	if (!t.has_disk || !t.disk[0] || !t.fs_blkdev[0]) {
+	if (!t->has_disk || !t->disk[0] || !t->fs_blkdev[0]) {
 		fprintf(stderr, PROG ": --probe %s: %s is not on a block device; "
 			"there is no device to probe\n", path,
-			t.fstype[0] ? t.fstype : "the filesystem");
+			t->fstype[0] ? t->fstype : "the filesystem");
 		return 1;
 	}
-	/* writable, with room for the probe's file: before anything runs */
 	fss_preflight_size(sz, sizeof(sz), PROBE_FILE_SIZE);
 	snprintf(what, sizeof(what), "one %s file", sz);
 	if (fss_preflight_dir(path, "--probe", err, sizeof(err)) ||
@@ -478,29 +441,39 @@ static int show_probe(const char *path)
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
-	c = calloc(1, sizeof(*c));
-	disk = calloc(1, sizeof(*disk));
-	if (!c || !disk) {
-		fprintf(stderr, PROG ": out of memory\n");
-		goto out;
-	}
-	rc = add_chain(c, t.fs_blkdev, 0);
+	return 0;
+}
+
+/*
+ * The devices under the target (c) and its whole disk (disk; all unknown
+ * when unreadable).  0, or 1 after one line on stderr.
+ */
+static int probe_devices(const char *path, const struct fss_target *t,
+			 struct chain *c, struct fss_devinfo *disk)
+{
+	int rc = add_chain(c, t->fs_blkdev, 0);
+
 	if (rc) {
-		fprintf(stderr, PROG ": %s: device %s: %s\n", path, t.fs_blkdev,
+		fprintf(stderr, PROG ": %s: device %s: %s\n", path, t->fs_blkdev,
 			strerror(-rc));
-		goto out;
+		return 1;
 	}
-	if (fss_devinfo_read(t.disk, disk)) {
-		snprintf(disk->name, sizeof(disk->name), "%s", t.disk);
+	if (fss_devinfo_read(t->disk, disk)) {
+		snprintf(disk->name, sizeof(disk->name), "%s", t->disk);
 		disk->write_cache = disk->fua = -1;
 		disk->nvme_vwc_present = disk->nvme_vwc_enabled = -1;
 	}
+	return 0;
+}
 
-	memset(&test, 0, sizeof(test));
-	snprintf(test.name, sizeof(test.name), "probe.fdatasync");
-	snprintf(test.label, sizeof(test.label), "fdatasync");
-	test.section = "probe";
-	test.spec = (struct fss_wl_spec){
+/* The probe: one traced fdatasync test, run's engine. */
+static void probe_test_init(struct fss_run_test *test)
+{
+	memset(test, 0, sizeof(*test));
+	snprintf(test->name, sizeof(test->name), "probe.fdatasync");
+	snprintf(test->label, sizeof(test->label), "fdatasync");
+	test->section = "probe";
+	test->spec = (struct fss_wl_spec){
 		.method = FSS_M_FDATASYNC,
 		.shape = FSS_SHAPE_WRITE_SYNC,
 		.pattern = FSS_PAT_OVERWRITE,
@@ -511,65 +484,104 @@ static int show_probe(const char *path)
 		.seconds = env.seconds,
 		.count = env.count,
 	};
+}
 
+/*
+ * The probe's document (docs/devices.md): target, devices, probe (what
+ * ran, its test, strategy, drops), verdict.  Takes out->strategy.
+ */
+static struct json_object *probe_doc(const struct fss_target *t,
+				     const struct chain *c,
+				     const struct fss_devinfo *disk,
+				     const struct fss_run_test *test,
+				     struct fss_run_out *out)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *pr = json_object_new_object();
+	struct fss_verdict v;
+	char secs[32];
+	int idx = fss_run_verdict_test(test, 1);
+
+	fss_run_verdict(disk, "probe longer (a larger -s or --count)", test,
+			idx, &v);
+	/* seconds as the text says them ("%g"), so the two agree */
+	snprintf(secs, sizeof(secs), "%g", env.seconds);
+	json_object_object_add(root, "target", fss_target_json(t));
+	json_object_object_add(root, "devices", chain_json(c));
+	json_object_object_add(pr, "path", json_object_new_string(t->path));
+	json_object_object_add(pr, "seconds", env.count ? NULL :
+			       json_object_new_double_s(strtod(secs, NULL), secs));
+	json_object_object_add(pr, "count", env.count ?
+			       json_object_new_int64((int64_t)env.count) : NULL);
+	json_object_object_add(pr, "test", fss_run_test_json(test,
+							     disk->write_cache));
+	json_object_object_add(pr, "strategy", out->strategy);
+	json_object_object_add(pr, "drops", json_object_new_uint64(out->drops));
+	out->strategy = NULL;
+	json_object_object_add(root, "probe", pr);
+	json_object_object_add(root, "verdict",
+			       fss_run_verdict_json(&v, disk, test, idx));
+	json_object_object_add(root, "interrupted", fss_run_interrupted_json());
+	return root;
+}
+
+/* Run the probe: 0, 1 after one line on stderr, or 128 + signal. */
+static int probe_run(const char *path, struct fss_run_test *test,
+		     struct fss_run_out *out)
+{
+	struct fss_run_cfg cfg = {
+		.dir = path, .trace = true, .strategy = FSS_STRAT_AUTO,
+		.verbose = env.verbose,
+	};
+	struct fss_run_sigs sigs;
+	char err[PATH_MAX + 256];
+	int rc;
+
+	probe_test_init(test);
 	fss_run_signals_catch(&sigs);
-	rc = fss_run_tests(&cfg, &test, 1, &out, err, sizeof(err));
+	rc = fss_run_tests(&cfg, test, 1, out, err, sizeof(err));
 	fss_run_signals_restore(&sigs);
 	if (rc && !(rc == -EINTR && fss_wl_stop)) {
 		fprintf(stderr, "fsyncscope: %s\n", err);
-		goto out;
+		return 1;
 	}
-	if (rc == -EINTR && !test.ran) {
+	if (rc == -EINTR && !test->ran) {
 		fprintf(stderr, PROG ": stopped by %s before the probe measured "
 			"anything\n", fss_run_sig_name(fss_wl_stop));
-		ret = 128 + fss_wl_stop;
+		return 128 + fss_wl_stop;
+	}
+	return 0;
+}
+
+static int show_probe(const char *path)
+{
+	struct fss_run_test test;
+	struct fss_run_out out = { 0 };
+	struct fss_devinfo *disk = NULL;
+	struct chain *c = NULL;
+	struct fss_target t;
+	int ret = 1;
+
+	if (probe_check(path, &t))
+		return 1;
+	c = calloc(1, sizeof(*c));
+	disk = calloc(1, sizeof(*disk));
+	if (!c || !disk) {
+		fprintf(stderr, PROG ": out of memory\n");
 		goto out;
 	}
-	idx = fss_run_verdict_test(&test, 1);
-	fss_run_verdict(disk, "probe longer (a larger -s or --count)", &test,
-			idx, &v);
-	if (env.json) {
-		struct json_object *root = json_object_new_object();
-		struct json_object *pr = json_object_new_object();
-
-		json_object_object_add(root, "target", fss_target_json(&t));
-		json_object_object_add(root, "devices", chain_json(c));
-		json_object_object_add(pr, "path", json_object_new_string(t.path));
-		json_object_object_add(pr, "test", fss_run_test_json(&test,
-							disk->write_cache));
-		json_object_object_add(pr, "strategy", out.strategy);
-		json_object_object_add(pr, "drops", json_object_new_uint64(out.drops));
-		out.strategy = NULL;
-		json_object_object_add(root, "probe", pr);
-		json_object_object_add(root, "verdict",
-				       fss_run_verdict_json(&v, disk, &test, idx));
-		json_object_object_add(root, "interrupted",
-				       fss_run_interrupted_json());
-		emit_json(root);
-	} else {
-		char buf[128];
-
-		fss_target_print(stdout, &t);
-		putchar('\n');
-		fss_devinfo_print_table(stdout, c->dev, c->n);
-		print_backing_plain(c);
-		probe_print(&test);
-		putchar('\n');
-		fss_verdict_print(stdout, &v);
-		if (idx >= 0)
-			snprintf(buf, sizeof(buf), "the probe's %llu traced syncs",
-				 (unsigned long long)test.b.syncs);
-		else
-			snprintf(buf, sizeof(buf), "nothing: the probe's syncs "
-				 "were not traced");
-		fss_run_print_wrapped(stdout, "Measured: ", 10, buf);
-	}
+	if (probe_devices(path, &t, c, disk))
+		goto out;
+	ret = probe_run(path, &test, &out);
+	if (ret)
+		goto out;
+	/* the document, printed as JSON or as text (out_text_devices.c) */
+	ret = emit(probe_doc(&t, c, disk, &test, &out));
 	fflush(stdout);
 	if (out.drops)
 		fprintf(stderr, PROG ": warning: %llu events lost; the breakdown "
 			"is incomplete\n", (unsigned long long)out.drops);
-	ret = 0;
-	if (fss_wl_stop) {
+	if (!ret && fss_wl_stop) {
 		fprintf(stderr, PROG ": stopped by %s; the probe above is "
 			"partial\n", fss_run_sig_name(fss_wl_stop));
 		ret = 128 + fss_wl_stop;

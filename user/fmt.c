@@ -18,6 +18,18 @@ const char *fss_fmt_us(char *buf, size_t len, double us)
 	return buf;
 }
 
+void fss_fmt_size(char *buf, size_t len, unsigned long long v)
+{
+	if (v >= (1ULL << 30) && !(v % (1ULL << 30)))
+		snprintf(buf, len, "%llu GiB", v >> 30);
+	else if (v >= (1 << 20) && !(v % (1 << 20)))
+		snprintf(buf, len, "%llu MiB", v >> 20);
+	else if (v >= 1024 && !(v % 1024))
+		snprintf(buf, len, "%llu KiB", v >> 10);
+	else
+		snprintf(buf, len, "%llu bytes", v);
+}
+
 /* Print text wrapped at 80 columns, first line after `lead`. */
 void fss_print_wrapped(FILE *f, const char *lead, int indent, const char *text)
 {

@@ -18,6 +18,9 @@ const char *fss_fmt_us(char *buf, size_t len, double us);
  */
 void fss_fmt_dur(char *buf, size_t len, double us);
 
+/* A size as "1 GiB", "8 KiB", "4097 bytes": the largest exact unit. */
+void fss_fmt_size(char *buf, size_t len, unsigned long long v);
+
 /* text wrapped at 80 columns, first line after lead, then indented. */
 void fss_print_wrapped(FILE *f, const char *lead, int indent, const char *text);
 

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include "commands.h"
 #include "doc.h"
+#include "fsnote.h"
 #include "live_agg.h"
 #include "live_doc.h"
 #include "live_names.h"
@@ -81,6 +82,7 @@ static struct json_object *flush_json(const struct fss_flush_stats *f)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "flushes", json_object_new_int64(f->flushes));
+	json_object_object_add(o, "flush_sync_refs", json_object_new_int64(f->flush_sync_refs));
 	json_object_object_add(o, "syncs_per_flush", f->flushes ?
 			       json_object_new_double((double)f->flush_sync_refs / f->flushes) : NULL);
 	json_object_object_add(o, "syncs", json_object_new_int64(f->syncs));
@@ -299,6 +301,32 @@ static struct json_object *journal_json(const struct window *w)
 	return a;
 }
 
+/*
+ * Each traced filesystem without a journal commit above (in the order
+ * they were first seen): why, for its type.
+ */
+static struct json_object *journal_notes_json(const struct window *w)
+{
+	struct json_object *a = json_object_new_array();
+	const struct table *dt = &w->tbl[G_DEV];
+
+	for (int i = 0; i < dt->n; i++) {
+		const struct group *g = dt->all[i];
+		struct dev_facts *d = live_names_dev(g->k1);
+		const char *type = d ? d->fstype : "";
+		struct json_object *n;
+
+		if (live_tbl_find(&w->tbl[G_JOURNAL], g->k1, 0))
+			continue;
+		n = json_object_new_object();
+		json_object_object_add(n, "dev", jdev(g->k1));
+		json_object_object_add(n, "fs", type[0] ? json_object_new_string(type) : NULL);
+		json_object_object_add(n, "note", json_object_new_string(fss_journal_note(type)));
+		json_object_array_add(a, n);
+	}
+	return a;
+}
+
 struct json_object *live_doc_report(const struct window *w,
 				    const struct live_report_ctx *rc)
 {
@@ -324,6 +352,9 @@ struct json_object *live_doc_report(const struct window *w,
 	json_object_object_add(o, "devices", devs_json(&w->tbl[G_DEV]));
 	json_object_object_add(o, "flush", flush_json(&w->flush));
 	json_object_object_add(o, "journal", journal_json(w));
+	json_object_object_add(o, "journal_traced", json_object_new_boolean(!rc->journal_na));
+	json_object_object_add(o, "journal_notes", rc->journal_na ? NULL :
+			       journal_notes_json(w));
 	/* blame: null when no sync carried any (--no-blame, or n/a) */
 	json_object_object_add(o, "blame", self_others_json(&w->all));
 	json_object_object_add(o, "blamed", w->all.blamed_syncs ?
@@ -364,7 +395,6 @@ static struct json_object *cmd_json(char *const *cmd)
 		json_object_array_add(a, json_object_new_string(*cmd));
 	return a;
 }
-
 
 struct json_object *live_doc_start(const struct live_start *s,
 				   struct json_object *strategy)
@@ -424,4 +454,31 @@ struct json_object *live_doc_sync(const struct fss_sync_result *r,
 	if (r->blame)
 		fss_blame_add_json(o, r->blame);
 	return o;
+}
+
+void live_doc_describe(const struct live_start *s, char *buf, size_t len)
+{
+	const struct live_filters *f = &s->filters;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (s->cmd) {
+		n += snprintf(buf + n, len - n, "%s (pid %u) and its children",
+			      s->cmd[0], f->ntgids ? f->tgids[0] : 0);
+	} else if (f->ntgids) {
+		n += snprintf(buf + n, len - n, "pid");
+		for (int i = 0; i < f->ntgids && n < len - 16; i++)
+			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ", f->tgids[i]);
+	}
+	if (f->comm && n < len)
+		n += snprintf(buf + n, len - n, "%scomm %s", n ? ", " : "", f->comm);
+	if (f->cgroup && n < len)
+		n += snprintf(buf + n, len - n, "%scgroup %s (id %llu)", n ? ", " : "",
+			      f->cgroup, (unsigned long long)f->cgroup_id);
+	if (f->mount && n < len)
+		n += snprintf(buf + n, len - n, "%smount %s", n ? ", " : "", f->mount);
+	if (f->dev && n < len)
+		n += snprintf(buf + n, len - n, "%sdev %s", n ? ", " : "", f->dev);
+	if (!n)
+		snprintf(buf, len, "every sync on the host");
 }

@@ -8,7 +8,7 @@
 #define __FSS_LIVE_DOC_H
 
 #include <stdbool.h>
-#include <stdio.h>
+#include <stddef.h>
 #include <linux/types.h>
 #include "live_agg.h"
 
@@ -36,6 +36,9 @@ struct live_start {
 struct json_object *live_doc_start(const struct live_start *s,
 				   struct json_object *strategy);
 
+/* what is traced, in words: "pid 42, comm x" or "every sync on the host" */
+void live_doc_describe(const struct live_start *s, char *buf, size_t len);
+
 struct live_report_ctx {
 	const char *type;	/* "interval" or "summary" */
 	int index;		/* interval number, from 1; 0: summary */
@@ -54,9 +57,5 @@ struct json_object *live_doc_report(const struct window *w,
 /* one sync (--slower) that ended at wall time wall_ns */
 struct json_object *live_doc_sync(const struct fss_sync_result *r,
 				  __u64 wall_ns);
-
-/* out_text_trace.c: the text of an interval or the summary */
-void live_text_report(FILE *f, const struct window *w,
-		      const struct live_report_ctx *rc);
 
 #endif /* __FSS_LIVE_DOC_H */

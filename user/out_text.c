@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * out_text.c - plain text (80 columns) of a diff document, and the
- * biolatency-style --hist view of the histograms of run / compare tests.
+ * biolatency-style --hist view of the histograms of run / compare tests
+ * (run's, compare's and devices' own text: out_text_run.c,
+ * out_text_compare.c, out_text_devices.c).
  */
 #include <math.h>
 #include <string.h>
@@ -114,15 +116,6 @@ void fss_text_hists(FILE *f, struct json_object *t, int indent)
 	}
 }
 
-static int hist_fn(const char *key, struct json_object *t, void *arg)
-{
-	FILE *f = arg;
-
-	fprintf(f, "%s\n", key);
-	fss_text_hists(f, t, 2);
-	return 0;
-}
-
 int fss_render_text(struct json_object *doc, FILE *f,
 		    const struct fss_render_opts *ro, char *err, size_t errlen)
 {
@@ -136,11 +129,16 @@ int fss_render_text(struct json_object *doc, FILE *f,
 		return fss_text_run(f, doc, ro && ro->hist);
 	if (!strcmp(kind, "devices"))
 		return fss_text_devices(f, doc, err, errlen);
-	if (!strcmp(kind, "compare") && ro && ro->hist) {
-		fss_doc_foreach_test(doc, hist_fn, f);
-		return 0;
+	if (!strcmp(kind, "compare"))	/* what compare printed */
+		return fss_text_compare(f, doc, ro && ro->hist);
+	if (!strcmp(kind, "trace") && !(ro && ro->hist)) {
+		int rc = ro && ro->lines_path ?
+			 fss_text_trace_lines(f, ro->lines_path) : 1;
+
+		return rc == 1 ? fss_text_trace(f, doc) : rc;
 	}
-	snprintf(err, errlen, "text of a saved %s result: not available yet (only "
-		 "run's); use --hist, --format html, csv or json", kind);
+	snprintf(err, errlen, "text of a saved %s result: not available (run, "
+		 "compare, devices and trace have it); use --hist, --format html, "
+		 "csv or json", kind);
 	return -1;
 }

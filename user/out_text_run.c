@@ -162,6 +162,14 @@ static void breakdown_from_json(struct json_object *t, struct fss_breakdown *b)
 	b->drops = (__u64)fss_jint(t, "drops", 0);
 }
 
+void fss_text_breakdown(FILE *f, struct json_object *test, int indent)
+{
+	struct fss_breakdown bk;
+
+	breakdown_from_json(test, &bk);
+	fss_breakdown_print(f, &bk, indent);
+}
+
 void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
 {
 	const char *label = fss_jstr(t, "label") ?: fss_jstr(t, "name") ?: "?";
@@ -194,10 +202,7 @@ void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
 		fprintf(c->f, "    (partial: interrupted after %.2f s, %lld ops)\n",
 			fss_jnum(t, "elapsed_s"), fss_jint(t, "ops", 0));
 	if (ok && fss_j(t, "breakdown") && strcmp(fss_jstr(t, "method") ?: "", "none")) {
-		struct fss_breakdown bk;
-
-		breakdown_from_json(t, &bk);
-		fss_breakdown_print(c->f, &bk, 4);
+		fss_text_breakdown(c->f, t, 4);
 		blame_text(c->f, fss_j(t, "blame"));
 	}
 	if (hist && ok)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * out_text_trace.c - the plain text of `trace` (80 columns): an interval
- * or the summary, and a --slower sync from its JSON record.
+ * out_text_trace.c - the plain text of `trace` (80 columns), rendered from
+ * its documents (live_doc.c): an interval or the summary, and a --slower
+ * sync from its "sync" record.  `trace` prints through it, and `report
+ * trace.jsonl --format text` prints the same bytes.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -11,47 +13,66 @@
 #include <json-c/json.h>
 #include "doc.h"
 #include "fmt.h"
-#include "fsnote.h"
-#include "live_agg.h"
-#include "live_doc.h"
-#include "live_names.h"
 #include "render.h"
-#include "blame.h"
-#include "cgpath.h"
 
-static const char *cache_str(int wc)
+#define NPH	6
+
+/* the phases as the document names them, and their column headers */
+static const char *const ph_name[NPH] = {
+	"fs", "journal", "queue", "device_write", "device_flush", "other"
+};
+static const char *const ph_abbr[NPH] = { "fs", "jrn", "que", "dwr", "dfl", "oth" };
+
+static unsigned long long u64(struct json_object *o, const char *key)
 {
-	return wc == 1 ? "write back" : wc == 0 ? "write through" : NULL;
+	long long v = fss_jint(o, key, 0);
+
+	return v > 0 ? (unsigned long long)v : 0;
 }
 
-static const char *ph_abbr[FSS_PH_MAX] = { "fs", "jrn", "que", "dwr", "dfl", "oth" };
+static const char *str_or(struct json_object *o, const char *key,
+			  const char *def)
+{
+	const char *s = fss_jstr(o, key);
+
+	return s ? s : def;
+}
 
 /* " SYNCS  TOTAL_s  P50_us  P99_us  fs jrn que dwr dfl oth": 56 columns */
 static void print_stats_header(FILE *f, const char *ident)
 {
 	fprintf(f, "%-23s %6s %8s %7s %7s", ident, "SYNCS", "TOTAL_s", "P50_us", "P99_us");
-	for (int p = 0; p < FSS_PH_MAX; p++)
+	for (int p = 0; p < NPH; p++)
 		fprintf(f, " %3s", ph_abbr[p]);
 	fprintf(f, "\n");
 }
 
-static void print_us(FILE *f, __u64 ns)
+/* a time in us (key of o, null: 0) in 8 columns; seconds when too long */
+static void print_us(FILE *f, struct json_object *o, const char *key)
 {
-	double us = ns / 1000.0;
+	struct json_object *v = fss_j(o, key);
+	double us = v ? json_object_get_double(v) : 0;
 
 	if (us < 9999999.5)
 		fprintf(f, " %7.0f", us);
 	else
-		fprintf(f, " %6.0fs", ns / 1e9);
+		fprintf(f, " %6.0fs", us / 1e6);
 }
 
-static void print_stats(FILE *f, const struct gstat *g)
+/* a group's row after its identity: syncs, time, p50, p99, phase shares */
+static void print_stats(FILE *f, struct json_object *g)
 {
-	fprintf(f, " %6llu %8.3f", (unsigned long long)g->syncs, g->total_ns / 1e9);
-	print_us(f, live_quantile_ns(&g->h, 0.50));
-	print_us(f, live_quantile_ns(&g->h, 0.99));
-	for (int p = 0; p < FSS_PH_MAX; p++)
-		fprintf(f, " %3.0f", g->total_ns ? 100.0 * g->phase_ns[p] / g->total_ns : 0.0);
+	unsigned long long total = u64(g, "total_ns");
+	struct json_object *ph = fss_j(g, "phases");
+
+	fprintf(f, " %6llu %8.3f", u64(g, "syncs"), total / 1e9);
+	print_us(f, g, "p50_us");
+	print_us(f, g, "p99_us");
+	for (int p = 0; p < NPH; p++) {
+		unsigned long long ns = u64(fss_j(ph, ph_name[p]), "ns");
+
+		fprintf(f, " %3.0f", total ? 100.0 * ns / total : 0.0);
+	}
 	fprintf(f, "\n");
 }
 
@@ -70,190 +91,192 @@ static void print_ident(FILE *f, const char *s)
 		fprintf(f, "%s\n%23s", s, "");
 }
 
-/* Each traced filesystem without a jbd2 commit above: why, for its type. */
-/* BLAMED: who caused sync time in others; per traced process, by whom */
-static void blamed_text(FILE *f, const struct window *w, int top)
+static size_t len_of(struct json_object *a)
 {
-	const struct table *t = &w->tbl[G_BLAMED];
-	struct group **s;
-	int shown = top < t->n ? top : t->n;
+	return a && json_object_is_type(a, json_type_array) ?
+	       json_object_array_length(a) : 0;
+}
 
-	if (!w->all.blamed_syncs) {
+#define each(a, i, e) \
+	for (size_t i = 0; i < len_of(a) && \
+	     ((e) = json_object_array_get_idx(a, i)); i++)
+
+/* "=== interval N: ..." or "=== summary: ..."; false: no syncs */
+static bool print_head(FILE *f, struct json_object *doc)
+{
+	struct json_object *all = fss_j(doc, "all");
+	const char *start = str_or(doc, "start", "?");
+	unsigned long long lost = u64(doc, "events_lost");
+	long long index = fss_jint(doc, "interval", 0);
+	double secs = json_object_get_double(fss_j(doc, "seconds"));
+
+	/* "start" is local time "YYYY-MM-DDTHH:MM:SS+ZZZZ": shown without T, zone */
+	if (index)
+		fprintf(f, "\n=== interval %lld: %.10s %.8s, %.2f s", index, start,
+			strlen(start) >= 19 ? start + 11 : "", secs);
+	else
+		fprintf(f, "\n=== summary: from %.10s %.8s, %.2f s", start,
+			strlen(start) >= 19 ? start + 11 : "", secs);
+	fprintf(f, ", %llu syncs", u64(all, "syncs"));
+	if (u64(all, "errors"))
+		fprintf(f, " (%llu failed)", u64(all, "errors"));
+	fprintf(f, "\n");
+	if (lost)
+		fprintf(f, "warning: %llu events lost (ring buffer or state map full, or hook skipped): "
+			"counts are incomplete\n", lost);
+	if (!u64(all, "syncs")) {
+		fprintf(f, "no syncs\n");
+		return false;
+	}
+	return true;
+}
+
+static void print_kinds(FILE *f, struct json_object *doc)
+{
+	struct json_object *k;
+
+	print_stats_header(f, "KIND");
+	each(fss_j(doc, "kinds"), i, k) {
+		fprintf(f, "%-23s", str_or(k, "kind", "?"));
+		print_stats(f, k);
+	}
+	fprintf(f, "%-23s", "all");
+	print_stats(f, fss_j(doc, "all"));
+}
+
+static void print_procs_files(FILE *f, struct json_object *doc)
+{
+	struct json_object *procs = fss_j(doc, "processes"), *files = fss_j(doc, "files"), *e;
+
+	fprintf(f, "\nPROCESSES (top %zu of %lld by sync time)\n", len_of(procs),
+		fss_jint(doc, "processes_total", 0));
+	print_stats_header(f, "    PID NAME");
+	each(procs, i, e) {
+		fprintf(f, "%7llu %-15.15s", u64(e, "pid"), str_or(e, "name", "?"));
+		print_stats(f, e);
+	}
+	fprintf(f, "\nFILES (top %zu of %lld by sync time)\n", len_of(files),
+		fss_jint(doc, "files_total", 0));
+	print_stats_header(f, "FILE");
+	each(files, i, e) {
+		print_ident(f, str_or(e, "path", str_or(e, "path_note", "?")));
+		print_stats(f, e);
+	}
+}
+
+static void print_devices(FILE *f, struct json_object *doc)
+{
+	struct json_object *fl = fss_j(doc, "flush"), *d, *fua;
+
+	fprintf(f, "\nDEVICES (flush facts)\n");
+	fprintf(f, "%-9s %-8s %-13s %3s %7s %7s %8s %7s %8s\n", "FS_DEV", "DISK", "CACHE", "FUA",
+		"SYNCS", "FLUSHED", "NO_FLUSH", "FUA_WR", "DFLUSH_s");
+	each(fss_j(doc, "devices"), i, d) {
+		const char *wc = fss_jstr(d, "write_cache");
+
+		fua = fss_j(d, "fua");
+		fprintf(f, "%-9s %-8.8s %-13s %3s %7llu %7llu %8llu %7llu %8.3f\n",
+			str_or(d, "dev", "?"), str_or(d, "disk", "n/a"), wc ? wc : "n/a",
+			!fua ? "n/a" : json_object_get_boolean(fua) ? "yes" : "no",
+			u64(d, "syncs"), u64(d, "syncs_with_flush"),
+			u64(d, "syncs_no_flush"), u64(d, "fua_writes"),
+			u64(d, "device_flush_ns") / 1e9);
+		if (wc && !strcmp(wc, "write through"))
+			fprintf(f, "  %s is write through: the kernel elides its flushes\n",
+				str_or(d, "disk", ""));
+	}
+	if (u64(fl, "flushes"))
+		fprintf(f, "all devices: %llu flushes served %llu syncs (%.2f syncs per flush)\n",
+			u64(fl, "flushes"), u64(fl, "flush_sync_refs"),
+			json_object_get_double(fss_j(fl, "syncs_per_flush")));
+	else
+		fprintf(f, "all devices: no cache flush request attributed to a sync\n");
+	fprintf(f, "FUA writes %llu native, %llu emulated; %llu PREFLUSH requests\n",
+		u64(fl, "fua_writes"), u64(fl, "fua_emulated"), u64(fl, "preflush"));
+}
+
+static void print_journal(FILE *f, struct json_object *doc)
+{
+	struct json_object *j;
+
+	fprintf(f, "\nJOURNAL (jbd2 commits by kernel threads, on the devices above)\n");
+	each(fss_j(doc, "journal"), i, j) {
+		if (!i)
+			fprintf(f, "%-9s %7s %7s %8s %7s %7s %7s %8s\n", "FS_DEV", "COMMITS",
+				"ASKED", "TOTAL_s", "P50_us", "P99_us", "MAX_us", "WAITERS");
+		fprintf(f, "%-9s %7llu %7llu %8.3f", str_or(j, "dev", "?"),
+			u64(j, "commits"), u64(j, "sync_commits"),
+			u64(j, "total_ns") / 1e9);
+		print_us(f, j, "p50_us");
+		print_us(f, j, "p99_us");
+		print_us(f, j, "max_us");
+		fprintf(f, " %8llu\n", u64(j, "syncs_waited"));
+	}
+	/* each traced filesystem without a commit above: why, for its type */
+	if (!fss_j(doc, "journal_traced") ||
+	    !json_object_get_boolean(fss_j(doc, "journal_traced"))) {
+		fprintf(f, "n/a: no jbd2 or xfs log tracepoint attached\n");
+		return;
+	}
+	each(fss_j(doc, "journal_notes"), i, j) {
+		const char *type = str_or(j, "fs", "");
+
+		fprintf(f, "%s %s%s%s\n", str_or(j, "dev", "?"), type,
+			type[0] ? ": " : "", str_or(j, "note", ""));
+	}
+}
+
+/* BLAMED: who caused sync time in others; the traced syncs by cause */
+static void print_blamed(FILE *f, struct json_object *doc)
+{
+	struct json_object *all = fss_j(doc, "all"), *ph = fss_j(all, "phases");
+	struct json_object *b = fss_j(doc, "blame"), *x;
+	double dev_s = 0;
+
+	if (!b) {
 		fprintf(f, "\nBLAMED: n/a (blame off: --no-blame, or its hooks "
 			"did not attach)\n");
 		return;
 	}
 	fprintf(f, "\nBLAMED (sync time caused in other processes' syncs; "
-		"top %d of %d)\n", shown, t->n);
+		"top %zu of %llu)\n", len_of(fss_j(doc, "blamed")),
+		u64(doc, "blamed_total"));
 	fprintf(f, "%7s %-15s %8s %6s %3s %3s %3s %3s  %s\n", "PID", "NAME",
 		"CAUSED_s", "SYNCS", "jrn", "que", "dwr", "dfl", "CGROUP");
-	s = live_tbl_sorted(t);
-	for (int i = 0; s && i < shown; i++) {
-		const struct gstat *g = &s[i]->st;
-		const char *cg = s[i]->k2 ? fss_cgroup_path(s[i]->k2, NULL) : NULL;
+	each(fss_j(doc, "blamed"), i, x) {
+		struct json_object *bp = fss_j(x, "by_phase");
+		double tot = u64(x, "caused_ns");
 
-		fprintf(f, "%7llu %-15.15s %8.3f %6llu",
-			(unsigned long long)s[i]->k1, s[i]->comm, g->total_ns / 1e9,
-			(unsigned long long)g->syncs);
-		for (int p = FSS_PH_JOURNAL; p <= FSS_PH_DEV_FLUSH; p++)
-			fprintf(f, " %3.0f", g->total_ns ?
-				100.0 * g->phase_ns[p] / g->total_ns : 0.0);
-		fprintf(f, "  %.20s\n", cg ? cg : "n/a");
+		fprintf(f, "%7llu %-15.15s %8.3f %6llu", u64(x, "pid"),
+			str_or(x, "comm", "?"), tot / 1e9, u64(x, "syncs"));
+		for (int p = 1; p <= 4; p++) {	/* journal .. device_flush */
+			char k[32];
+
+			snprintf(k, sizeof(k), "%s_ns", ph_name[p]);
+			fprintf(f, " %3.0f", tot ? 100.0 * u64(bp, k) / tot : 0.0);
+		}
+		fprintf(f, "  %.20s\n", str_or(x, "cgroup", "n/a"));
 	}
-	free(s);
+	for (int p = 1; p <= 4; p++)
+		dev_s += u64(fss_j(ph, ph_name[p]), "ns") / 1e9;
 	fprintf(f, "sync time of the traced processes by cause: self %.3f s, "
 		"others %.3f s,\n  unattributed %.3f s (of %.3f s in journal, "
-		"queue and device)\n", w->all.blame_self_ns / 1e9,
-		w->all.blame_others_ns / 1e9, w->all.blame_unattributed_ns / 1e9,
-		(w->all.phase_ns[FSS_PH_JOURNAL] + w->all.phase_ns[FSS_PH_QUEUE] +
-		 w->all.phase_ns[FSS_PH_DEV_WRITE] +
-		 w->all.phase_ns[FSS_PH_DEV_FLUSH]) / 1e9);
+		"queue and device)\n", u64(b, "self_ns") / 1e9,
+		u64(b, "others_ns") / 1e9, u64(b, "unattributed_ns") / 1e9, dev_s);
 }
 
-static void journal_notes(FILE *f, const struct window *w, bool journal_na)
+/* an interval or the summary of trace, from its document */
+int fss_text_trace(FILE *f, struct json_object *doc)
 {
-	const struct table *dt = &w->tbl[G_DEV];
-
-	if (journal_na) {
-		fprintf(f, "n/a: no jbd2 or xfs log tracepoint attached\n");
-		return;
-	}
-	for (int i = 0; i < dt->n; i++) {
-		const struct group *g = dt->all[i];
-		struct dev_facts *d = live_names_dev(g->k1);
-		const char *type = d ? d->fstype : "";
-		char devs[24];
-
-		if (live_tbl_find(&w->tbl[G_JOURNAL], g->k1, 0))
-			continue;
-		snprintf(devs, sizeof(devs), "%u:%u", live_kmaj(g->k1), live_kmin(g->k1));
-		fprintf(f, "%s %s%s%s\n", devs, type, type[0] ? ": " : "",
-			fss_journal_note(type));
-	}
+	if (!print_head(f, doc))
+		return 0;
+	print_kinds(f, doc);
+	print_procs_files(f, doc);
+	print_devices(f, doc);
+	print_journal(f, doc);
+	print_blamed(f, doc);
+	return 0;
 }
-
-void live_text_report(FILE *f, const struct window *w,
-		      const struct live_report_ctx *rc)
-{
-	struct group **s;
-	char tbuf[64];
-	struct tm tm;
-	int shown;
-
-	localtime_r(&w->start_wall.tv_sec, &tm);
-	strftime(tbuf, sizeof(tbuf), "%Y-%m-%d %H:%M:%S", &tm);
-	if (rc->index)
-		fprintf(f, "\n=== interval %d: %s, %.2f s", rc->index, tbuf, rc->seconds);
-	else
-		fprintf(f, "\n=== summary: from %s, %.2f s", tbuf, rc->seconds);
-	fprintf(f, ", %llu syncs", (unsigned long long)w->all.syncs);
-	if (w->all.errors)
-		fprintf(f, " (%llu failed)", (unsigned long long)w->all.errors);
-	fprintf(f, "\n");
-	if (rc->drops)
-		fprintf(f, "warning: %llu events lost (ring buffer or state map full, or hook skipped): "
-			"counts are incomplete\n", (unsigned long long)rc->drops);
-	if (!w->all.syncs) {
-		fprintf(f, "no syncs\n");
-		return;
-	}
-
-	print_stats_header(f, "KIND");
-	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++) {
-		if (!w->kind[k].syncs)
-			continue;
-		fprintf(f, "%-23s", fss_sync_kind_name(k));
-		print_stats(f, &w->kind[k]);
-	}
-	fprintf(f, "%-23s", "all");
-	print_stats(f, &w->all);
-
-	fprintf(f, "\nPROCESSES (top %d of %d by sync time)\n",
-		rc->top < w->tbl[G_PROC].n ? rc->top : w->tbl[G_PROC].n, w->tbl[G_PROC].n);
-	print_stats_header(f, "    PID NAME");
-	s = live_tbl_sorted(&w->tbl[G_PROC]);
-	for (int i = 0; s && i < w->tbl[G_PROC].n && i < rc->top; i++) {
-		struct proc_name *p = live_names_proc_find(s[i]->k1);
-
-		fprintf(f, "%7llu %-15.15s", (unsigned long long)s[i]->k1, live_names_proc_label(p));
-		print_stats(f, &s[i]->st);
-	}
-	free(s);
-
-	shown = rc->top < w->tbl[G_FILE].n ? rc->top : w->tbl[G_FILE].n;
-	fprintf(f, "\nFILES (top %d of %d by sync time)\n", shown, w->tbl[G_FILE].n);
-	print_stats_header(f, "FILE");
-	s = live_tbl_sorted(&w->tbl[G_FILE]);
-	for (int i = 0; s && i < shown; i++) {
-		char label[PATH_MAX + 64];
-		bool resolved;
-
-		live_names_file_label(s[i]->k1, s[i]->k2, label, sizeof(label), &resolved);
-		print_ident(f, label);
-		print_stats(f, &s[i]->st);
-	}
-	free(s);
-
-	fprintf(f, "\nDEVICES (flush facts)\n");
-	fprintf(f, "%-9s %-8s %-13s %3s %7s %7s %8s %7s %8s\n", "FS_DEV", "DISK", "CACHE", "FUA",
-		"SYNCS", "FLUSHED", "NO_FLUSH", "FUA_WR", "DFLUSH_s");
-	s = live_tbl_sorted(&w->tbl[G_DEV]);
-	for (int i = 0; s && i < w->tbl[G_DEV].n; i++) {
-		const struct gstat *g = &s[i]->st;
-		struct dev_facts *d = live_names_dev(s[i]->k1);
-		const char *wc = d ? cache_str(d->write_cache) : NULL;
-		char devs[24];
-
-		snprintf(devs, sizeof(devs), "%u:%u", live_kmaj(s[i]->k1), live_kmin(s[i]->k1));
-		fprintf(f, "%-9s %-8.8s %-13s %3s %7llu %7llu %8llu %7llu %8.3f\n", devs,
-			d && d->disk_name[0] ? d->disk_name : "n/a", wc ? wc : "n/a",
-			!d || d->fua < 0 ? "n/a" : d->fua ? "yes" : "no",
-			(unsigned long long)g->syncs, (unsigned long long)g->with_flush,
-			(unsigned long long)(g->syncs - g->with_flush),
-			(unsigned long long)g->nr_fua, g->phase_ns[FSS_PH_DEV_FLUSH] / 1e9);
-		if (d && d->write_cache == 0)
-			fprintf(f, "  %s is write through: the kernel elides its flushes\n",
-				d->disk_name);
-	}
-	free(s);
-	if (w->flush.flushes)
-		fprintf(f, "all devices: %llu flushes served %llu syncs (%.2f syncs per flush)\n",
-			(unsigned long long)w->flush.flushes,
-			(unsigned long long)w->flush.flush_sync_refs,
-			(double)w->flush.flush_sync_refs / w->flush.flushes);
-	else
-		fprintf(f, "all devices: no cache flush request attributed to a sync\n");
-	fprintf(f, "FUA writes %llu native, %llu emulated; %llu PREFLUSH requests\n",
-		(unsigned long long)w->flush.fua_writes,
-		(unsigned long long)w->flush.fua_emulated,
-		(unsigned long long)w->flush.preflush);
-
-	fprintf(f, "\nJOURNAL (jbd2 commits by kernel threads, on the devices above)\n");
-	s = live_tbl_sorted(&w->tbl[G_JOURNAL]);
-	shown = 0;
-	for (int i = 0; s && i < w->tbl[G_JOURNAL].n; i++) {
-		const struct group *dg = live_tbl_find(&w->tbl[G_DEV], s[i]->k1, 0);
-		const struct gstat *g = &s[i]->st;
-		char devs[24];
-
-		if (!dg)
-			continue;
-		if (!shown++)
-			fprintf(f, "%-9s %7s %7s %8s %7s %7s %7s %8s\n", "FS_DEV", "COMMITS",
-				"ASKED", "TOTAL_s", "P50_us", "P99_us", "MAX_us", "WAITERS");
-		snprintf(devs, sizeof(devs), "%u:%u", live_kmaj(s[i]->k1), live_kmin(s[i]->k1));
-		fprintf(f, "%-9s %7llu %7llu %8.3f", devs, (unsigned long long)g->syncs,
-			(unsigned long long)s[i]->sync_commits, g->total_ns / 1e9);
-		print_us(f, live_quantile_ns(&g->h, 0.50));
-		print_us(f, live_quantile_ns(&g->h, 0.99));
-		print_us(f, g->max_ns);
-		fprintf(f, " %8llu\n", (unsigned long long)dg->st.with_journal);
-	}
-	free(s);
-	journal_notes(f, w, rc->journal_na);
-	blamed_text(f, w, rc->top);
-}
-
 
 /* a --slower sync's blame, from its record: the three largest causes */
 static void slower_blame(FILE *f, struct json_object *o)
@@ -320,14 +343,57 @@ void fss_text_trace_sync(FILE *f, struct json_object *o)
 	else
 		fprintf(f, "\n  ...%s\n", label + n - 74);
 	fprintf(f, "        ");
-	for (int p = 0; p < FSS_PH_MAX; p++) {
+	for (int p = 0; p < NPH; p++) {
 		char k[32];
 
-		snprintf(k, sizeof(k), "%s_ns", fss_phase_name(p));
+		snprintf(k, sizeof(k), "%s_ns", ph_name[p]);
 		fprintf(f, " %s %.3f", ph_abbr[p], fss_jint(o, k, 0) / 1e6);
 	}
 	if (ret < 0)
 		fprintf(f, "  failed: %s", strerror(-ret));
 	fprintf(f, "\n");
 	slower_blame(f, o);
+}
+
+struct lines {
+	struct json_object *a;	/* every record, in order */
+};
+
+static void line_add(struct json_object *o, void *arg)
+{
+	json_object_array_add(((struct lines *)arg)->a, json_object_get(o));
+}
+
+/* one record as trace printed it (the start: the --slower header) */
+static void print_line(FILE *f, struct json_object *o)
+{
+	const char *type = str_or(o, "type", "");
+
+	if (!strcmp(type, "start") && fss_j(o, "slower_ms")) {
+		fprintf(f, "TIME PID COMM KIND TOTAL FILE (on its own line when long)\n");
+		fprintf(f, "%8s ms per phase: fs, journal, queue, device_write, "
+			"device_flush, other\n", "");
+	} else if (!strcmp(type, "sync")) {
+		fss_text_trace_sync(f, o);
+	} else if (!strcmp(type, "interval") || !strcmp(type, "summary")) {
+		fss_text_trace(f, o);
+	}
+}
+
+int fss_text_trace_lines(FILE *f, const char *path)
+{
+	struct lines l = { json_object_new_array() };
+	struct json_object *o;
+	char e[512];
+
+	/* one document (not a line each): not ours to render record by record */
+	if (fss_events_each(path, NULL, line_add, &l, e, sizeof(e)) ||
+	    len_of(l.a) < 2) {
+		json_object_put(l.a);
+		return 1;
+	}
+	each(l.a, i, o)
+		print_line(f, o);
+	json_object_put(l.a);
+	return 0;
 }

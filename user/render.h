@@ -17,6 +17,8 @@ struct fss_render_opts {
 	const char *events_path;	/* per-sync JSON lines (run --events) */
 	int hist;			/* text: add the --hist view */
 	size_t max_syncs;		/* perfetto: the first N (0: default) */
+	const char *lines_path;		/* text of a trace: the JSON Lines file
+					 * doc came from, every record of it */
 };
 
 #define FSS_PERFETTO_MAX_SYNCS	50000
@@ -70,13 +72,35 @@ void fss_text_run_sweep(FILE *f, struct json_object *rows);
 void fss_text_run_verdict(FILE *f, struct json_object *doc);
 int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 
-/* The plain text of a devices result (not --probe): what devices prints. */
+/* A traced test's breakdown (its "breakdown", "flush"... keys), indented. */
+void fss_text_breakdown(FILE *f, struct json_object *test, int indent);
+/* The plain text of a devices result (--probe too): what devices prints. */
 int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen);
+/* out_text_trace.c: trace's interval or summary, from its document */
+int fss_text_trace(FILE *f, struct json_object *doc);
+/*
+ * What trace printed, from its JSON Lines at path (--save, -j): the
+ * --slower header, every interval, --slower sync and the summary, in
+ * order.  1: path is not JSON Lines (one document: render doc alone).
+ */
+int fss_text_trace_lines(FILE *f, const char *path);
 /* out_text_trace.c: a --slower sync of trace from its "sync" record */
 void fss_text_trace_sync(FILE *f, struct json_object *sync);
 
 /* The --hist view of one test object (its "hist"), indented. */
 void fss_text_hists(FILE *f, struct json_object *test, int indent);
+
+/*
+ * The plain text of a compare result, in parts (compare prints the header
+ * before anything runs, each filesystem's line as it finishes, the tables
+ * and notes at the end) and whole (report).  fs: one entry of the
+ * document's "filesystems".
+ */
+void fss_text_compare_header(FILE *f, struct json_object *doc);
+void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *fs);
+void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist);
+int fss_text_compare(FILE *f, struct json_object *doc, bool hist);
+
 /* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */
 int fss_render_perfetto(struct json_object *doc, FILE *f,
 			const struct fss_render_opts *ro, char *err, size_t errlen);

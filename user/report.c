@@ -17,6 +17,7 @@
 #include "blame.h"
 #include "cgpath.h"
 #include "order_ci.h"
+#include "pctl.h"
 
 #define REPORT_WIDTH	80
 
@@ -183,25 +184,6 @@ __u64 fss_collector_count(const struct fss_collector *c)
 	return c ? c->n : 0;
 }
 
-static int u64_cmp(const void *x, const void *y)
-{
-	__u64 a = *(const __u64 *)x, b = *(const __u64 *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Nearest rank on sorted v[0..n): the ceil(pct * n / 100)-th smallest. */
-static __u64 nearest_rank(const __u64 *v, size_t n, unsigned int pct)
-{
-	size_t rank = ((size_t)pct * n + 99) / 100;
-
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return v[rank - 1];
-}
-
 /* Ranks (1-based) of the p50 confidence interval; 0 / n + 1: unbounded. */
 struct ci_ranks {
 	size_t lo, hi;
@@ -228,10 +210,10 @@ static __u64 summarize(__u64 *vals, size_t n, double *mean, double *p50,
 
 	for (i = 0; i < n; i++)
 		sum += vals[i];
-	qsort(vals, n, sizeof(*vals), u64_cmp);
+	fss_pctl_sort(vals, n);
 	*mean = (double)sum / (double)n / 1000.0;
-	*p50 = (double)nearest_rank(vals, n, 50) / 1000.0;
-	*p99 = (double)nearest_rank(vals, n, 99) / 1000.0;
+	*p50 = (double)fss_pctl_rank(vals, n, 50, 100) / 1000.0;
+	*p99 = (double)fss_pctl_rank(vals, n, 99, 100) / 1000.0;
 	return sum;
 }
 

@@ -24,7 +24,12 @@ void fss_run_hook_before(void *arg)
 	int rc;
 
 	h->begun = false;
-	rc = fss_tracer_begin(h->tr, h->cur->name);
+	/* not collecting: the tracer calls no on_sync until begin */
+	if (!h->coll)
+		h->coll = fss_collector_new();
+	else
+		fss_collector_reset(h->coll);
+	rc = h->coll ? fss_tracer_begin(h->tr) : -ENOMEM;
 	if (rc < 0)
 		fprintf(stderr, "fsyncscope: warning: tracer: cannot start test %s: %s\n",
 			h->cur->name, strerror(-rc));
@@ -32,26 +37,48 @@ void fss_run_hook_before(void *arg)
 		h->begun = true;
 }
 
-void fss_run_hook_after(void *arg)
+void fss_run_hook_sync(const struct fss_sync_result *res, void *arg)
 {
 	struct fss_run_hook *h = arg;
-	int rc;
 
-	if (!h->begun)
-		return;
-	rc = fss_tracer_end(h->tr, &h->cur->b);
-	if (rc < 0) {
-		fprintf(stderr, "fsyncscope: warning: tracer: no breakdown for %s: %s\n",
-			h->cur->name, strerror(-rc));
-		return;
-	}
+	fss_collector_add(res, h->coll);
+	if (h->events)
+		fss_sync_result_write_json(h->events, h->cur->name, res);
+}
+
+/* The test's breakdown and histograms, from what was collected. */
+static void hook_results(struct fss_run_hook *h,
+			 const struct fss_trace_window *tw)
+{
+	fss_collector_breakdown(h->coll, &tw->flush, tw->drops, &h->cur->b);
+	h->cur->b.no_rq_start = tw->no_rq_start;
 	h->cur->traced = true;
 	free(h->cur->hist);
 	h->cur->hist = malloc(FSS_COLL_NHIST * sizeof(*h->cur->hist));
-	if (h->cur->hist && fss_tracer_hists(h->tr, h->cur->hist)) {
-		free(h->cur->hist);
-		h->cur->hist = NULL;
+	if (h->cur->hist)
+		for (int i = 0; i < FSS_COLL_NHIST; i++)
+			h->cur->hist[i] = *fss_collector_hist(h->coll, i);
+}
+
+void fss_run_hook_after(void *arg)
+{
+	struct fss_run_hook *h = arg;
+	struct fss_trace_window tw;
+	int rc;
+
+	if (h->begun) {
+		rc = fss_tracer_end(h->tr, &tw);
+		if (h->events)
+			fflush(h->events);
+		if (rc < 0)
+			fprintf(stderr, "fsyncscope: warning: tracer: no breakdown for %s: %s\n",
+				h->cur->name, strerror(-rc));
+		else
+			hook_results(h, &tw);
 	}
+	/* the tracer is not collecting now: nothing calls on_sync */
+	fss_collector_free(h->coll);
+	h->coll = NULL;
 }
 
 /* ---- JSON output ------------------------------------------------------ */
@@ -259,6 +286,8 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 			.fs_dev = ti->t.fs_kdev,
 			.disk_dev = ti->t.disk_kdev,
 			.verbose = cfg->verbose,
+			.on_sync = fss_run_hook_sync,
+			.on_sync_arg = &hk,
 		};
 
 		/* hook only the kinds of sync these tests make */

@@ -120,11 +120,21 @@ struct fss_run_hook {
 	struct fss_tracer *tr;
 	struct fss_run_test *cur;	/* test being run */
 	bool begun;
+	FILE *events;			/* --events: one JSON line per sync */
+	struct fss_collector *coll;	/* the test's syncs (before -> after) */
 };
 
-/* fss_wl_hooks around a test's timed loop: begin/end the tracer on h->cur */
+/*
+ * fss_wl_hooks around a test's timed loop: begin/end the tracer on h->cur
+ * (its breakdown and histograms come from h's collector).
+ */
 void fss_run_hook_before(void *arg);
 void fss_run_hook_after(void *arg);
+/*
+ * The tracer's on_sync (fss_trace_opts, with h as its arg): into the
+ * test's collector, and its --events line when h->events is set.
+ */
+void fss_run_hook_sync(const struct fss_sync_result *res, void *arg);
 
 /* The sync kinds (1 << FSS_SYNC_*) a method's ops are traced as. */
 __u32 fss_method_sync_kinds(enum fss_method m);

@@ -414,3 +414,48 @@ const char *fss_calib_dir_default(void)
 }
 
 /* ---- the command ---- */
+
+/* A thread id is accepted too: the filter is on whole processes (tgid). */
+static int pid_to_tgid(__u32 pid, __u32 *tgid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int rc = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int v;
+
+		if (sscanf(line, "Tgid: %u", &v) == 1) {
+			*tgid = v;
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+int fss_pids_to_tgids(__u32 *ids, int *n, __u32 *missing)
+{
+	int out = 0;
+
+	for (int i = 0; i < *n; i++) {
+		bool dup = false;
+		__u32 tgid;
+
+		if (pid_to_tgid(ids[i], &tgid)) {
+			*missing = ids[i];
+			return -1;
+		}
+		for (int j = 0; j < out && !dup; j++)
+			dup = ids[j] == tgid;
+		if (!dup)
+			ids[out++] = tgid;
+	}
+	*n = out;
+	return 0;
+}

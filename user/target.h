@@ -55,6 +55,13 @@ int fss_dev_parse(const char *arg, __u32 *kdev, char *err, size_t errlen);
 int fss_mount_of_dev(__u32 blk, __u32 disk, bool exact, char *dir, size_t len,
 		     __u32 *fs_kdev);
 
+/*
+ * -p of the live commands: each id (a thread's too) to its process (tgid)
+ * in place, duplicates dropped.  0, or -1 with the id that is not there
+ * in *missing.
+ */
+int fss_pids_to_tgids(__u32 *ids, int *n, __u32 *missing);
+
 /* A directory for the calibration syncs, on a block device if we can. */
 const char *fss_calib_dir_default(void);
 

@@ -3,6 +3,11 @@
  * trace.h - the tracer: loads and attaches the BPF programs (strategy
  * selection + calibration), consumes the ring buffer in a background thread
  * and feeds the attribution engine.
+ *
+ * A sink: every attributed sync goes to opts.on_sync, and a window's end
+ * gives back only what the tracer itself knows (flush facts, lost events).
+ * Collecting, --events lines and metrics are the callers' (report.h,
+ * metrics.h); the tracer knows none of them.
  */
 #ifndef __FSS_TRACE_H
 #define __FSS_TRACE_H
@@ -11,7 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <json-c/json.h>
-#include "report.h"
+#include "attr.h"
 
 enum fss_strategy {
 	FSS_STRAT_AUTO = 0,
@@ -37,7 +42,7 @@ struct fss_trace_opts {
 	 * (calibration uses them).
 	 */
 	__u32 sync_kinds;
-	FILE *events_out;	/* --events: one JSON line per sync, or NULL */
+	bool detail;		/* fill fss_sync_result.detail (--events-detail) */
 	/*
 	 * Blame (docs/blame.md): load the blame programs and give each
 	 * attributed sync its fss_sync_result.blame.  Off when false (the
@@ -45,7 +50,6 @@ struct fss_trace_opts {
 	 * --no-blame).
 	 */
 	bool blame;
-	bool events_detail;	/* ...with its segments, requests, commits */
 	/* live mode (fsyncscope trace) */
 	const __u32 *tgids;	/* only syncs of these processes (ntgids > 0) */
 	int ntgids;
@@ -53,7 +57,12 @@ struct fss_trace_opts {
 	const char *comm;	/* only syncs of tasks with this comm (NULL: any) */
 	__u64 cgroup_id;	/* only syncs of tasks in this cgroup v2 (0: any) */
 	bool live;		/* collect continuously from open; no begin/end */
-	fss_sync_cb on_sync;	/* live: each attributed sync (consumer thread, lock held) */
+	/*
+	 * Each attributed sync, in exit order: from the consumer thread, or
+	 * inside fss_tracer_end / fss_tracer_live_flush; the tracer's lock is
+	 * held (so calls never overlap).  NULL: attributed and dropped.
+	 */
+	fss_sync_cb on_sync;
 	void *on_sync_arg;
 	/* live: every record as it is read, before attribution (consumer thread, lock held) */
 	void (*on_event)(const struct fss_event *ev, void *arg);
@@ -69,14 +78,24 @@ struct fss_tracer;
 struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 				   char *err, size_t errlen);
 /* Start collecting for one test: syncs that start after this call count. */
-int fss_tracer_begin(struct fss_tracer *t, const char *test_name);
-/* Stop collecting; attribute everything and fill *out. */
-int fss_tracer_end(struct fss_tracer *t, struct fss_breakdown *out);
+int fss_tracer_begin(struct fss_tracer *t);
+
+/* What a test's window yields besides its syncs (which went to on_sync). */
+struct fss_trace_window {
+	struct fss_flush_stats flush;	/* flush facts of the window's syncs */
+	__u64 drops;			/* events lost in the window */
+	/*
+	 * Requests were seen issued but none created/inserted: queue time
+	 * and creation flags are not measurable (see fss_breakdown).
+	 */
+	bool no_rq_start;
+};
+
 /*
- * After fss_tracer_end: copy the histograms of the test's syncs into
- * out[0..FSS_COLL_NHIST) (total, then each phase).  0 or -EINVAL.
+ * Stop collecting; attribute everything (handing each sync to on_sync)
+ * and fill *out.  0 or -errno.
  */
-int fss_tracer_hists(struct fss_tracer *t, struct fss_hist *out);
+int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out);
 /* {"sync":"tracepoint","fs":"...","journal":"...","block":"...","nvme":"...","calibration":{...}} */
 struct json_object *fss_tracer_strategy_json(struct fss_tracer *t);
 /* One line per layer, for -v. */

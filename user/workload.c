@@ -19,18 +19,15 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include "scratch.h"
-#include "workload.h"
+#include "pctl.h"
+#include "workload_int.h"
 
 volatile sig_atomic_t fss_wl_stop;
 
-#define FILL_LEN	(1u << 20)	/* prefill buffer */
 #define LAT_CHUNK	(1u << 16)	/* latencies per chunk */
 #define MAX_CHUNKS	4096		/* per test: 256 Mi ops, 2 GiB of latencies */
-#define BUF_ALIGN	4096
 
 static const char *const method_names[FSS_M_MAX] = {
 	[FSS_M_OPEN_DATASYNC]		= "open_datasync",
@@ -117,365 +114,6 @@ int fss_size_parse(const char *s, __u64 *out)
 	return 0;
 }
 
-/* ---- files ------------------------------------------------------------ */
-
-struct fss_wl_file {
-	char path[PATH_MAX + 64];	/* what open(2) opens it by */
-	const char *name;		/* for messages */
-	struct fss_scratch scratch;	/* ours: anonymous, or named (removed) */
-	bool created;		/* ours: removed by cleanup */
-	bool removed;
-	bool blockdev;
-	__u64 size;		/* bytes prefilled / preallocated / device size */
-	char note[192];		/* set up note, e.g. fallocate refused */
-	_Atomic __u64 append_off;
-	struct fss_wl_file *next;
-};
-
-struct fss_workload {
-	char dir[PATH_MAX];
-	char user_file[PATH_MAX];	/* "" when none */
-	bool force;
-	unsigned int seq;
-	unsigned int dio_align;		/* O_DIRECT offset alignment, 0 unknown */
-	unsigned int dio_mem_align;
-	bool dio_probed;
-	struct fss_wl_file *files;
-	char *fill;			/* FILL_LEN bytes of random data */
-	char *zeros;			/* FILL_LEN zero bytes, on demand */
-};
-
-static __u64 xorshift64s(__u64 *s)
-{
-	__u64 x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
-static void fill_random(char *p, size_t n, __u64 seed)
-{
-	__u64 s = seed | 1;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		__u64 r = xorshift64s(&s);
-		memcpy(p + i, &r, 8);
-	}
-	for (; i < n; i++)
-		p[i] = (char)xorshift64s(&s);
-}
-
-/*
- * An anonymous test file takes two descriptors while a job runs (the
- * holder and the job's), so --jobs 1024 needs over 2048: raise the soft
- * limit towards the hard one (nothing here uses select()).
- */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= 8192)
-		return;
-	rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
-	setrlimit(RLIMIT_NOFILE, &rl);
-}
-
-struct fss_workload *fss_wl_new(const char *dir, const char *user_file,
-				bool force, char *err, size_t errlen)
-{
-	struct fss_workload *w;
-	struct stat st;
-
-	if (stat(dir, &st)) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return NULL;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a directory", dir);
-		return NULL;
-	}
-	if (!user_file && access(dir, W_OK)) {
-		snprintf(err, errlen, "cannot write in %s: %s", dir,
-			 strerror(errno));
-		return NULL;
-	}
-	w = calloc(1, sizeof(*w));
-	if (!w) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	raise_nofile();
-	if (!realpath(dir, w->dir))
-		snprintf(w->dir, sizeof(w->dir), "%s", dir);
-	if (user_file)
-		snprintf(w->user_file, sizeof(w->user_file), "%s", user_file);
-	else	/* named test files of runs that were killed (no O_TMPFILE) */
-		fss_scratch_sweep(w->dir, stderr);
-	w->force = force;
-	if (posix_memalign((void **)&w->fill, BUF_ALIGN, FILL_LEN)) {
-		free(w);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	fill_random(w->fill, FILL_LEN, 0x5eed5eedULL);
-	return w;
-}
-
-unsigned int fss_wl_dio_align(struct fss_workload *w)
-{
-	return w->dio_align;
-}
-
-static void probe_dio(struct fss_workload *w, const char *path)
-{
-	struct statx sx;
-
-	if (w->dio_probed)
-		return;
-	w->dio_probed = true;
-	if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &sx))
-		return;
-	if (sx.stx_mask & STATX_DIOALIGN) {
-		w->dio_align = sx.stx_dio_offset_align;
-		w->dio_mem_align = sx.stx_dio_mem_align;
-	}
-}
-
-/* Remove a file we created: unlink a name, close an anonymous holder. */
-static void file_unlink(struct fss_wl_file *f)
-{
-	if (f->scratch.fd >= 0 || f->scratch.named) {
-		fss_scratch_close(&f->scratch);
-		f->removed = true;
-	} else if (f->created && !f->removed) {
-		unlink(f->path);
-		f->removed = true;
-	}
-}
-
-void fss_wl_cleanup(struct fss_workload *w)
-{
-	if (!w)
-		return;
-	for (struct fss_wl_file *f = w->files; f; f = f->next)
-		file_unlink(f);
-}
-
-void fss_wl_free(struct fss_workload *w)
-{
-	struct fss_wl_file *f, *next;
-
-	if (!w)
-		return;
-	fss_wl_cleanup(w);
-	for (f = w->files; f; f = next) {
-		next = f->next;
-		free(f);
-	}
-	free(w->fill);
-	free(w->zeros);
-	free(w);
-}
-
-static int nospace(int e)
-{
-	return e == ENOSPC || e == EDQUOT;
-}
-
-static void size_str(char *buf, size_t len, __u64 v)
-{
-	if (v >= (1ULL << 20) && !(v & ((1ULL << 20) - 1)))
-		snprintf(buf, len, "%llu MiB", (unsigned long long)(v >> 20));
-	else if (v >= 1024 && !(v & 1023))
-		snprintf(buf, len, "%llu KiB", (unsigned long long)(v >> 10));
-	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)v);
-}
-
-/* Write `size` bytes of buf-sized chunks at offset 0, then fsync. */
-static int fill_file(struct fss_workload *w, int fd, struct fss_wl_file *f,
-		     __u64 size, const char *data, char *err, size_t errlen)
-{
-	__u64 done = 0;
-	char sz[32];
-
-	while (done < size) {
-		size_t n = size - done < FILL_LEN ? size - done : FILL_LEN;
-		ssize_t r;
-
-		if (fss_wl_stop) {
-			snprintf(err, errlen, "interrupted");
-			return -EINTR;
-		}
-		r = pwrite(fd, data, n, done);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = r < 0 ? errno : EIO;
-
-			size_str(sz, sizeof(sz), size);
-			if (nospace(e))
-				snprintf(err, errlen, "no space left in %s for a %s test file",
-					 w->dir, sz);
-			else
-				snprintf(err, errlen, "writing %s: %s", f->name,
-					 strerror(e));
-			return -e;
-		}
-		done += r;
-	}
-	if (fsync(fd)) {
-		int e = errno;
-
-		size_str(sz, sizeof(sz), size);
-		if (nospace(e))
-			snprintf(err, errlen, "no space left in %s for a %s test file",
-				 w->dir, sz);
-		else
-			snprintf(err, errlen, "fsync %s: %s", f->name, strerror(e));
-		return -e;
-	}
-	return 0;
-}
-
-/*
- * Create (or, with --file --force, open) one file and make it `size` bytes:
- * random data (how = 0), fallocate or zeros (how = 1), or empty (how = 2).
- */
-enum { PREP_DATA = 0, PREP_ALLOC, PREP_EMPTY };
-
-static int file_make(struct fss_workload *w, __u64 size, int how,
-		     struct fss_wl_file **out, char *err, size_t errlen)
-{
-	struct fss_wl_file *f;
-	struct stat st;
-	int fd, rc = 0;
-
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	f->scratch.fd = -1;
-	f->name = f->path;
-	if (w->user_file[0]) {
-		snprintf(f->path, sizeof(f->path), "%s", w->user_file);
-		fd = open(f->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			f->created = true;
-		} else if (errno == EEXIST && w->force) {
-			fd = open(f->path, O_RDWR | O_CLOEXEC);
-			if (fd >= 0 && fstat(fd, &st) == 0 &&
-			    !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-				close(fd);
-				free(f);
-				snprintf(err, errlen, "%s: not a regular file or block device",
-					 w->user_file);
-				return -EINVAL;
-			}
-			if (fd >= 0 && S_ISBLK(st.st_mode)) {
-				off_t end = lseek(fd, 0, SEEK_END);
-
-				f->blockdev = true;
-				f->size = end > 0 ? (__u64)end : 0;
-			}
-		} else if (errno == EEXIST) {
-			free(f);
-			snprintf(err, errlen, "%s exists; refusing to write to it without --force",
-				 w->user_file);
-			return -EEXIST;
-		}
-		if (fd < 0) {
-			rc = -errno;
-			free(f);
-			snprintf(err, errlen, "cannot open %s: %s", w->user_file,
-				 strerror(-rc));
-			return rc;
-		}
-	} else {
-		/* anonymous where O_TMPFILE works: a SIGKILL leaves nothing */
-		rc = fss_scratch_open(&f->scratch, w->dir, FSS_SCRATCH_TEST,
-				      (int)w->seq++);
-		fd = rc ? -1 : open(f->scratch.path, O_RDWR | O_CLOEXEC);
-		if (!rc && fd < 0) {
-			rc = -errno;
-			fss_scratch_close(&f->scratch);
-		}
-		if (rc) {
-			free(f);
-			if (nospace(-rc))
-				snprintf(err, errlen, "no space left in %s", w->dir);
-			else
-				snprintf(err, errlen, "cannot create a test file in %s: %s",
-					 w->dir, strerror(-rc));
-			return rc;
-		}
-		snprintf(f->path, sizeof(f->path), "%s", f->scratch.path);
-		f->name = f->scratch.name;
-		f->created = true;
-	}
-	/* registered before it is filled, so every exit path removes it */
-	f->next = w->files;
-	w->files = f;
-	probe_dio(w, f->path);
-	if (!f->blockdev && !fstat(fd, &st))
-		f->size = (__u64)st.st_size;	/* append starts at the end */
-
-	if (f->blockdev) {
-		if (how == PREP_DATA && size) {
-			if (size > f->size)
-				size = f->size;
-			rc = fill_file(w, fd, f, size, w->fill, err, errlen);
-		}
-		goto out;
-	}
-	if (how == PREP_DATA) {
-		rc = fill_file(w, fd, f, size, w->fill, err, errlen);
-	} else if (how == PREP_ALLOC && size) {
-		int e = fallocate(fd, 0, 0, (off_t)size) ? errno : 0;
-
-		if (e && nospace(e)) {
-			char sz[32];
-
-			size_str(sz, sizeof(sz), size);
-			snprintf(err, errlen, "no space left in %s for a %s test file",
-				 w->dir, sz);
-			rc = -e;
-		} else if (e) {
-			snprintf(f->note, sizeof(f->note),
-				 "fallocate refused (%s): preallocated by writing zeros",
-				 strerror(e));
-			if (!w->zeros)
-				w->zeros = calloc(1, FILL_LEN);
-			if (!w->zeros) {
-				snprintf(err, errlen, "out of memory");
-				rc = -ENOMEM;
-			} else {
-				rc = fill_file(w, fd, f, size, w->zeros, err, errlen);
-			}
-		} else if (fsync(fd)) {
-			rc = -errno;
-			snprintf(err, errlen, "fsync %s: %s", f->name, strerror(-rc));
-		}
-	}
-	if (!rc && how != PREP_EMPTY)
-		f->size = size;
-out:
-	close(fd);
-	*out = f;
-	return rc;
-}
-
-int fss_wl_file_prepare(struct fss_workload *w, __u64 size,
-			struct fss_wl_file **out, char *err, size_t errlen)
-{
-	return file_make(w, size, PREP_DATA, out, err, errlen);
-}
-
 /* ---- latencies -------------------------------------------------------- */
 
 struct lat_chunk {
@@ -519,67 +157,6 @@ static void lat_free(struct lat_buf *b)
 	b->head = b->tail = NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* LSD radix sort, 16 bits a pass, skipping passes above the maximum. */
-static void sort_u64(__u64 *v, size_t n)
-{
-	__u64 *tmp, *src = v, *dst, max = 0;
-	size_t *cnt, i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] > max)
-			max = v[i];
-	if (n < 4096)
-		goto fallback;
-	tmp = malloc(n * sizeof(*tmp));
-	cnt = malloc(65536 * sizeof(*cnt));
-	if (!tmp || !cnt) {
-		free(tmp);
-		free(cnt);
-		goto fallback;
-	}
-	dst = tmp;
-	for (unsigned int shift = 0; shift < 64 && (max >> shift); shift += 16) {
-		size_t sum = 0;
-		__u64 *t;
-
-		memset(cnt, 0, 65536 * sizeof(*cnt));
-		for (i = 0; i < n; i++)
-			cnt[(src[i] >> shift) & 0xffff]++;
-		for (i = 0; i < 65536; i++) {
-			size_t c = cnt[i];
-
-			cnt[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[cnt[(src[i] >> shift) & 0xffff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	free(cnt);
-	return;
-fallback:
-	qsort(v, n, sizeof(*v), cmp_u64);
-}
-
-static double rank_us(const __u64 *v, size_t n, __u64 num, __u64 den)
-{
-	__u64 r = (num * (__u64)n + den - 1) / den;	/* ceil(p * n) */
-
-	return (double)v[r ? r - 1 : 0] / 1000.0;
-}
-
 void fss_lat_compute(__u64 *v, size_t n, struct fss_lat *out)
 {
 	long double sum = 0;
@@ -587,13 +164,13 @@ void fss_lat_compute(__u64 *v, size_t n, struct fss_lat *out)
 	memset(out, 0, sizeof(*out));
 	if (!n)
 		return;
-	sort_u64(v, n);
+	fss_pctl_sort(v, n);
 	for (size_t i = 0; i < n; i++)
 		sum += v[i];
-	out->p50 = rank_us(v, n, 1, 2);
-	out->p90 = rank_us(v, n, 9, 10);
-	out->p99 = rank_us(v, n, 99, 100);
-	out->p99_9 = rank_us(v, n, 999, 1000);
+	out->p50 = (double)fss_pctl_rank(v, n, 1, 2) / 1000.0;
+	out->p90 = (double)fss_pctl_rank(v, n, 9, 10) / 1000.0;
+	out->p99 = (double)fss_pctl_rank(v, n, 99, 100) / 1000.0;
+	out->p99_9 = (double)fss_pctl_rank(v, n, 999, 1000) / 1000.0;
 	out->max = (double)v[n - 1] / 1000.0;
 	out->mean = (double)(sum / n) / 1000.0;
 }
@@ -654,7 +231,7 @@ static inline __u64 next_off(struct job *j, unsigned int w)
 		return atomic_fetch_add_explicit(&j->file->append_off, s->bs,
 						 memory_order_relaxed);
 	case FSS_PAT_RANDOM:
-		return (xorshift64s(&j->rng) % j->nblocks) * s->bs;
+		return (wl__xorshift64s(&j->rng) % j->nblocks) * s->bs;
 	default:
 		return j->base + (__u64)w * s->bs;
 	}
@@ -877,7 +454,7 @@ static bool explain_na(struct fss_workload *w, const struct fss_wl_spec *s,
 	char sz[32], tmp[96];
 
 	if (j->err == EINVAL && direct && j->write_failed) {
-		size_str(sz, sizeof(sz), s->bs);
+		wl__size_str(sz, sizeof(sz), s->bs);
 		if (w->dio_align && s->bs % w->dio_align) {
 			snprintf(tmp, sizeof(tmp), "%u-byte", w->dio_align);
 			set_na(res, "O_DIRECT write of %s refused (EINVAL): O_DIRECT "
@@ -899,200 +476,254 @@ static bool explain_na(struct fss_workload *w, const struct fss_wl_spec *s,
 	return false;
 }
 
-int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
-	       struct fss_wl_file *file, const struct fss_wl_hooks *hooks,
-	       struct fss_wl_result *res, char *err, size_t errlen)
-{
-	struct fss_wl_spec s = *spec;
-	struct fss_wl_file *files[1024] = { 0 };
-	struct run run = { .spec = &s };
-	struct job *jobs = NULL;
-	unsigned int nfiles, i;
-	bool own_files = !file, direct = s.direct;
-	__u64 need, total = 0, t0 = UINT64_MAX, t1 = 0, *all = NULL;
-	int rc = 0, fl;
+/* One test while it runs: its spec (defaults filled in), files and jobs. */
+struct wl_test {
+	struct fss_workload *w;
+	struct fss_wl_spec s;
+	struct fss_wl_file *files[1024];
+	unsigned int nfiles;
+	bool own_files;		/* created for this test, removed after it */
+	bool direct;		/* O_DIRECT asked for and still possible */
+	__u64 need;		/* bytes the overwrite region needs */
+	struct run run;
+	struct job *jobs;
+};
 
-	memset(res, 0, sizeof(*res));
-	if (!s.jobs)
-		s.jobs = 1;
-	if (!s.writes_per_sync)
-		s.writes_per_sync = 1;
-	if (s.jobs > 1024) {
+/*
+ * Fill in the spec's defaults and check what cannot run: -errno (fatal),
+ * 1 (n/a, res says why) or 0.
+ */
+static int wl_run__spec(struct wl_test *t, const struct fss_wl_spec *spec,
+			struct fss_wl_file *file, struct fss_wl_result *res,
+			char *err, size_t errlen)
+{
+	struct fss_wl_spec *s = &t->s;
+
+	*s = *spec;
+	t->run.spec = s;
+	t->own_files = !file;
+	t->direct = s->direct;
+	if (!s->jobs)
+		s->jobs = 1;
+	if (!s->writes_per_sync)
+		s->writes_per_sync = 1;
+	if (s->jobs > 1024) {
 		snprintf(err, errlen, "at most 1024 jobs");
 		return -EINVAL;
 	}
-	if (s.method == FSS_M_FSYNC_WRITETHROUGH) {
+	if (s->method == FSS_M_FSYNC_WRITETHROUGH) {
 		set_na(res, "%s%s", "Linux has no write-through fsync (F_FULLFSYNC "
 		       "is macOS, FILE_FLAG_WRITE_THROUGH is Windows)", "");
-		return 0;
+		return 1;
 	}
-	if (s.shape != FSS_SHAPE_WRITE_SYNC)
-		direct = false;
-	if (file || w->user_file[0])
-		s.shared_file = true;
-	nfiles = s.shared_file ? 1 : s.jobs;
+	if (s->shape != FSS_SHAPE_WRITE_SYNC)
+		t->direct = false;
+	if (file || t->w->user_file[0])
+		s->shared_file = true;
+	t->nfiles = s->shared_file ? 1 : s->jobs;
 
 	/* region each job overwrites, and what the file must hold */
-	need = (__u64)s.writes_per_sync * s.bs;
-	if (s.shared_file && s.pattern == FSS_PAT_OVERWRITE)
-		need *= s.jobs;
-	if (s.pattern == FSS_PAT_RANDOM && s.file_size < s.bs) {
+	t->need = (__u64)s->writes_per_sync * s->bs;
+	if (s->shared_file && s->pattern == FSS_PAT_OVERWRITE)
+		t->need *= s->jobs;
+	if (s->pattern == FSS_PAT_RANDOM && s->file_size < s->bs) {
 		snprintf(err, errlen, "--file-size is smaller than --bs");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The prepared file, or fresh ones: -errno, 1 (n/a) or 0. */
+static int wl_run__files(struct wl_test *t, struct fss_wl_file *file,
+			 struct fss_wl_result *res, char *err, size_t errlen)
+{
+	const struct fss_wl_spec *s = &t->s;
+	unsigned int i;
+	int rc;
 
 	if (file) {
-		files[0] = file;
-		if (s.pattern == FSS_PAT_APPEND)
+		t->files[0] = file;
+		if (s->pattern == FSS_PAT_APPEND)
 			atomic_store(&file->append_off, file->size);
-	} else {
-		for (i = 0; i < nfiles; i++) {
-			__u64 size = s.file_size > need ? s.file_size : need;
-			int how = PREP_DATA;
-
-			if (s.pattern == FSS_PAT_APPEND) {
-				how = PREP_EMPTY;
-				size = 0;
-			} else if (s.pattern == FSS_PAT_RANDOM) {
-				how = PREP_ALLOC;
-				size = s.file_size;
-			}
-			rc = file_make(w, size, how, &files[i], err, errlen);
-			if (rc)
-				goto out;
-			add_note(res, i == 0 ? files[i]->note : "");
-			if (s.pattern == FSS_PAT_APPEND)
-				atomic_store(&files[i]->append_off, files[i]->size);
-		}
 	}
-	if (s.pattern == FSS_PAT_APPEND && files[0]->blockdev) {
+	for (i = 0; !file && i < t->nfiles; i++) {
+		__u64 size = s->file_size > t->need ? s->file_size : t->need;
+		int how = PREP_DATA;
+
+		if (s->pattern == FSS_PAT_APPEND) {
+			how = PREP_EMPTY;
+			size = 0;
+		} else if (s->pattern == FSS_PAT_RANDOM) {
+			how = PREP_ALLOC;
+			size = s->file_size;
+		}
+		rc = wl__file_make(t->w, size, how, &t->files[i], err, errlen);
+		if (rc)
+			return rc;
+		add_note(res, i == 0 ? t->files[i]->note : "");
+		if (s->pattern == FSS_PAT_APPEND)
+			atomic_store(&t->files[i]->append_off, t->files[i]->size);
+	}
+	if (s->pattern == FSS_PAT_APPEND && t->files[0]->blockdev) {
 		set_na(res, "%s%s", "append needs a regular file, not a block device", "");
-		goto out;
+		return 1;
 	}
-	if (files[0]->size < (s.pattern == FSS_PAT_RANDOM ? s.bs : need) &&
-	    s.pattern != FSS_PAT_APPEND) {
-		snprintf(err, errlen, "%s is too small for this test", files[0]->name);
-		rc = -EINVAL;
-		goto out;
+	if (t->files[0]->size < (s->pattern == FSS_PAT_RANDOM ? s->bs : t->need) &&
+	    s->pattern != FSS_PAT_APPEND) {
+		snprintf(err, errlen, "%s is too small for this test",
+			 t->files[0]->name);
+		return -EINVAL;
 	}
+	return 0;
+}
 
-	jobs = calloc(s.jobs, sizeof(*jobs));
-	if (!jobs) {
+/* Job i: its file, offsets, buffer, first latency chunk and fd. */
+static int wl_run__job_init(struct wl_test *t, unsigned int i, int fl,
+			    struct fss_wl_result *res, char *err, size_t errlen)
+{
+	const struct fss_wl_spec *s = &t->s;
+	struct job *j = &t->jobs[i];
+	size_t align = BUF_ALIGN;
+
+	j->run = &t->run;
+	j->spec = s;
+	j->idx = i;
+	j->fd = -1;
+	j->file = t->files[s->shared_file ? 0 : i];
+	j->rng = 0x9E3779B97F4A7C15ULL * (i + 1);
+	if (s->shared_file && s->pattern == FSS_PAT_OVERWRITE)
+		j->base = (__u64)i * s->writes_per_sync * s->bs;
+	if (s->pattern == FSS_PAT_RANDOM) {
+		__u64 region = s->file_size < j->file->size ?
+			       s->file_size : j->file->size;
+
+		j->nblocks = region / s->bs;
+	}
+	if (t->w->dio_mem_align > align)
+		align = t->w->dio_mem_align;
+	if (posix_memalign((void **)&j->buf, align, s->bs)) {
+		j->buf = NULL;
 		snprintf(err, errlen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
-	fl = open_flags(&s);
-	for (i = 0; i < s.jobs; i++) {
-		struct job *j = &jobs[i];
-		size_t align = BUF_ALIGN;
-
-		j->run = &run;
-		j->spec = &s;
-		j->idx = i;
-		j->fd = -1;
-		j->file = files[s.shared_file ? 0 : i];
-		j->rng = 0x9E3779B97F4A7C15ULL * (i + 1);
-		if (s.shared_file && s.pattern == FSS_PAT_OVERWRITE)
-			j->base = (__u64)i * s.writes_per_sync * s.bs;
-		if (s.pattern == FSS_PAT_RANDOM) {
-			__u64 region = s.file_size < j->file->size ?
-				       s.file_size : j->file->size;
-
-			j->nblocks = region / s.bs;
-		}
-		if (w->dio_mem_align > align)
-			align = w->dio_mem_align;
-		if (posix_memalign((void **)&j->buf, align, s.bs)) {
-			snprintf(err, errlen, "out of memory");
-			rc = -ENOMEM;
-			goto out;
-		}
-		fill_random(j->buf, s.bs, 0xC0FFEEULL + i);
-		j->iov.iov_base = j->buf;
-		j->iov.iov_len = s.bs;
-		j->slot0 = lat_grow(&j->lat);
-		if (!j->slot0) {
-			snprintf(err, errlen, "out of memory");
-			rc = -ENOMEM;
-			goto out;
-		}
-		if (s.shape != FSS_SHAPE_WRITE_SYNC)
-			continue;
-		j->fd = open(j->file->path, fl | (direct ? O_DIRECT : 0));
-		if (j->fd < 0 && direct && errno == EINVAL && i == 0) {
-			/* the filesystem refuses O_DIRECT: measure buffered */
-			direct = false;
-			add_note(res, "O_DIRECT refused by the filesystem (EINVAL "
-				 "at open): measured with buffered I/O");
-			j->fd = open(j->file->path, fl);
-		}
-		if (j->fd < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot open %s: %s", j->file->name,
-				 strerror(-rc));
-			goto out;
-		}
+	wl__fill_random(j->buf, s->bs, 0xC0FFEEULL + i);
+	j->iov.iov_base = j->buf;
+	j->iov.iov_len = s->bs;
+	j->slot0 = lat_grow(&j->lat);
+	if (!j->slot0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	res->direct_used = direct;
-
-	if (fss_wl_stop) {
-		snprintf(err, errlen, "interrupted");
-		rc = -EINTR;
-		goto out;
+	if (s->shape != FSS_SHAPE_WRITE_SYNC)
+		return 0;
+	j->fd = open(j->file->path, fl | (t->direct ? O_DIRECT : 0));
+	if (j->fd < 0 && t->direct && errno == EINVAL && i == 0) {
+		/* the filesystem refuses O_DIRECT: measure buffered */
+		t->direct = false;
+		add_note(res, "O_DIRECT refused by the filesystem (EINVAL "
+			 "at open): measured with buffered I/O");
+		j->fd = open(j->file->path, fl);
 	}
-	run.dur_ns = (__u64)(s.seconds * 1e9);
-	pthread_mutex_init(&run.mu, NULL);
-	pthread_cond_init(&run.cv, NULL);
+	if (j->fd < 0) {
+		int rc = -errno;
+
+		snprintf(err, errlen, "cannot open %s: %s", j->file->name,
+			 strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+static int wl_run__jobs(struct wl_test *t, struct fss_wl_result *res,
+			char *err, size_t errlen)
+{
+	int fl = open_flags(&t->s), rc;
+
+	t->jobs = calloc(t->s.jobs, sizeof(*t->jobs));
+	if (!t->jobs) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < t->s.jobs; i++)
+		t->jobs[i].fd = -1;
+	for (unsigned int i = 0; i < t->s.jobs; i++) {
+		rc = wl_run__job_init(t, i, fl, res, err, errlen);
+		if (rc)
+			return rc;
+	}
+	res->direct_used = t->direct;
+	return 0;
+}
+
+/* The timed loop: in this thread for one job, else a thread per job. */
+static void wl_run__timed(struct wl_test *t, const struct fss_wl_hooks *hooks)
+{
+	struct run *run = &t->run;
+	struct job *jobs = t->jobs;
+	unsigned int i, n = t->s.jobs;
+
+	run->dur_ns = (__u64)(t->s.seconds * 1e9);
+	pthread_mutex_init(&run->mu, NULL);
+	pthread_cond_init(&run->cv, NULL);
 	if (hooks && hooks->before)
 		hooks->before(hooks->arg);
-	if (s.jobs == 1) {
+	if (n == 1) {
 		job_loop(&jobs[0]);
 	} else {
-		for (i = 0; i < s.jobs; i++) {
+		for (i = 0; i < n; i++) {
 			if (pthread_create(&jobs[i].tid, NULL, job_thread, &jobs[i])) {
-				atomic_store(&run.abort, 1);
+				atomic_store(&run->abort, 1);
 				jobs[i].err = EAGAIN;
 				jobs[i].err_op = "pthread_create";
 				break;
 			}
 			jobs[i].started = true;
 		}
-		pthread_mutex_lock(&run.mu);
-		run.go = true;
-		pthread_cond_broadcast(&run.cv);
-		pthread_mutex_unlock(&run.mu);
-		for (i = 0; i < s.jobs; i++)
+		pthread_mutex_lock(&run->mu);
+		run->go = true;
+		pthread_cond_broadcast(&run->cv);
+		pthread_mutex_unlock(&run->mu);
+		for (i = 0; i < n; i++)
 			if (jobs[i].started)
 				pthread_join(jobs[i].tid, NULL);
 	}
 	if (hooks && hooks->after)
 		hooks->after(hooks->arg);
-	pthread_mutex_destroy(&run.mu);
-	pthread_cond_destroy(&run.cv);
+	pthread_mutex_destroy(&run->mu);
+	pthread_cond_destroy(&run->cv);
+}
 
-	/* errors: n/a for unsupported combinations, fatal otherwise */
-	for (i = 0; i < s.jobs; i++) {
-		struct job *j = &jobs[i];
+/* A job's failure: n/a for unsupported combinations (1), else -errno. */
+static int wl_run__errors(struct wl_test *t, struct fss_wl_result *res,
+			  char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < t->s.jobs; i++) {
+		struct job *j = &t->jobs[i];
 
 		if (!j->err)
 			continue;
-		if (explain_na(w, &s, j, direct, res))
-			goto out;
-		rc = -j->err;
-		if (nospace(j->err))
+		if (explain_na(t->w, &t->s, j, t->direct, res))
+			return 1;
+		if (wl__nospace(j->err))
 			snprintf(err, errlen, "no space left in %s (%s on %s)",
-				 w->dir, j->err_op, j->file->name);
+				 t->w->dir, j->err_op, j->file->name);
 		else if (j->short_write)
 			snprintf(err, errlen, "short write on %s", j->file->name);
 		else
 			snprintf(err, errlen, "%s on %s failed: %s", j->err_op,
 				 j->file->name, strerror(j->err));
-		goto out;
+		return -j->err;
 	}
+	return 0;
+}
 
-	for (i = 0; i < s.jobs; i++) {
-		struct job *j = &jobs[i];
+/* Ops, writes, notes and rates of all jobs: 1 (n/a) when none completed. */
+static int wl_run__sum(struct wl_test *t, struct fss_wl_result *res)
+{
+	__u64 t0 = UINT64_MAX, t1 = 0;
+
+	for (unsigned int i = 0; i < t->s.jobs; i++) {
+		struct job *j = &t->jobs[i];
 
 		res->ops += j->ops;
 		res->writes += j->writes;
@@ -1112,42 +743,90 @@ int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
 		res->partial = fss_wl_stop != 0;
 		set_na(res, "%s%s", fss_wl_stop ? "interrupted before the first "
 		       "op completed" : "no op completed", "");
-		goto out;
+		return 1;
 	}
 	res->elapsed_s = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
 	if (res->elapsed_s > 0) {
 		res->ops_per_sec = (double)res->ops / res->elapsed_s;
 		res->usecs_per_op = 1e6 / res->ops_per_sec;
 	}
+	return 0;
+}
+
+/* Every job's latencies into one array: percentiles and the histogram. */
+static int wl_run__latencies(struct wl_test *t, struct fss_wl_result *res,
+			     char *err, size_t errlen)
+{
+	__u64 *all, total = 0;
+
 	all = malloc(res->ops * sizeof(*all));
 	if (!all) {
 		snprintf(err, errlen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
-	for (i = 0; i < s.jobs; i++)
-		for (struct lat_chunk *c = jobs[i].lat.head; c; c = c->next) {
+	for (unsigned int i = 0; i < t->s.jobs; i++)
+		for (struct lat_chunk *c = t->jobs[i].lat.head; c; c = c->next) {
 			memcpy(all + total, c->v, c->n * sizeof(*all));
 			total += c->n;
 		}
 	fss_lat_compute(all, total, &res->lat);
 	res->lat_hist = fss_hist_new();
-	for (i = 0; res->lat_hist && i < total; i++)
+	for (__u64 i = 0; res->lat_hist && i < total; i++)
 		fss_hist_add(res->lat_hist, all[i]);
 	free(all);
-out:
-	if (jobs) {
-		for (i = 0; i < s.jobs; i++) {
-			if (jobs[i].fd >= 0)
-				close(jobs[i].fd);
-			free(jobs[i].buf);
-			lat_free(&jobs[i].lat);
+	return 0;
+}
+
+static void wl_run__free(struct wl_test *t)
+{
+	unsigned int i;
+
+	if (t->jobs) {
+		for (i = 0; i < t->s.jobs; i++) {
+			if (t->jobs[i].fd >= 0)
+				close(t->jobs[i].fd);
+			free(t->jobs[i].buf);
+			lat_free(&t->jobs[i].lat);
 		}
-		free(jobs);
+		free(t->jobs);
 	}
-	if (own_files)
-		for (i = 0; i < nfiles; i++)
-			if (files[i])
-				file_unlink(files[i]);
-	return rc;
+	if (t->own_files)
+		for (i = 0; i < t->nfiles; i++)
+			if (t->files[i])
+				wl__file_unlink(t->files[i]);
+}
+
+int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
+	       struct fss_wl_file *file, const struct fss_wl_hooks *hooks,
+	       struct fss_wl_result *res, char *err, size_t errlen)
+{
+	struct wl_test *t = calloc(1, sizeof(*t));
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	t->w = w;
+	rc = wl_run__spec(t, spec, file, res, err, errlen);
+	if (!rc)
+		rc = wl_run__files(t, file, res, err, errlen);
+	if (!rc)
+		rc = wl_run__jobs(t, res, err, errlen);
+	if (!rc && fss_wl_stop) {
+		snprintf(err, errlen, "interrupted");
+		rc = -EINTR;
+	}
+	if (!rc) {
+		wl_run__timed(t, hooks);
+		rc = wl_run__errors(t, res, err, errlen);
+	}
+	if (!rc)
+		rc = wl_run__sum(t, res);
+	if (!rc)
+		rc = wl_run__latencies(t, res, err, errlen);
+	wl_run__free(t);
+	free(t);
+	return rc > 0 ? 0 : rc;
 }

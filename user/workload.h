@@ -148,7 +148,8 @@ void fss_wl_free(struct fss_workload *w);
 /*
  * Percentiles over n latencies (ns); sorts v in place.  Nearest rank: the
  * p-th percentile is the smallest value with at least p% of the values
- * less than or equal to it, i.e. v[ceil(p/100 * n) - 1] after sorting.
+ * less than or equal to it, i.e. v[ceil(p/100 * n) - 1] after sorting
+ * (pctl.h, the engine report.c's collector uses too).
  */
 void fss_lat_compute(__u64 *v, size_t n, struct fss_lat *out);
 

@@ -313,6 +313,134 @@ static void test_simple_fdatasync(void)
 	fss_attr_free(a);
 }
 
+/* ---- the opt-in detail (attr_detail.c) ---- */
+
+#define MAX_DETAIL 16
+
+struct detail_copy {
+	struct fss_sync_result r;
+	struct fss_seg seg[MAX_DETAIL];
+	struct fss_rq_span rq[MAX_DETAIL];
+	struct fss_jnl_span jnl[MAX_DETAIL];
+	size_t nseg, nrq, njnl;
+	int n;
+	bool had_detail;
+};
+
+/* The detail is valid during the callback only: copy it out. */
+static void collect_detail(const struct fss_sync_result *r, void *arg)
+{
+	struct detail_copy *c = arg;
+	const struct fss_sync_detail *d = r->detail;
+
+	c->n++;
+	c->r = *r;
+	c->had_detail = d != NULL;
+	if (!d)
+		return;
+	c->nseg = d->nseg;
+	c->nrq = d->nrq;
+	c->njnl = d->njnl;
+	if (d->nseg <= MAX_DETAIL)
+		memcpy(c->seg, d->seg, d->nseg * sizeof(*d->seg));
+	if (d->nrq <= MAX_DETAIL)
+		memcpy(c->rq, d->rq, d->nrq * sizeof(*d->rq));
+	if (d->njnl <= MAX_DETAIL)
+		memcpy(c->jnl, d->jnl, d->njnl * sizeof(*d->jnl));
+}
+
+static const struct fss_rq_span *span_of(const struct detail_copy *c,
+					 __u64 id)
+{
+	for (size_t i = 0; i < c->nrq && i < MAX_DETAIL; i++)
+		if (c->rq[i].id == id)
+			return &c->rq[i];
+	return NULL;
+}
+
+/*
+ * simple_fdatasync's stream plus a short commit of its fs near the end,
+ * with opts.detail: the segments tile the sync in time order and sum to
+ * its phases; each request and the commit are listed with their times.
+ * Without opts.detail there is none.
+ */
+static void test_sync_detail(void)
+{
+	struct fss_event ev[] = {
+		START(100, T(1500), 0xa0, W | SY),
+		ISSUE(100, T(2000), 0xa0, W | SY),
+		COMPLETE(T(4000), 0xa0, W | SY),
+		START(100, T(4500), 0xb0, PF | W | SY),
+		ISSUE(KWORKER, T(5000), 0xc0, FL | PF | KT),
+		COMPLETE(T(8000), 0xc0, FL | PF),
+		COMPLETE(T(8200), 0xb0, W | SY),
+		journal(JBD2, FS_DEV, T(9950), T(9990)),
+		with_fs(sync_ev(100, FSS_SYNC_FDATASYNC, T(1000), T(10000)),
+			T(1100), T(9900)),
+	};
+	static const struct { __u64 from, to; __u32 ph; } want[] = {
+		{ 1000, 1100, FSS_PH_OTHER }, { 1100, 1500, FSS_PH_FS },
+		{ 1500, 2000, FSS_PH_QUEUE }, { 2000, 4000, FSS_PH_DEV_WRITE },
+		{ 4000, 4500, FSS_PH_FS }, { 4500, 5000, FSS_PH_QUEUE },
+		{ 5000, 8000, FSS_PH_DEV_FLUSH }, { 8000, 8200, FSS_PH_QUEUE },
+		{ 8200, 9900, FSS_PH_FS }, { 9900, 9950, FSS_PH_OTHER },
+		{ 9950, 9990, FSS_PH_JOURNAL }, { 9990, 10000, FSS_PH_OTHER },
+	};
+	const size_t nwant = sizeof(want) / sizeof(want[0]);
+	struct fss_attr_opts o = { .disk_of = disk_of, .detail = true };
+	struct fss_attr *a = fss_attr_new(&o);
+	__u64 ph_sum[FSS_PH_MAX] = { 0 };
+	const struct fss_rq_span *s;
+	struct detail_copy c;
+
+	CHECK(a != NULL, "fss_attr_new");
+	if (!a)
+		return;
+	memset(&c, 0, sizeof(c));
+	FEED(a, ev);
+	CHECK_EQ(fss_attr_drain(a, UINT64_MAX, collect_detail, &c), 1);
+	CHECK(c.had_detail, "no detail with opts.detail");
+	CHECK_EQ(c.nseg, nwant);
+	for (size_t i = 0; i < c.nseg && i < nwant; i++) {
+		CHECK_EQ(c.seg[i].from, T(want[i].from));
+		CHECK_EQ(c.seg[i].to, T(want[i].to));
+		CHECK_EQ(c.seg[i].phase, want[i].ph);
+	}
+	for (size_t i = 0; i < c.nseg && i < MAX_DETAIL; i++)
+		ph_sum[c.seg[i].phase] += c.seg[i].to - c.seg[i].from;
+	for (int ph = 0; ph < FSS_PH_MAX; ph++)
+		CHECK_EQ(ph_sum[ph], c.r.phase_ns[ph]);
+
+	CHECK_EQ(c.nrq, 3);
+	s = span_of(&c, 0xa0);
+	CHECK(s && s->cls == FSS_RQC_WRITE && s->start == T(1500) &&
+	      s->issue == T(2000) && s->end == T(4000) && s->completed &&
+	      s->dev == DISK, "write 0xa0");
+	s = span_of(&c, 0xb0);
+	CHECK(s && s->cls == FSS_RQC_PREFLUSH && s->start == T(4500) &&
+	      s->issue == 0 && s->end == T(8200) && s->completed,
+	      "preflush 0xb0 (never issued)");
+	s = span_of(&c, 0xc0);
+	CHECK(s && s->cls == FSS_RQC_FLUSH && s->start == T(5000) &&
+	      s->issue == T(5000) && s->end == T(8000) && s->completed,
+	      "flush 0xc0 (no START: starts at its issue)");
+	CHECK_EQ(c.njnl, 1);
+	CHECK(c.jnl[0].dev == FS_DEV && c.jnl[0].first == T(9950) &&
+	      c.jnl[0].end == T(9990), "the commit");
+	fss_attr_free(a);
+
+	/* the same stream without opts.detail: same phases, no detail */
+	a = new_attr();
+	memset(&c.r, 0, sizeof(c.r));
+	c.n = 0;
+	FEED(a, ev);
+	CHECK_EQ(fss_attr_drain(a, UINT64_MAX, collect_detail, &c), 1);
+	CHECK(!c.had_detail, "detail without opts.detail");
+	for (int ph = 0; ph < FSS_PH_MAX; ph++)
+		CHECK_EQ(c.r.phase_ns[ph], ph_sum[ph]);
+	fss_attr_free(a);
+}
+
 /* Two writes of the caller overlap; the second queues behind the first. */
 static void test_overlapping_requests(void)
 {
@@ -2019,6 +2147,7 @@ static const struct {
 	CASE(report_no_rq_start),
 	CASE(report_sync_json_escaping),
 	CASE(names),
+	CASE(sync_detail),
 #undef CASE
 };
 
