@@ -206,8 +206,11 @@ static void classify(struct fss_tracer *t)
 		struct prog_info *pi;
 		const char *n = bpf_program__name(prog);
 
-		if (t->nprogs >= MAX_PROGS)
+		if (t->nprogs >= MAX_PROGS) {	/* never dropped unsaid */
+			fprintf(stderr, "fsyncscope: more than %d BPF programs: "
+				"%s and later ones not attached\n", MAX_PROGS, n);
 			break;
+		}
 		pi = &t->progs[t->nprogs++];
 		memset(pi, 0, sizeof(*pi));
 		pi->prog = prog;

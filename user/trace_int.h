@@ -48,7 +48,7 @@ struct prog_info {
 	int attach_err;
 };
 
-#define MAX_PROGS 64
+#define MAX_PROGS 96	/* programs of the main object (66 with blame's) */
 
 struct fss_tracer {
 	struct fss_trace_opts opts;
