@@ -110,6 +110,11 @@ check_evidence() {
 	# the summary names it in BLAMED
 	jq -se "map(select(.type == \"summary\"))[0].blamed[0] |
 		.pid == $storm and .comm == \"storm\"" "$FSS_SCRATCH/storm.out"
+	# on the filesystem of the appender's syncs
+	local dev
+	dev="$(jq -rs "map(select(.pid == $app))[0].dev" "$ev")"
+	jq -se "map(select(.type == \"summary\"))[0].blamed[0].dev == \"$dev\"" \
+		"$FSS_SCRATCH/storm.out"
 }
 
 @test "blame: large buffered writer -> the overwriter's flush and queue blame name it with >= 80 % of the bytes" {

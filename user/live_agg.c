@@ -72,7 +72,8 @@ static void blamed_add(struct window *w, const struct fss_sync_result *r)
 
 		if (x->reason || x->self || x->pid == r->pid)
 			continue;
-		g = live_tbl_get(&w->tbl[G_BLAMED], x->pid, x->cgroup_id);
+		g = live_tbl_get(&w->tbl[G_BLAMED],
+				 ((__u64)r->dev << 32) | x->pid, x->cgroup_id);
 		if (!g)
 			continue;
 		memcpy(g->comm, x->comm, sizeof(g->comm));

@@ -50,9 +50,9 @@ struct gstat {
 __u64 live_quantile_ns(const struct fss_shist *h, double q);
 
 /*
- * G_BLAMED: (pid, cgroup id) of a process that caused time in others'
- * syncs; its gstat's phase_ns is that time per phase, total_ns the sum,
- * syncs the syncs it was blamed in.
+ * G_BLAMED: (fs dev << 32 | pid, cgroup id): a process that caused time in
+ * others' syncs on one filesystem; its gstat's phase_ns is that time per
+ * phase, total_ns the sum, syncs the syncs it was blamed in.
  */
 enum gtype { G_PROC, G_FILE, G_DEV, G_JOURNAL, G_BLAMED, G_MAX };
 

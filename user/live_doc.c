@@ -161,8 +161,10 @@ static struct json_object *blamed_json(const struct window *w, int top)
 		struct json_object *ph = json_object_new_object();
 		const char *cg = s[i]->k2 ? fss_cgroup_path(s[i]->k2, NULL) : NULL;
 
-		json_object_object_add(o, "pid", json_object_new_int64(s[i]->k1));
+		json_object_object_add(o, "pid", json_object_new_int64(s[i]->k1 & 0xffffffff));
 		json_object_object_add(o, "comm", json_object_new_string(s[i]->comm));
+		/* the filesystem whose syncs it slowed */
+		json_object_object_add(o, "dev", jdev(s[i]->k1 >> 32));
 		json_object_object_add(o, "cgroup_id", s[i]->k2 ?
 				       json_object_new_uint64(s[i]->k2) : NULL);
 		json_object_object_add(o, "cgroup", cg ? json_object_new_string(cg) : NULL);

@@ -241,21 +241,22 @@ static void print_blamed(FILE *f, struct json_object *doc)
 	fprintf(f, "\nBLAMED (sync time caused in other processes' syncs; "
 		"top %zu of %llu)\n", len_of(fss_j(doc, "blamed")),
 		u64(doc, "blamed_total"));
-	fprintf(f, "%7s %-15s %8s %6s %3s %3s %3s %3s  %s\n", "PID", "NAME",
-		"CAUSED_s", "SYNCS", "jrn", "que", "dwr", "dfl", "CGROUP");
+	fprintf(f, "%7s %-15s %-7s %8s %6s %3s %3s %3s %3s %s\n", "PID", "NAME",
+		"FS_DEV", "CAUSED_s", "SYNCS", "jrn", "que", "dwr", "dfl", "CGROUP");
 	each(fss_j(doc, "blamed"), i, x) {
 		struct json_object *bp = fss_j(x, "by_phase");
 		double tot = u64(x, "caused_ns");
 
-		fprintf(f, "%7llu %-15.15s %8.3f %6llu", u64(x, "pid"),
-			str_or(x, "comm", "?"), tot / 1e9, u64(x, "syncs"));
+		fprintf(f, "%7llu %-15.15s %-7.7s %8.3f %6llu", u64(x, "pid"),
+			str_or(x, "comm", "?"), str_or(x, "dev", "?"), tot / 1e9,
+			u64(x, "syncs"));
 		for (int p = 1; p <= 4; p++) {	/* journal .. device_flush */
 			char k[32];
 
 			snprintf(k, sizeof(k), "%s_ns", ph_name[p]);
 			fprintf(f, " %3.0f", tot ? 100.0 * u64(bp, k) / tot : 0.0);
 		}
-		fprintf(f, "  %.20s\n", str_or(x, "cgroup", "n/a"));
+		fprintf(f, " %.13s\n", str_or(x, "cgroup", "n/a"));
 	}
 	for (int p = 1; p <= 4; p++)
 		dev_s += u64(fss_j(ph, ph_name[p]), "ns") / 1e9;
