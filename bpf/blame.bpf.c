@@ -57,6 +57,35 @@ struct {
 	__type(value, struct inode_owner);
 } blame_dirtier SEC(".maps");
 
+/*
+ * Unfiltered tracing (no --mount/--dev): blame records only for the
+ * filesystems and disks that traced syncs were seen on, which user space
+ * adds here as they come (a storm on a device nobody syncs on costs one
+ * hash lookup per request, and nothing in the ring buffer).
+ */
+const volatile bool blame_dev_filter = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* fs or disk dev_t */
+	__type(value, __u8);
+} blame_devs SEC(".maps");
+
+static __always_inline bool blame_fs_dev(__u32 dev)
+{
+	if (targ_fs_dev)
+		return dev == targ_fs_dev;
+	return !blame_dev_filter || bpf_map_lookup_elem(&blame_devs, &dev);
+}
+
+static __always_inline bool blame_disk_dev(__u32 dev)
+{
+	if (targ_disk_dev)
+		return dev == targ_disk_dev;
+	return !blame_dev_filter || bpf_map_lookup_elem(&blame_devs, &dev);
+}
+
 static __always_inline bool cur_is_kthread(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -191,7 +220,7 @@ int blame_jhandle(struct trace_event_raw_jbd2_handle_stats *ctx)
 
 	if (floor_only)
 		return 0;
-	if (targ_fs_dev && dev != targ_fs_dev)
+	if (!blame_fs_dev(dev))
 		return 0;
 	e = blame_reserve(FSS_EV_JHANDLE, dev, true);
 	if (!e)
@@ -221,7 +250,7 @@ int blame_jstats(struct trace_event_raw_jbd2_run_stats *ctx)
 
 	if (floor_only)
 		return 0;
-	if (targ_fs_dev && dev != targ_fs_dev)
+	if (!blame_fs_dev(dev))
 		return 0;
 	e = blame_reserve(FSS_EV_JSTATS, dev, false);
 	if (!e)
@@ -285,7 +314,7 @@ int BPF_PROG(blame_rq_owner, struct request *rq)
 	if (floor_only)
 		return 0;
 	dev = fss_rq_kdev(rq, true);
-	if (targ_disk_dev && dev != targ_disk_dev)
+	if (!blame_disk_dev(dev))
 		return 0;
 	return owner_event((__u64)rq, dev, rq->__data_len, 0);
 }
@@ -303,7 +332,7 @@ int BPF_PROG(blame_bio_owner, struct bio *bio)
 	if (!disk)
 		return 0;
 	dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
-	if (targ_disk_dev && dev != targ_disk_dev)
+	if (!blame_disk_dev(dev))
 		return 0;
 	return owner_event(bio->bi_iter.bi_sector, dev, bio->bi_iter.bi_size,
 			   FSS_BL_BIO);
@@ -325,7 +354,7 @@ int BPF_PROG(blame_bio_split, struct bio *bio, unsigned int new_sector)
 	if (!disk)
 		return 0;
 	dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
-	if (targ_disk_dev && dev != targ_disk_dev)
+	if (!blame_disk_dev(dev))
 		return 0;
 	return owner_event(new_sector, dev, 0, FSS_BL_BIO);
 }
@@ -375,7 +404,7 @@ int BPF_PROG(blame_dirty, struct inode *inode)
 		return 0;
 	k.dev = inode->i_sb->s_dev;
 	k.ino = inode->i_ino;
-	if (targ_fs_dev && k.dev != targ_fs_dev)
+	if (!blame_fs_dev(k.dev))
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	o.pid = id >> 32;

@@ -196,6 +196,10 @@ check_evidence() {
 	[ "$(jq -s "[.[] | select(.pid == $app or .pid == $ow)] | length" "$ev")" -gt 100 ]
 	[ "$(jq -s "[.[] | select(.pid == $app or .pid == $ow) | .blame[] |
 		select(.pid == $storm or .pid == $w)] | length" "$ev")" -eq 0 ]
+	# unfiltered, blame turns on for the devices of traced syncs: the
+	# victims' own requests are named after their first syncs
+	[ "$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
+		select(.self and .phase == \"device_flush\")] | length" "$ev")" -gt 100 ]
 	# the writer's own syncs on the other device: it is self there
 	[ "$(jq -s "[.[] | select(.pid == $w) | .blame[] | select(.pid == $w and .self)] |
 		length" "$ev")" -gt 0 ]

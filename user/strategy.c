@@ -397,6 +397,8 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->targ_disk_dev = t->opts.disk_dev;
 	t->skel->rodata->targ_cgroup = t->opts.cgroup_id;
 	t->skel->rodata->floor_only = t->floor_only;
+	/* unfiltered: blame records only where traced syncs were seen */
+	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;
 	t->skel->rodata->filter_tgids = t->opts.ntgids > 0;
 	t->skel->rodata->follow_forks = t->opts.follow_forks && t->opts.ntgids > 0;
 	if (t->opts.comm)

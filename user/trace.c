@@ -82,6 +82,45 @@ static void on_sync(const struct fss_sync_result *res, void *arg)
 		t->opts.on_sync(res, t->opts.on_sync_arg);
 }
 
+/*
+ * Does blame want the records of dev?  Filtered tracing: the kernel only
+ * sends those.  Unfiltered: the devs of traced syncs (blame_dev_seen), so
+ * a request storm elsewhere costs the consumer nothing either.
+ */
+static bool blame_wants(const struct fss_tracer *t, __u32 dev)
+{
+	if (t->opts.fs_dev || t->opts.disk_dev)
+		return true;
+	for (int i = 0; i < t->nblame_devs; i++)
+		if (t->blame_devs[i] == dev)
+			return true;
+	return false;
+}
+
+/*
+ * Unfiltered tracing: a traced sync on fs dev turns on blame's records for
+ * it and its disk (bpf/blame.bpf.c, blame_dev_filter); its own blame and
+ * that of syncs in the next moment lack what came before.
+ */
+static void blame_dev_seen(struct fss_tracer *t, __u32 dev)
+{
+	int fd = bpf_map__fd(t->skel->maps.blame_devs);
+	__u8 one = 1;
+	__u32 disk;
+
+	if (t->opts.fs_dev || t->opts.disk_dev || blame_wants(t, dev) ||
+	    t->nblame_devs + 2 > (int)(sizeof(t->blame_devs) /
+				      sizeof(t->blame_devs[0])))
+		return;
+	t->blame_devs[t->nblame_devs++] = dev;
+	bpf_map_update_elem(fd, &dev, &one, BPF_ANY);
+	disk = disk_of(dev, t);
+	if (disk && disk != dev) {
+		t->blame_devs[t->nblame_devs++] = disk;
+		bpf_map_update_elem(fd, &disk, &one, BPF_ANY);
+	}
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fss_tracer *t = ctx;
@@ -119,8 +158,11 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (t->opts.on_event)
 		t->opts.on_event(&ev, t->opts.on_event_arg);
-	if (t->blame && ev.type != FSS_EV_SYNC)
+	if (t->blame && ev.type != FSS_EV_SYNC &&
+	    (ev.type == FSS_EV_COMM || blame_wants(t, ev.dev)))
 		fss_blame_add(t->blame, &ev);
+	else if (t->blame && ev.dev)
+		blame_dev_seen(t, ev.dev);
 	if (ev.type >= FSS_EV_JHANDLE)	/* blame's own records */
 		return 0;
 	/* syncs that began before the window belong to no test */

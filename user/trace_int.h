@@ -76,6 +76,9 @@ struct fss_tracer {
 	bool blame_on;			/* its programs load (and attached) */
 	char blame_desc[160];		/* what blame uses, or "n/a: why" */
 	struct fss_blame_list blame_list;	/* of the sync being handed on */
+	__u32 blame_devs[64];		/* fs and disk devs put in the blame_devs
+					 * map (unfiltered tracing only) */
+	int nblame_devs;
 	__u64 drops_at_begin;
 	__u64 hits_at_begin[FSS_HOOK_MAX];
 	int add_errors;
