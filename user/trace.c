@@ -367,12 +367,12 @@ void fss_tracer_close(struct fss_tracer *t)
 		pthread_join(t->thread, NULL);
 	}
 	detach_all(t);
+	blame_warn(t);		/* reads the drops map: before the skeleton goes */
 	ring_buffer__free(t->rb);
 	if (t->skel)
 		fsyncscope_bpf__destroy(t->skel);
 	if (t->attr)
 		fss_attr_free(t->attr);
-	blame_warn(t);
 	fss_blame_free(t->blame);
 	if (t->calib)
 		json_object_put(t->calib);
