@@ -54,15 +54,16 @@ USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
+BLAME_SRCS := user/blame.c user/blame_sync.c user/blame_json.c user/cgpath.c
 ATTR_SRCS := user/attr.c user/attr_rq.c user/attr_paint.c user/attr_detail.c \
 	user/tidx.c
 
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
-	$(OUTPUT)/tests/test_dbview
+	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
-HELPERS    := $(OUTPUT)/tests/syncer
+HELPERS    := $(OUTPUT)/tests/syncer $(OUTPUT)/tests/blamer
 
 # Python packages from PyPI for the tests, in a venv under build/ (Debian's
 # python3 is externally managed): Playwright drives Debian's chromium.
@@ -120,9 +121,9 @@ fsyncscope: $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) user/report.c user/hist.c user/doc.c user/fmt.c user/order_ci.c user/pctl.c user/out_text_breakdown.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/report.c user/hist.c user/doc.c user/fmt.c user/order_ci.c user/pctl.c user/out_text_breakdown.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
 $(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c user/order_ci.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -140,6 +141,10 @@ $(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/filecla
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c libmariadb) -lm -o $@
 
+$(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
+
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags fuse3) $< $(shell $(PKG_CONFIG) --libs fuse3) -lpthread -o $@
@@ -149,6 +154,10 @@ $(OUTPUT)/tests/passfs: tests/fixtures/passfs.c | $(OUTPUT)/tests
 	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags fuse3) $< $(shell $(PKG_CONFIG) --libs fuse3) -o $@
 
 $(OUTPUT)/tests/syncer: tests/helpers/syncer.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+$(OUTPUT)/tests/blamer: tests/helpers/blamer.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 

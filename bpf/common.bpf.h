@@ -100,11 +100,11 @@ struct {
 /*
  * [0]: events lost (ring buffer full); [1]: sync state lost (no task storage
  * slot could be made for a sync or a journal commit, or the io_uring
- * request map was full)
+ * request map was full); [2]: blame records lost (ring buffer full)
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps") __weak;

@@ -21,6 +21,11 @@ enum fss_ev_type {
 	FSS_EV_NVME_SETUP,	/* NVMe command set up for a request */
 	FSS_EV_NVME_COMPLETE,	/* NVMe command completed */
 	FSS_EV_RQ_REQUEUE,	/* request put back to be issued again */
+	FSS_EV_JHANDLE,		/* blame: one jbd2 handle stopped (its process) */
+	FSS_EV_JSTATS,		/* blame: one jbd2 transaction's run stats */
+	FSS_EV_RQ_OWNER,	/* blame: who created a request (submitter);
+				 * on the wire a struct fss_owner_event */
+	FSS_EV_COMM,		/* blame: the comm of pid (sent when it changes) */
 	FSS_EV_MAX,
 };
 
@@ -98,6 +103,34 @@ struct fss_journal_rec {
 	__u32 sync_commit;	/* jbd2 start_commit's sync_commit flag */
 };
 
+/* fss_blame_rec.flags */
+#define FSS_BL_SYNC	(1u << 0)	/* JHANDLE: the handle asked for a sync commit */
+#define FSS_BL_KTHREAD	(1u << 1)	/* the recording task is a kernel thread */
+#define FSS_BL_WB	(1u << 2)	/* in writeback of inode (wb_dev, ino) */
+#define FSS_BL_OWNER	(1u << 3)	/* pid/comm/cgroup are the inode's dirtier,
+					 * not the (kernel) thread that recorded */
+#define FSS_BL_BIO	(1u << 4)	/* RQ_OWNER of a bio (block_bio_queue, for
+					 * kernels without block_io_start): its id
+					 * is the bio's first sector */
+
+/*
+ * Blame records (bpf/blame.bpf.c): who made the work a sync waited for.
+ * pid, tid and comm of the event are the process credited (the inode's
+ * dirtier when FSS_BL_OWNER), cgroup its cgroup v2 id.
+ */
+struct fss_blame_rec {
+	__u64 cgroup;		/* cgroup v2 id (0: unknown) */
+	__u64 id;		/* RQ_OWNER: struct request * */
+	__u64 ino;		/* FSS_BL_WB: inode under writeback */
+	__u32 jtid;		/* JHANDLE, JSTATS: jbd2 transaction id */
+	__u32 blocks;		/* JHANDLE: blocks dirtied; JSTATS: blocks;
+				 * RQ_OWNER: bytes at creation */
+	__u32 handles;		/* JHANDLE: 1; JSTATS: handle_count */
+	__u32 logged;		/* JSTATS: blocks_logged */
+	__u32 wb_dev;		/* FSS_BL_WB: fs dev_t of that inode */
+	__u32 flags;		/* FSS_BL_* */
+};
+
 struct fss_rq_rec {
 	__u64 id;		/* request identity: struct request * */
 	__u64 sector;
@@ -118,8 +151,9 @@ struct fss_event {
 		struct fss_sync_rec sync;
 		struct fss_journal_rec journal;
 		struct fss_rq_rec rq;
+		struct fss_blame_rec blame;
 	};
-	char comm[FSS_COMM_LEN];	/* SYNC and JOURNAL records only ("" otherwise) */
+	char comm[FSS_COMM_LEN];	/* SYNC, JOURNAL and blame records only ("" otherwise) */
 };
 
 /*
@@ -153,6 +187,43 @@ static inline void fss_rq_event_widen(const struct fss_rq_event *w, struct fss_e
 	ev->rq.bytes = w->bytes;
 	ev->rq.flags = w->flags;
 	ev->rq.nvme_opcode = w->nvme_opcode;
+}
+
+/*
+ * FSS_EV_RQ_OWNER on the wire: one per request created, so compact and
+ * without a comm (the comm of pid came before it in an FSS_EV_COMM record
+ * when this CPU had not sent it last).  User space widens it.
+ */
+struct fss_owner_event {
+	__u32 type;		/* FSS_EV_RQ_OWNER */
+	__u32 tid;		/* thread credited */
+	__u64 ts;
+	__u64 id;		/* struct request * (FSS_BL_BIO: first sector) */
+	__u64 cgroup;		/* cgroup v2 id of the process credited */
+	__u64 ino;		/* FSS_BL_WB: inode under writeback */
+	__u32 dev;		/* disk dev_t */
+	__u32 pid;		/* process credited */
+	__u32 wb_dev;		/* FSS_BL_WB: its fs dev_t */
+	__u32 flags;		/* FSS_BL_* */
+	__u32 bytes;		/* bytes at creation */
+	__u32 pad;
+};
+
+static inline void fss_owner_event_widen(const struct fss_owner_event *w,
+					 struct fss_event *ev)
+{
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = w->type;
+	ev->tid = w->tid;
+	ev->pid = w->pid;
+	ev->dev = w->dev;
+	ev->ts = w->ts;
+	ev->blame.cgroup = w->cgroup;
+	ev->blame.id = w->id;
+	ev->blame.ino = w->ino;
+	ev->blame.blocks = w->bytes;
+	ev->blame.wb_dev = w->wb_dev;
+	ev->blame.flags = w->flags;
 }
 
 #endif /* __FSYNCSCOPE_H */

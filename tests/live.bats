@@ -245,7 +245,7 @@ WANT_A='{"fsync":7,"fdatasync":5,"dsync_write":4,"sync_file_range":3,"msync":2,"
 	start_trace -p "$syncer_pid" --slower 0 --top 2
 	go a
 	stop_trace
-	for w in KIND PROCESSES FILES DEVICES JOURNAL summary fsync fdatasync io_uring_fsync syncer; do
+	for w in KIND PROCESSES FILES DEVICES JOURNAL BLAMED summary fsync fdatasync io_uring_fsync syncer; do
 		grep -q "$w" "$tout" || { echo "no '$w' in output" >&2; cat "$tout" >&2; return 1; }
 	done
 	[ "$(awk '{ if (length($0) > 80) n++ } END { print n+0 }' "$tout")" -eq 0 ]

@@ -11,7 +11,8 @@ TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
 
 setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
-	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist >&2
+	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
+		build/tests/test_blame >&2
 }
 
 setup() {
@@ -127,6 +128,17 @@ dbview_case() {
 	[ "${lines[-1]}" = "ok 1 - $1" ]
 }
 
+# Blame (tests/unit/test_blame.c over user/blame*.c): exact shares and the
+# counts behind them from synthetic event streams.
+TEST_BLAME="${TEST_BLAME:-$FSS_BUILD/tests/test_blame}"
+
+blame_case() {
+	run "$TEST_BLAME" "$1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "ok 1 - $1" ]
+}
+
 @test "dbview: every C case has a bats test here" {
 	make -s -C "$FSS_ROOT" build/tests/test_dbview >&2
 	run "$TEST_DBVIEW" --list
@@ -139,3 +151,25 @@ dbview_case() {
 @test "checkpoint: the sync burst, its tail, a burst cut short" { dbview_case checkpoints; }
 @test "dbview: classes by role and checkpoints in JSON and text" { dbview_case view_json; }
 @test "myroles: MariaDB thread names to roles" { dbview_case mysql_names; }
+
+BLAME_CASES="journal_split journal_two_commits journal_unattributed
+flush_payload queue_ahead jbd2_write_split writeback_owner comm_records
+bio_owner json_shape bounded"
+
+@test "blame: every C case has a bats test here" {
+	run "$TEST_BLAME" --list
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | tr '\n' ' ')" = "$(echo $BLAME_CASES) " ]
+}
+
+@test "blame: journal time split by the blocks of the transaction waited for" { blame_case journal_split; }
+@test "blame: two commits weighted by the sync's overlap with each" { blame_case journal_two_commits; }
+@test "blame: no commit (xfs) or no handles seen: unattributed with the reason" { blame_case journal_unattributed; }
+@test "blame: a flush's payload is the writes since the flush before" { blame_case flush_payload; }
+@test "blame: queue blame is the requests issued ahead of the sync's own" { blame_case queue_ahead; }
+@test "blame: the journal thread's writes split among the transaction's contributors" { blame_case jbd2_write_split; }
+@test "blame: writeback credited to the dirtier, else named by inode" { blame_case writeback_owner; }
+@test "blame: compact owner records are named by the comm record of their pid" { blame_case comm_records; }
+@test "blame: without block_io_start a request is owned by the bio it starts with" { blame_case bio_owner; }
+@test "blame: JSON entries, cgroup paths, shares adding up to 1" { blame_case json_shape; }
+@test "blame: tables are bounded; what falls out is unattributed" { blame_case bounded; }

@@ -69,6 +69,8 @@ struct fss_sync_detail {
 	size_t njnl;
 };
 
+struct fss_blame_list;
+
 struct fss_sync_result {
 	__u64 start;			/* sync entry, CLOCK_MONOTONIC ns */
 	__u64 total;			/* ts_end - ts */
@@ -93,6 +95,8 @@ struct fss_sync_result {
 	bool device_flush_from_nvme;	/* flush time came from NVMe Flush commands */
 	char comm[FSS_COMM_LEN];
 	const struct fss_sync_detail *detail;	/* NULL unless opts.detail */
+	/* who caused its time (blame.h), set by the tracer; NULL: no blame */
+	const struct fss_blame_list *blame;
 };
 
 /* Per-device flush facts accumulated over all drained syncs. */

@@ -65,6 +65,11 @@ __u64 fss_tracer_drops(struct fss_tracer *t)
 	return read_percpu_sum(fd, 0) + read_percpu_sum(fd, 1) + prog_misses(t);
 }
 
+__u64 calib_blame_lost(struct fss_tracer *t)
+{
+	return read_percpu_sum(bpf_map__fd(t->skel->maps.drops), 2);
+}
+
 void calib_read_hits(struct fss_tracer *t, __u64 *hits)
 {
 	int fd = bpf_map__fd(t->skel->maps.hook_hits);

@@ -63,6 +63,7 @@ static struct {
 	const char *events;	/* --events FILE */
 	bool events_detail;	/* --events-detail */
 	const char *save;	/* --save FILE: the JSON Lines, whatever is printed */
+	bool no_blame;		/* --no-blame */
 } env;
 
 /* html and perfetto: rendered once, from the summary, at the end */
@@ -109,6 +110,7 @@ enum {
 	OPT_DEV,
 	OPT_TOP,
 	OPT_SLOWER,
+	OPT_NO_BLAME,
 };
 
 static const struct argp_option opts[] = {
@@ -127,6 +129,8 @@ static const struct argp_option opts[] = {
 	{ "events", OPT_EVENTS, "FILE", 0, "Write one JSON line per traced sync", 2 },
 	{ "events-detail", OPT_EVENTS_DETAIL, NULL, 0, "With --events: each sync's "
 	  "painted stretches, requests and commits (for perfetto)", 2 },
+	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused each sync's "
+	  "time (blame: on by default; off costs the least)", 2 },
 	{ "help", 'h', NULL, 0, "Show this help", -1 },
 	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
 	{},
@@ -207,6 +211,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_EVENTS_DETAIL:
 		env.events_detail = true;
+		break;
+	case OPT_NO_BLAME:
+		env.no_blame = true;
 		break;
 	case 'd':
 		if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
@@ -670,6 +677,7 @@ static int trace_open(struct trace_run *r)
 	to->comm = env.live.comm ? env.live.comm : live_db_role_comm();
 	to->cgroup_id = r->cg;
 	to->live = true;
+	to->blame = !env.no_blame;
 	to->on_sync = on_sync;
 	to->on_event = on_event;
 	if (open_outputs(to))

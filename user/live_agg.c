@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "live_agg.h"
+#include "blame.h"
 
 __u64 live_mono_ns(void)
 {
@@ -53,7 +54,38 @@ static void gstat_add(struct gstat *g, const struct fss_sync_result *r)
 		g->with_journal++;
 	g->nr_journal += r->nr_journal;
 	g->nr_incomplete += r->nr_incomplete;
+	if (r->blame) {
+		g->blamed_syncs++;
+		g->blame_self_ns += r->blame->self_ns;
+		g->blame_others_ns += r->blame->others_ns;
+		g->blame_unattributed_ns += r->blame->unattributed_ns;
+	}
 	fss_shist_add(&g->h, r->total);
+}
+
+/* The time each cause of r's blame caused in another process's sync. */
+static void blamed_add(struct window *w, const struct fss_sync_result *r)
+{
+	for (size_t i = 0; r->blame && i < r->blame->n; i++) {
+		const struct fss_blame_entry *x = &r->blame->e[i];
+		struct group *g;
+
+		if (x->reason || x->self || x->pid == r->pid)
+			continue;
+		g = live_tbl_get(&w->tbl[G_BLAMED],
+				 ((__u64)r->dev << 32) | x->pid, x->cgroup_id);
+		if (!g)
+			continue;
+		memcpy(g->comm, x->comm, sizeof(g->comm));
+		g->blame_flags = x->flags;
+		g->st.phase_ns[x->phase] += x->blamed_ns;
+		g->st.total_ns += x->blamed_ns;
+		if (g->last_pid != r->tid || g->last_sync != r->start) {
+			g->st.syncs++;	/* once per sync */
+			g->last_pid = r->tid;
+			g->last_sync = r->start;
+		}
+	}
 }
 
 /* A journal commit is a "sync" of the journal thread: same statistics. */
@@ -188,6 +220,7 @@ void live_window_add_sync(struct window *w, const struct fss_sync_result *r)
 	g = live_tbl_get(&w->tbl[G_PROC], r->pid, 0);
 	if (g)
 		gstat_add(&g->st, r);
+	blamed_add(w, r);
 	g = live_tbl_get(&w->tbl[G_FILE], r->dev, r->ino);
 	if (g) {
 		gstat_add(&g->st, r);

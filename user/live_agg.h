@@ -34,6 +34,9 @@ struct gstat {
 	__u64 with_journal;	/* syncs that waited for journal work */
 	__u64 nr_journal;
 	__u64 nr_incomplete;
+	/* blame of these syncs (blame.h): caused by themselves, by others */
+	__u64 blamed_syncs;	/* syncs that carried a blame list */
+	__u64 blame_self_ns, blame_others_ns, blame_unattributed_ns;
 	struct fss_shist h;
 };
 
@@ -46,13 +49,21 @@ struct gstat {
  */
 __u64 live_quantile_ns(const struct fss_shist *h, double q);
 
-enum gtype { G_PROC, G_FILE, G_DEV, G_JOURNAL, G_MAX };
+/*
+ * G_BLAMED: (fs dev << 32 | pid, cgroup id): a process that caused time in
+ * others' syncs on one filesystem; its gstat's phase_ns is that time per
+ * phase, total_ns the sum, syncs the syncs it was blamed in.
+ */
+enum gtype { G_PROC, G_FILE, G_DEV, G_JOURNAL, G_BLAMED, G_MAX };
 
 struct group {
 	__u64 k1, k2;		/* PROC: pid; FILE: dev, ino; DEV, JOURNAL: dev */
 	struct gstat st;
 	__u32 last_pid;		/* FILE: a process that synced it */
 	__u64 sync_commits;	/* JOURNAL: commits a sync asked for */
+	char comm[16];		/* BLAMED: its comm (or kernel thread's) */
+	__u32 blame_flags;	/* BLAMED: FSS_BL_* (writeback) */
+	__u64 last_sync;	/* BLAMED: start of the last sync counted */
 	struct group *next;
 };
 

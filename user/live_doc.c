@@ -16,6 +16,8 @@
 #include "live_agg.h"
 #include "live_doc.h"
 #include "live_names.h"
+#include "blame.h"
+#include "cgpath.h"
 
 static struct json_object *jdev(__u32 kdev)
 {
@@ -131,6 +133,60 @@ static struct json_object *kinds_json(const struct window *w)
 	return a;
 }
 
+/* a group's sync time by who caused it (null: blame off) */
+static struct json_object *self_others_json(const struct gstat *g)
+{
+	struct json_object *o;
+
+	if (!g->blamed_syncs)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "syncs", json_object_new_int64(g->blamed_syncs));
+	json_object_object_add(o, "self_ns", json_object_new_int64(g->blame_self_ns));
+	json_object_object_add(o, "others_ns", json_object_new_int64(g->blame_others_ns));
+	json_object_object_add(o, "unattributed_ns",
+			       json_object_new_int64(g->blame_unattributed_ns));
+	return o;
+}
+
+/* who caused the most sync time in other processes' syncs */
+static struct json_object *blamed_json(const struct window *w, int top)
+{
+	const struct table *t = &w->tbl[G_BLAMED];
+	struct json_object *a = json_object_new_array();
+	struct group **s = live_tbl_sorted(t);
+
+	for (int i = 0; s && i < t->n && i < top; i++) {
+		struct json_object *o = json_object_new_object();
+		struct json_object *ph = json_object_new_object();
+		const char *cg = s[i]->k2 ? fss_cgroup_path(s[i]->k2, NULL) : NULL;
+
+		json_object_object_add(o, "pid", json_object_new_int64(s[i]->k1 & 0xffffffff));
+		json_object_object_add(o, "comm", json_object_new_string(s[i]->comm));
+		/* the filesystem whose syncs it slowed */
+		json_object_object_add(o, "dev", jdev(s[i]->k1 >> 32));
+		json_object_object_add(o, "cgroup_id", s[i]->k2 ?
+				       json_object_new_uint64(s[i]->k2) : NULL);
+		json_object_object_add(o, "cgroup", cg ? json_object_new_string(cg) : NULL);
+		json_object_object_add(o, "writeback", json_object_new_boolean(
+					       s[i]->blame_flags & FSS_BL_WB));
+		json_object_object_add(o, "caused_ns", json_object_new_int64(s[i]->st.total_ns));
+		json_object_object_add(o, "syncs", json_object_new_int64(s[i]->st.syncs));
+		for (int p = 0; p < FSS_PH_MAX; p++) {
+			char k[32];
+
+			if (!s[i]->st.phase_ns[p])
+				continue;
+			snprintf(k, sizeof(k), "%s_ns", fss_phase_name(p));
+			json_object_object_add(ph, k, json_object_new_int64(s[i]->st.phase_ns[p]));
+		}
+		json_object_object_add(o, "by_phase", ph);
+		json_object_array_add(a, o);
+	}
+	free(s);
+	return a;
+}
+
 /* the top processes by sync time */
 static struct json_object *procs_json(const struct table *t, int top)
 {
@@ -148,6 +204,7 @@ static struct json_object *procs_json(const struct table *t, int top)
 		json_object_object_add(po, "name", json_object_new_string(live_names_proc_label(p)));
 		json_object_object_add(po, "role", p ? fss_dbrole_json(&p->role) : NULL);
 		json_object_object_add(po, "by_kind", by_kind_json(&s[i]->st));
+		json_object_object_add(po, "blame", self_others_json(&s[i]->st));
 		json_object_array_add(a, po);
 	}
 	free(s);
@@ -306,6 +363,11 @@ struct json_object *live_doc_report(const struct window *w,
 	json_object_object_add(o, "journal_traced", json_object_new_boolean(!rc->journal_na));
 	json_object_object_add(o, "journal_notes", rc->journal_na ? NULL :
 			       journal_notes_json(w));
+	/* blame: null when no sync carried any (--no-blame, or n/a) */
+	json_object_object_add(o, "blame", self_others_json(&w->all));
+	json_object_object_add(o, "blamed", w->all.blamed_syncs ?
+			       blamed_json(w, rc->top) : NULL);
+	json_object_object_add(o, "blamed_total", json_object_new_int(w->tbl[G_BLAMED].n));
 	/* -- CMD: its exit status (null: it still runs) in the summary */
 	if (rc->cmd && !rc->index)
 		json_object_object_add(o, "command_status", rc->cmd_status >= 0 ?
@@ -401,6 +463,8 @@ struct json_object *live_doc_sync(const struct fss_sync_result *r,
 	json_object_object_add(o, "nr_flush", json_object_new_int(r->nr_flush));
 	json_object_object_add(o, "nr_fua", json_object_new_int(r->nr_fua));
 	json_object_object_add(o, "nr_journal", json_object_new_int(r->nr_journal));
+	if (r->blame)
+		fss_blame_add_json(o, r->blame);
 	return o;
 }
 

@@ -92,6 +92,36 @@ void fss_text_run_section_end(struct fss_text_run *c)
 	c->nnotes = 0;
 }
 
+/*
+ * Who caused the test's journal, queue and device time (docs/blame.md):
+ * normally the workload itself; a neighbour shows up by name.
+ */
+static void blame_text(FILE *f, struct json_object *b)
+{
+	double self = fss_jnum(b, "self_ns"), oth = fss_jnum(b, "others_ns");
+	double un = fss_jnum(b, "unattributed_ns"), all = self + oth + un;
+	struct json_object *a = fss_j(b, "others");
+	char buf[512];
+	size_t n;
+
+	if (!b || !(all > 0))
+		return;
+	n = snprintf(buf, sizeof(buf), "self %.1f %%, others %.1f %%, "
+		     "unattributed %.1f %% of the journal, queue and device "
+		     "time%s", 100 * self / all, 100 * oth / all, 100 * un / all,
+		     oth > 0 ? ":" : " (no other process caused any)");
+	for (size_t i = 0; a && i < json_object_array_length(a) &&
+	     n < sizeof(buf) - 64; i++) {
+		struct json_object *x = json_object_array_get_idx(a, i);
+
+		n += snprintf(buf + n, sizeof(buf) - n, "%s pid %lld %s %.3f ms",
+			      i ? "," : "", fss_jint(x, "pid", 0),
+			      fss_jstr(x, "comm") ?: "?",
+			      fss_jnum(x, "blamed_ns") / 1e6);
+	}
+	fss_print_wrapped(f, "    blame: ", 6, buf);
+}
+
 void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
 {
 	const char *label = fss_jstr(t, "label") ?: fss_jstr(t, "name") ?: "?";
@@ -123,8 +153,10 @@ void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
 	if (json_object_get_boolean(fss_j(t, "partial")))
 		fprintf(c->f, "    (partial: interrupted after %.2f s, %lld ops)\n",
 			fss_jnum(t, "elapsed_s"), fss_jint(t, "ops", 0));
-	if (ok && fss_j(t, "breakdown") && strcmp(fss_jstr(t, "method") ?: "", "none"))
+	if (ok && fss_j(t, "breakdown") && strcmp(fss_jstr(t, "method") ?: "", "none")) {
 		fss_text_breakdown(c->f, t, 4);
+		blame_text(c->f, fss_j(t, "blame"));
+	}
 	if (hist && ok)
 		fss_text_hists(c->f, t, 4);
 	fflush(c->f);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <json-c/json.h>
 #include "doc.h"
+#include "fmt.h"
 #include "render.h"
 
 #define NPH	6
@@ -231,6 +232,46 @@ static void print_journal(FILE *f, struct json_object *doc)
 	}
 }
 
+/* BLAMED: who caused sync time in others; the traced syncs by cause */
+static void print_blamed(FILE *f, struct json_object *doc)
+{
+	struct json_object *all = fss_j(doc, "all"), *ph = fss_j(all, "phases");
+	struct json_object *b = fss_j(doc, "blame"), *x;
+	double dev_s = 0;
+
+	if (!b) {
+		fprintf(f, "\nBLAMED: n/a (blame off: --no-blame, or its hooks "
+			"did not attach)\n");
+		return;
+	}
+	fprintf(f, "\nBLAMED (sync time caused in other processes' syncs; "
+		"top %zu of %llu)\n", len_of(fss_j(doc, "blamed")),
+		u64(doc, "blamed_total"));
+	fprintf(f, "%7s %-15s %-7s %8s %6s %3s %3s %3s %3s %s\n", "PID", "NAME",
+		"FS_DEV", "CAUSED_s", "SYNCS", "jrn", "que", "dwr", "dfl", "CGROUP");
+	each(fss_j(doc, "blamed"), i, x) {
+		struct json_object *bp = fss_j(x, "by_phase");
+		double tot = u64(x, "caused_ns");
+
+		fprintf(f, "%7llu %-15.15s %-7.7s %8.3f %6llu", u64(x, "pid"),
+			str_or(x, "comm", "?"), str_or(x, "dev", "?"), tot / 1e9,
+			u64(x, "syncs"));
+		for (int p = 1; p <= 4; p++) {	/* journal .. device_flush */
+			char k[32];
+
+			snprintf(k, sizeof(k), "%s_ns", ph_name[p]);
+			fprintf(f, " %3.0f", tot ? 100.0 * u64(bp, k) / tot : 0.0);
+		}
+		fprintf(f, " %.13s\n", str_or(x, "cgroup", "n/a"));
+	}
+	for (int p = 1; p <= 4; p++)
+		dev_s += u64(fss_j(ph, ph_name[p]), "ns") / 1e9;
+	fprintf(f, "sync time of the traced processes by cause: self %.3f s, "
+		"others %.3f s,\n  unattributed %.3f s (of %.3f s in journal, "
+		"queue and device)\n", u64(b, "self_ns") / 1e9,
+		u64(b, "others_ns") / 1e9, u64(b, "unattributed_ns") / 1e9, dev_s);
+}
+
 /* an interval or the summary of trace, from its document */
 int fss_text_trace(FILE *f, struct json_object *doc)
 {
@@ -240,8 +281,41 @@ int fss_text_trace(FILE *f, struct json_object *doc)
 	print_procs_files(f, doc);
 	print_devices(f, doc);
 	print_journal(f, doc);
+	print_blamed(f, doc);
 	fss_text_db_sections(f, doc);	/* FILE CLASSES, CHECKPOINTS */
 	return 0;
+}
+
+/* a --slower sync's blame, from its record: the three largest causes */
+static void slower_blame(FILE *f, struct json_object *o)
+{
+	struct json_object *a, *x;
+	char buf[512];
+	size_t n, len = 0;
+	int shown = 0;
+
+	if (!json_object_object_get_ex(o, "blame", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return;
+	n = json_object_array_length(a);
+	for (size_t i = 0; i < n && shown < 3 && len < sizeof(buf) - 64; i++) {
+		x = json_object_array_get_idx(a, i);
+		if (json_object_object_get(x, "unattributed"))
+			continue;
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s %.0f%% ",
+				shown ? "; " : "", fss_jstr(x, "phase") ?: "?",
+				json_object_get_double(json_object_object_get(
+					x, "share")) * 100);
+		if (json_object_get_boolean(json_object_object_get(x, "self")))
+			len += snprintf(buf + len, sizeof(buf) - len, "self");
+		else
+			len += snprintf(buf + len, sizeof(buf) - len, "pid %lld %.15s",
+					fss_jint(x, "pid", 0),
+					fss_jstr(x, "comm") ?: "?");
+		shown++;
+	}
+	if (shown)	/* 80 columns */
+		fss_print_wrapped(f, "         blame: ", 16, buf);
 }
 
 /* a --slower sync from its record (live_doc_sync) */
@@ -287,6 +361,7 @@ void fss_text_trace_sync(FILE *f, struct json_object *o)
 	if (ret < 0)
 		fprintf(f, "  failed: %s", strerror(-ret));
 	fprintf(f, "\n");
+	slower_blame(f, o);
 }
 
 struct lines {

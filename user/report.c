@@ -14,6 +14,8 @@
 #include "doc.h"
 #include "fmt.h"
 #include "report.h"
+#include "blame.h"
+#include "cgpath.h"
 #include "order_ci.h"
 #include "pctl.h"
 
@@ -30,11 +32,81 @@ struct coll_rec {
 	__u32 kind;
 };
 
+#define COLL_BLAMED	32	/* other processes remembered per test */
+
 struct fss_collector {
 	struct coll_rec *v;
 	size_t n, cap;
 	struct fss_hist hist[FSS_COLL_NHIST];	/* total, then each phase */
+	struct fss_blame_sum blame;		/* top[] unused: see others */
+	struct {
+		__u32 pid;
+		__u64 cgroup_id;
+		char comm[FSS_COMM_LEN];
+		__u64 ns;
+	} others[COLL_BLAMED];
+	unsigned int nothers;
 };
+
+/* The time other processes caused in this sync, by process. */
+static void coll_blame_add(struct fss_collector *c,
+			   const struct fss_sync_result *res)
+{
+	const struct fss_blame_list *l = res->blame;
+
+	c->blame.syncs++;
+	c->blame.self_ns += l->self_ns;
+	c->blame.others_ns += l->others_ns;
+	c->blame.unattributed_ns += l->unattributed_ns;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct fss_blame_entry *x = &l->e[i];
+		unsigned int k;
+
+		if (x->reason || x->self)
+			continue;
+		for (k = 0; k < c->nothers; k++)
+			if (c->others[k].pid == x->pid &&
+			    c->others[k].cgroup_id == x->cgroup_id)
+				break;
+		if (k == c->nothers) {
+			if (k == COLL_BLAMED)
+				continue;	/* in others_ns, not listed */
+			c->nothers++;
+			c->others[k].pid = x->pid;
+			c->others[k].cgroup_id = x->cgroup_id;
+			c->others[k].ns = 0;
+			memcpy(c->others[k].comm, x->comm, FSS_COMM_LEN);
+		}
+		c->others[k].ns += x->blamed_ns;
+	}
+}
+
+/* The FSS_BLAME_TOP other processes that caused the most. */
+static void coll_blame_sum(const struct fss_collector *c,
+			   struct fss_blame_sum *out)
+{
+	bool used[COLL_BLAMED] = { false };
+
+	*out = c->blame;
+	out->ntop = 0;
+	while (out->ntop < FSS_BLAME_TOP) {
+		int best = -1;
+
+		for (unsigned int k = 0; k < c->nothers; k++)
+			if (!used[k] && c->others[k].ns &&
+			    (best < 0 || c->others[k].ns > c->others[best].ns))
+				best = k;
+		if (best < 0)
+			break;
+		used[best] = true;
+		out->top[out->ntop].pid = c->others[best].pid;
+		out->top[out->ntop].cgroup_id = c->others[best].cgroup_id;
+		out->top[out->ntop].ns = c->others[best].ns;
+		memcpy(out->top[out->ntop].comm, c->others[best].comm,
+		       FSS_COMM_LEN);
+		out->ntop++;
+	}
+}
 
 static void coll_hist_init(struct fss_collector *c)
 {
@@ -67,6 +139,8 @@ void fss_collector_reset(struct fss_collector *c)
 		return;
 	c->n = 0;
 	coll_hist_init(c);
+	memset(&c->blame, 0, sizeof(c->blame));
+	c->nothers = 0;
 }
 
 void fss_collector_add(const struct fss_sync_result *res, void *arg)
@@ -92,6 +166,8 @@ void fss_collector_add(const struct fss_sync_result *res, void *arg)
 	memcpy(r->phase_ns, res->phase_ns, sizeof(r->phase_ns));
 	r->nr_incomplete = res->nr_incomplete;
 	r->kind = res->kind;
+	if (res->blame)
+		coll_blame_add(c, res);
 	fss_hist_add(&c->hist[0], res->total);
 	for (int ph = 0; ph < FSS_PH_MAX; ph++)
 		fss_hist_add(&c->hist[1 + ph], res->phase_ns[ph]);
@@ -168,6 +244,7 @@ void fss_collector_breakdown(const struct fss_collector *c,
 		return;
 
 	out->syncs = n;
+	coll_blame_sum(c, &out->blame);
 	for (i = 0; i < n; i++) {
 		const struct coll_rec *r = &c->v[i];
 
@@ -414,6 +491,36 @@ static void detail_write(FILE *f, const struct fss_sync_result *r)
 	fputc(']', f);
 }
 
+struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b)
+{
+	struct json_object *o, *a;
+	char comm[FSS_COMM_LEN * 3 + 4];
+
+	if (!b->syncs)
+		return NULL;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	json_object_object_add(o, "syncs", json_u64(b->syncs));
+	json_object_object_add(o, "self_ns", json_u64(b->self_ns));
+	json_object_object_add(o, "others_ns", json_u64(b->others_ns));
+	json_object_object_add(o, "unattributed_ns", json_u64(b->unattributed_ns));
+	for (unsigned int i = 0; i < b->ntop; i++) {
+		struct json_object *x = json_object_new_object();
+		const char *cg = fss_cgroup_path(b->top[i].cgroup_id, NULL);
+
+		comm_utf8(comm, sizeof(comm), b->top[i].comm, FSS_COMM_LEN);
+		json_object_object_add(x, "pid", json_u64(b->top[i].pid));
+		json_object_object_add(x, "comm", json_object_new_string(comm));
+		json_object_object_add(x, "cgroup_id", b->top[i].cgroup_id ?
+				       json_u64(b->top[i].cgroup_id) : NULL);
+		json_object_object_add(x, "cgroup", cg ? json_object_new_string(cg) : NULL);
+		json_object_object_add(x, "blamed_ns", json_u64(b->top[i].ns));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "others", a);
+	return o;
+}
+
 int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_result *r)
 {
 	char comm[FSS_COMM_LEN * 3 + 4], dev[24], key[32];
@@ -463,6 +570,8 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	json_object_object_add(o, "device_flush_from_nvme",
 			       json_object_new_boolean(r->device_flush_from_nvme));
 	json_object_object_add(o, "ret", json_object_new_int64(r->ret));
+	if (r->blame)
+		fss_blame_add_json(o, r->blame);
 
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);

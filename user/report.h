@@ -22,6 +22,20 @@ struct fss_phase_stat {
 	double share;			/* phase total / sum of sync totals, 0..1 */
 };
 
+/* Blame of a test's syncs (blame.h), summed; syncs == 0: blame off. */
+#define FSS_BLAME_TOP	3
+struct fss_blame_sum {
+	__u64 syncs;			/* syncs that carried a blame list */
+	__u64 self_ns, others_ns, unattributed_ns;
+	struct {
+		__u32 pid;
+		__u64 cgroup_id;
+		char comm[FSS_COMM_LEN];
+		__u64 ns;		/* time caused in these syncs */
+	} top[FSS_BLAME_TOP];		/* other processes, most first */
+	unsigned int ntop;
+};
+
 struct fss_breakdown {
 	__u64 syncs;			/* syncs attributed */
 	double total_mean_us, total_p50_us, total_p99_us;
@@ -42,6 +56,7 @@ struct fss_breakdown {
 	 * not measurable; they are reported as n/a, never as 0.
 	 */
 	bool no_rq_start;
+	struct fss_blame_sum blame;
 };
 
 /* Collects sync results (in memory) for one test / one report interval. */
@@ -60,6 +75,13 @@ const struct fss_hist *fss_collector_hist(const struct fss_collector *c, int i);
 void fss_collector_breakdown(const struct fss_collector *c,
 			     const struct fss_flush_stats *flush, __u64 drops,
 			     struct fss_breakdown *out);
+
+/*
+ * {"syncs", "self_ns", "others_ns", "unattributed_ns", "others": [{pid,
+ * comm, cgroup_id, cgroup, blamed_ns}]}, or NULL when no sync carried a
+ * blame list (blame off).
+ */
+struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b);
 
 /* {"fs":{"mean_us","p50_us","p99_us","share"},...,"other":{...}} */
 /*

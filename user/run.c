@@ -32,7 +32,7 @@
 
 enum {
 	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE, OPT_METHOD, OPT_DIRECT,
-	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_USAGE,
+	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_USAGE, OPT_NO_BLAME,
 };
 
 static const char doc[] =
@@ -85,6 +85,8 @@ static const struct argp_option options[] = {
 	{ "events-detail", OPT_EVENTS_DETAIL, NULL, 0, "With --events: each sync's "
 	  "painted stretches, requests and journal commits too (for --format "
 	  "perfetto; records ~2.5x larger)", 5 },
+	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused the syncs' "
+	  "time (blame, docs/blame.md: on by default)", 5 },
 	{ "help", 'h', NULL, 0, "Give this help list", -1 },
 	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
@@ -126,6 +128,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_EVENTS_DETAIL:
 		o->events_detail = true;
+		break;
+	case OPT_NO_BLAME:
+		o->no_blame = true;
 		break;
 	case OPT_SAVE: {
 		char e[512];
@@ -344,6 +349,7 @@ static int tracer_start(struct ctx *c)
 		.fs_dev = c->ti.t.fs_kdev,
 		.disk_dev = c->ti.t.disk_kdev,
 		.verbose = o->wl.verbose,
+		.blame = !o->no_blame,
 		.on_sync = fss_run_hook_sync,
 		.on_sync_arg = &c->hk,
 	};

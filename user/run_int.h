@@ -30,6 +30,7 @@ struct run_opts {
 	struct fss_cli_wl wl;		/* -s, -n, --bs..., tracing, output */
 	const char *events;
 	bool events_detail;		/* --events-detail (or --format perfetto) */
+	bool no_blame;			/* --no-blame */
 	const char *save;		/* --save FILE: the document, as JSON */
 	const char *file;
 	bool force;

@@ -30,7 +30,7 @@ const char *const layer_names[L_MAX] = {
 };
 const char *const hookset_names[HS_MAX] = {
 	"tracepoint", "tracepoint", "fentry", "kprobe", "tracepoint",
-	"tp_btf", "raw_tp", "tp_btf",
+	"tp_btf", "raw_tp", "tp_btf", "tracepoint+tp_btf",
 };
 
 
@@ -206,8 +206,11 @@ static void classify(struct fss_tracer *t)
 		struct prog_info *pi;
 		const char *n = bpf_program__name(prog);
 
-		if (t->nprogs >= MAX_PROGS)
+		if (t->nprogs >= MAX_PROGS) {	/* never dropped unsaid */
+			fprintf(stderr, "fsyncscope: more than %d BPF programs: "
+				"%s and later ones not attached\n", MAX_PROGS, n);
 			break;
+		}
 		pi = &t->progs[t->nprogs++];
 		memset(pi, 0, sizeof(*pi));
 		pi->prog = prog;
@@ -226,6 +229,10 @@ static void classify(struct fss_tracer *t)
 			/* io_uring fsync requests (iouring.bpf.c): optional */
 			pi->layer = L_SYNC;
 			pi->set = HS_SYSCALL_TP;
+			pi->fs = NULL;
+		} else if (!strncmp(n, "blame_", 6)) {
+			pi->layer = L_JOURNAL;	/* attached on their own */
+			pi->set = HS_BLAME;
 			pi->fs = NULL;
 		} else if (!strncmp(n, "tp_jbd2_", 8) || !strcmp(n, "tp_xfs_log_force")) {
 			pi->layer = L_JOURNAL;
@@ -298,6 +305,34 @@ static bool want_sync_prog(const struct fss_tracer *t, const char *n)
 }
 
 /*
+ * Submitters come from block_io_start; kernels without it (before 6.5) use
+ * block_bio_queue (FSYNCSCOPE_BLAME_BIO=1 forces that, for tests).
+ */
+static bool blame_by_bio(void)
+{
+	const char *e = getenv("FSYNCSCOPE_BLAME_BIO");
+
+	return !has_tracepoint_btf("block_io_start") || (e && !strcmp(e, "1"));
+}
+
+/* Is the tracepoint a blame program needs in this kernel's BTF? */
+static bool blame_prog_ok(const char *n)
+{
+	if (strstr(n, "rq_owner"))
+		return !blame_by_bio();
+	if (strstr(n, "bio_owner"))
+		return blame_by_bio() && has_tracepoint_btf("block_bio_queue");
+	if (strstr(n, "bio_split"))
+		return blame_by_bio() && has_tracepoint_btf("block_split");
+	if (strstr(n, "wb_"))
+		return has_tracepoint_btf("writeback_single_inode_start") &&
+		       has_tracepoint_btf("writeback_single_inode");
+	if (strstr(n, "dirty"))
+		return has_tracepoint_btf("writeback_dirty_inode_enqueue");
+	return true;	/* jbd2 tracepoints: tracefs, attach says */
+}
+
+/*
  * Which programs load in this configuration.  fs_set: the filesystem hook
  * set; tracepoint fs programs always load so calibration can fall back to
  * them without reloading.
@@ -342,6 +377,9 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 		case HS_NVME_BTF:
 			on = nvme;
 			break;
+		case HS_BLAME:
+			on = t->blame_on && blame_prog_ok(n);
+			break;
 		default:
 			break;
 		}
@@ -359,6 +397,8 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->targ_disk_dev = t->opts.disk_dev;
 	t->skel->rodata->targ_cgroup = t->opts.cgroup_id;
 	t->skel->rodata->floor_only = t->floor_only;
+	/* unfiltered: blame records only where traced syncs were seen */
+	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;
 	t->skel->rodata->filter_tgids = t->opts.ntgids > 0;
 	t->skel->rodata->follow_forks = t->opts.follow_forks && t->opts.ntgids > 0;
 	if (t->opts.comm)
@@ -422,6 +462,15 @@ static int try_load(struct fss_tracer *t, enum hookset fs_set, enum hookset blk_
 	if (err) {
 		fsyncscope_bpf__destroy(t->skel);
 		t->skel = NULL;
+	}
+	if (err && t->blame_on) {	/* learned by trying: without blame */
+		t->blame_on = false;
+		snprintf(t->blame_desc, sizeof(t->blame_desc),
+			 "n/a: the blame programs did not load (%s)",
+			 strerror(-err));
+		err = try_load(t, fs_set, blk_set, nvme);
+		if (err)	/* not blame's fault: try it again next time */
+			t->blame_on = true;
 	}
 	return err;
 }
@@ -517,6 +566,11 @@ int strat_plan(struct fss_tracer *t, struct strat_plan *p, char *err,
 		  has_tracepoint_btf("nvme_complete_rq");
 	/* every BTF question set_autoload() and the report ask, then free it */
 	has_tracepoint_btf("block_io_start");
+	has_tracepoint_btf("writeback_single_inode_start");
+	has_tracepoint_btf("writeback_single_inode");
+	has_tracepoint_btf("writeback_dirty_inode_enqueue");
+	has_tracepoint_btf("block_bio_queue");
+	has_tracepoint_btf("block_split");
 	kernel_btf_has("io_uring_op", BTF_KIND_ENUM);
 	for (int i = 0; i < p->nfs; i++)
 		if (p->fs_try[i] == HS_FS_FENTRY) {
@@ -622,6 +676,35 @@ static void attach_nvme(struct fss_tracer *t, bool nvme)
 			 "no nvme_core tracepoints in this kernel's BTF (no NVMe driver loaded)");
 }
 
+/* Blame's programs: optional, each on its own (docs/blame.md). */
+static void attach_blame(struct fss_tracer *t)
+{
+	char missing[96] = "";
+	size_t m = 0;
+	int n = 0;
+
+	if (!t->blame_on)
+		return;
+	strat_attach_set(t, L_JOURNAL, HS_BLAME, &n);
+	for (int i = 0; i < t->nprogs; i++) {
+		struct prog_info *pi = &t->progs[i];
+
+		if (pi->set == HS_BLAME && !pi->link && m < sizeof(missing) &&
+		    bpf_program__autoload(pi->prog))
+			m += snprintf(missing + m, sizeof(missing) - m, " %s",
+				      bpf_program__name(pi->prog) + 6);
+	}
+	if (!n) {
+		t->blame_on = false;
+		snprintf(t->blame_desc, sizeof(t->blame_desc),
+			 "n/a: no blame hook could be attached");
+		return;
+	}
+	snprintf(t->blame_desc, sizeof(t->blame_desc), "%d hooks%s%s%s", n,
+		 blame_by_bio() ? ", submitters from bios (no block_io_start)" :
+		 "", m ? "; not attached:" : "", missing);
+}
+
 int strat_attach(struct fss_tracer *t, const struct strat_plan *p, char *err,
 		 size_t errlen)
 {
@@ -646,6 +729,7 @@ int strat_attach(struct fss_tracer *t, const struct strat_plan *p, char *err,
 		return rc;
 
 	attach_journal(t);
+	attach_blame(t);
 
 	rc = strat_attach_set(t, L_BLOCK, p->blk_set, &n);
 	if (rc) {
@@ -689,6 +773,7 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 	json_object_object_add(o, "probes", probes);
 	json_object_object_add(o, "calibration", t->calib ? json_object_get(t->calib) : NULL);
 	json_object_object_add(o, "setup_ms", json_object_new_double(t->setup_ms));
+	json_object_object_add(o, "blame", json_object_new_string(t->blame_desc));
 	if (t->floor_only)	/* FSYNCSCOPE_FLOOR=1: nothing was recorded */
 		json_object_object_add(o, "floor_only", json_object_new_boolean(true));
 	return o;
@@ -699,6 +784,7 @@ void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f)
 	fprintf(f, "probes: fentry %s; kprobe %s\n", t->probe_fentry, t->probe_kprobe);
 	for (int l = 0; l < L_MAX; l++)
 		fprintf(f, "  %-8s %s\n", layer_names[l], t->layer_desc[l]);
+	fprintf(f, "  %-8s %s\n", "blame", t->blame_desc);
 	fprintf(f, "set-up: %.1f ms\n", t->setup_ms);
 	if (t->calib)
 		fprintf(f, "calibration: %s\n",

@@ -176,6 +176,8 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 	if (r->traced && ok) {
 		fss_breakdown_add_json(o, &r->b);
 		json_object_object_add(o, "flush", flush_json(&r->b, write_cache));
+		/* who caused the syncs' time (docs/blame.md); null: off */
+		json_object_object_add(o, "blame", fss_blame_sum_json(&r->b.blame));
 	}
 	if (ok)
 		json_object_object_add(o, "hist", hists_json(r));

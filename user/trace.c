@@ -67,6 +67,60 @@ static __u32 disk_of(__u32 fs_dev, void *arg)
 	return d;
 }
 
+/* Each attributed sync, with its blame when blame is on, to opts.on_sync. */
+static void on_sync(const struct fss_sync_result *res, void *arg)
+{
+	struct fss_tracer *t = arg;
+	struct fss_sync_result with_blame;
+
+	if (t->blame && !fss_blame_sync(t->blame, res, &t->blame_list)) {
+		with_blame = *res;
+		with_blame.blame = &t->blame_list;
+		res = &with_blame;
+	}
+	if (t->opts.on_sync)
+		t->opts.on_sync(res, t->opts.on_sync_arg);
+}
+
+/*
+ * Does blame want the records of dev?  Filtered tracing: the kernel only
+ * sends those.  Unfiltered: the devs of traced syncs (blame_dev_seen), so
+ * a request storm elsewhere costs the consumer nothing either.
+ */
+static bool blame_wants(const struct fss_tracer *t, __u32 dev)
+{
+	if (t->opts.fs_dev || t->opts.disk_dev)
+		return true;
+	for (int i = 0; i < t->nblame_devs; i++)
+		if (t->blame_devs[i] == dev)
+			return true;
+	return false;
+}
+
+/*
+ * Unfiltered tracing: a traced sync on fs dev turns on blame's records for
+ * it and its disk (bpf/blame.bpf.c, blame_dev_filter); its own blame and
+ * that of syncs in the next moment lack what came before.
+ */
+static void blame_dev_seen(struct fss_tracer *t, __u32 dev)
+{
+	int fd = bpf_map__fd(t->skel->maps.blame_devs);
+	__u8 one = 1;
+	__u32 disk;
+
+	if (t->opts.fs_dev || t->opts.disk_dev || blame_wants(t, dev) ||
+	    t->nblame_devs + 2 > (int)(sizeof(t->blame_devs) /
+				      sizeof(t->blame_devs[0])))
+		return;
+	t->blame_devs[t->nblame_devs++] = dev;
+	bpf_map_update_elem(fd, &dev, &one, BPF_ANY);
+	disk = disk_of(dev, t);
+	if (disk && disk != dev) {
+		t->blame_devs[t->nblame_devs++] = disk;
+		bpf_map_update_elem(fd, &disk, &one, BPF_ANY);
+	}
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fss_tracer *t = ctx;
@@ -83,6 +137,13 @@ static int handle_event(void *ctx, void *data, size_t size)
 			return 0;
 		memcpy(&w, data, sizeof(w));
 		fss_rq_event_widen(&w, &ev);
+	} else if (type == FSS_EV_RQ_OWNER) {
+		struct fss_owner_event w;
+
+		if (size < sizeof(w))
+			return 0;
+		memcpy(&w, data, sizeof(w));
+		fss_owner_event_widen(&w, &ev);
 	} else {
 		if (size < sizeof(ev))
 			return 0;
@@ -97,6 +158,13 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (t->opts.on_event)
 		t->opts.on_event(&ev, t->opts.on_event_arg);
+	if (t->blame && ev.type != FSS_EV_SYNC &&
+	    (ev.type == FSS_EV_COMM || blame_wants(t, ev.dev)))
+		fss_blame_add(t->blame, &ev);
+	else if (t->blame && ev.dev)
+		blame_dev_seen(t, ev.dev);
+	if (ev.type >= FSS_EV_JHANDLE)	/* blame's own records */
+		return 0;
 	/* syncs that began before the window belong to no test */
 	if (ev.type == FSS_EV_SYNC && ev.ts < t->window_start)
 		return 0;
@@ -156,8 +224,7 @@ static void *consumer(void *arg)
 			hold_inflight(t, now);
 			if (now > DRAIN_LAG_NS)
 				fss_attr_drain(t->attr, now - DRAIN_LAG_NS,
-					       t->opts.on_sync,
-					       t->opts.on_sync_arg);
+					       on_sync, t);
 		}
 		pthread_mutex_unlock(&t->lock);
 	}
@@ -213,6 +280,8 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 	}
 	t->opts = *opts;
 	verbose_level = opts->verbose;
+	t->blame_on = opts->blame;
+	snprintf(t->blame_desc, sizeof(t->blame_desc), "off (--no-blame)");
 	pthread_mutex_init(&t->lock, NULL);
 	libbpf_set_print(libbpf_print);
 
@@ -269,6 +338,26 @@ static void detach_all(struct fss_tracer *t)
 			pthread_join(th[i], NULL);
 }
 
+/* At exit: blame records lost or history overrun make blame incomplete. */
+static void blame_warn(struct fss_tracer *t)
+{
+	struct fss_blame_stats st;
+	__u64 lost;
+
+	if (!t->blame_on || !t->skel)
+		return;
+	lost = calib_blame_lost(t);
+	fss_blame_stats(t->blame, &st);
+	if (lost)
+		fprintf(stderr, "fsyncscope: blame: %llu records lost (ring buffer "
+			"full): the blame of syncs near them is incomplete\n",
+			(unsigned long long)lost);
+	if (st.log_overrun)
+		fprintf(stderr, "fsyncscope: blame: %llu syncs reached past the "
+			"request history; their flush blame is partial\n",
+			(unsigned long long)st.log_overrun);
+}
+
 void fss_tracer_close(struct fss_tracer *t)
 {
 	if (!t)
@@ -278,11 +367,13 @@ void fss_tracer_close(struct fss_tracer *t)
 		pthread_join(t->thread, NULL);
 	}
 	detach_all(t);
+	blame_warn(t);		/* reads the drops map: before the skeleton goes */
 	ring_buffer__free(t->rb);
 	if (t->skel)
 		fsyncscope_bpf__destroy(t->skel);
 	if (t->attr)
 		fss_attr_free(t->attr);
+	fss_blame_free(t->blame);
 	if (t->calib)
 		json_object_put(t->calib);
 	pthread_mutex_destroy(&t->lock);
@@ -305,6 +396,16 @@ int fss_tracer_begin(struct fss_tracer *t)
 	t->attr = fss_attr_new(&ao);
 	if (!t->attr)
 		rc = -ENOMEM;
+	fss_blame_free(t->blame);
+	t->blame = NULL;
+	if (t->blame_on) {
+		struct fss_blame_opts bo = { .disk_of = disk_of,
+					     .disk_of_arg = t };
+
+		t->blame = fss_blame_new(&bo);
+		if (!t->blame)
+			rc = -ENOMEM;
+	}
 	t->drops_at_begin = fss_tracer_drops(t);
 	calib_read_hits(t, t->hits_at_begin);
 	t->add_errors = 0;
@@ -346,8 +447,7 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 	while (ring_buffer__consume(t->rb) > 0)
 		;
 	settle(t);
-	rc = fss_attr_drain(t->attr, UINT64_MAX, t->opts.on_sync,
-			    t->opts.on_sync_arg);
+	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
 	fss_attr_flush_stats(t->attr, &out->flush);
 	out->drops = fss_tracer_drops(t) - t->drops_at_begin;
 	/* measured, not assumed: issues seen but no creation/insert */
@@ -375,8 +475,7 @@ int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
 		;
 	/* syncs still running have no SYNC record yet: what they overlap stays */
 	hold_inflight(t, now_ns());
-	rc = fss_attr_drain(t->attr, now_ns(), t->opts.on_sync,
-			    t->opts.on_sync_arg);
+	rc = fss_attr_drain(t->attr, now_ns(), on_sync, t);
 	if (flush) {
 		fss_attr_flush_stats(t->attr, flush);
 		fss_attr_reset_stats(t->attr);

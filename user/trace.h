@@ -43,6 +43,13 @@ struct fss_trace_opts {
 	 */
 	__u32 sync_kinds;
 	bool detail;		/* fill fss_sync_result.detail (--events-detail) */
+	/*
+	 * Blame (docs/blame.md): load the blame programs and give each
+	 * attributed sync its fss_sync_result.blame.  Off when false (the
+	 * exporter's and compare's default; run and trace turn it on unless
+	 * --no-blame).
+	 */
+	bool blame;
 	/* live mode (fsyncscope trace) */
 	const __u32 *tgids;	/* only syncs of these processes (ntgids > 0) */
 	int ntgids;

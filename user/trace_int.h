@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 #include "trace.h"
 #include "attr.h"
+#include "blame.h"
 #include "fsyncscope.skel.h"
 
 enum layer { L_SYNC, L_FS, L_JOURNAL, L_BLOCK, L_NVME, L_MAX };
@@ -32,6 +33,7 @@ enum hookset {
 	HS_JOURNAL_TP,
 	HS_BLOCK_BTF, HS_BLOCK_RAW,
 	HS_NVME_BTF,
+	HS_BLAME,		/* blame.bpf.c: loads only with opts.blame */
 	HS_MAX,
 };
 extern const char *const hookset_names[HS_MAX];
@@ -46,7 +48,7 @@ struct prog_info {
 	int attach_err;
 };
 
-#define MAX_PROGS 64
+#define MAX_PROGS 96	/* programs of the main object (66 with blame's) */
 
 struct fss_tracer {
 	struct fss_trace_opts opts;
@@ -70,6 +72,13 @@ struct fss_tracer {
 	bool collecting;
 	__u64 window_start;
 	struct fss_attr *attr;
+	struct fss_blame *blame;	/* NULL: blame off or n/a */
+	bool blame_on;			/* its programs load (and attached) */
+	char blame_desc[160];		/* what blame uses, or "n/a: why" */
+	struct fss_blame_list blame_list;	/* of the sync being handed on */
+	__u32 blame_devs[64];		/* fs and disk devs put in the blame_devs
+					 * map (unfiltered tracing only) */
+	int nblame_devs;
 	__u64 drops_at_begin;
 	__u64 hits_at_begin[FSS_HOOK_MAX];
 	int add_errors;
@@ -107,6 +116,9 @@ void strat_detach_set(struct fss_tracer *t, enum layer layer,
 		      enum hookset set);
 
 /* calib.c */
+
+/* Blame records lost (ring buffer full) since open. */
+__u64 calib_blame_lost(struct fss_tracer *t);
 
 /* Calibration syncs in opts.calib_dir; drops hooks that never fired. */
 int calib_run(struct fss_tracer *t, char *err, size_t errlen);

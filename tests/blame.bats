@@ -1,0 +1,291 @@
+#!/usr/bin/env bats
+# Blame (issue 18, docs/blame.md): who made each sync slow.  Two victims,
+# as databases sync: an appender (4 KiB append + fsync: commits jbd2) and
+# an overwriter (8 KiB fdatasync over preallocated, written blocks: no
+# commit, but the queue and the flushes).  One neighbour at a time, each
+# started and stopped by the test (tests/helpers/blamer.c), on loop images.
+# `trace -- CMD` runs the scenario script; the tracer is attached before it
+# starts, and ends with it.  No timing is asserted: only who is named, for
+# how much of the blamed time, and that every share carries its counts.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+BLAMER="$FSS_BUILD/tests/blamer"
+
+setup_file() {
+	make -s -C "$FSS_ROOT" build/tests/blamer >&2
+}
+
+setup() {
+	fss_need_root
+	fss_scratch
+	CG=""
+}
+
+teardown() {
+	# the scenario's processes are the tracer's children and end with it;
+	# any left after a failure: by the pids they printed
+	local f p
+	for f in "$FSS_SCRATCH"/*.pid; do
+		[ -f "$f" ] || continue
+		p="$(awk '/^ready/ { print $2 }' "$f")"
+		[ -n "$p" ] && kill -TERM "$p" 2>/dev/null || true
+	done
+	sleep 0.2
+	if [ -n "$CG" ] && [ -d "$CG" ]; then
+		rmdir "$CG"/* 2>/dev/null || true
+		rmdir "$CG" 2>/dev/null || true
+	fi
+	fss_cleanup
+}
+
+# scenario NAME SCRIPT [TRACE_OPTS...]: run SCRIPT under `trace -- bash -c`,
+# events in $FSS_SCRATCH/NAME.ev, the JSON Lines output in NAME.out
+scenario() {
+	local name="$1" script="$2"
+	shift 2
+	run -0 --separate-stderr "$FSS_BIN" trace -j "$@" \
+		--events "$FSS_SCRATCH/$name.ev" -- bash -c "$script"
+	printf '%s\n' "$output" > "$FSS_SCRATCH/$name.out"
+	echo "$stderr" >&3
+}
+
+# pid_of FILE: the pid a blamer printed as "ready PID"
+pid_of() { awk '/^ready/ { print $2 }' "$1"; }
+
+# every blame entry has its counts, and a phase's shares add up to <= 1
+check_evidence() {
+	local ev="$1"
+	# named causes: bytes or blocks, and totals at least as large
+	[ "$(jq -s '[.[] | .blame[]? | select(.unattributed == null) |
+		select((.evidence.bytes // .evidence.blocks) == null or
+		       (.evidence.bytes_total // .evidence.tx_blocks) == null or
+		       (.evidence.requests // .evidence.handles) == null)] |
+		length' "$ev")" -eq 0 ]
+	[ "$(jq -s '[.[] | .blame[]? | select(.unattributed == null and
+		.evidence.bytes != null and .evidence.bytes > .evidence.bytes_total + 1)] |
+		length' "$ev")" -eq 0 ]
+	# unattributed entries have a reason and no pid
+	[ "$(jq -s '[.[] | .blame[]? | select(.unattributed != null) |
+		select(.pid != null or (.unattributed | length) == 0)] | length' \
+		"$ev")" -eq 0 ]
+	# shares of each phase of each sync add up to at most 1, and blamed
+	# time to the phase's time
+	[ "$(jq -s '[.[] | select(.blame) | . as $s | .blame | group_by(.phase)[] |
+		select(([.[].share] | add) > 1.000001 or
+		       ([.[].blamed_ns] | add) != $s[(.[0].phase) + "_ns"])] |
+		length' "$ev")" -eq 0 ]
+}
+
+@test "blame: metadata storm on the same ext4 -> the appender's time is blamed mostly on the storm" {
+	fss_mkfs ext4 512
+	mkdir "$FSS_MNT/a" "$FSS_MNT/s"
+	scenario storm "
+		$BLAMER append $FSS_MNT/a 5 > $FSS_SCRATCH/app.pid &
+		sleep 1
+		$BLAMER storm $FSS_MNT/s 3 > $FSS_SCRATCH/storm.pid
+		wait" --mount "$FSS_MNT"
+	local app storm ev="$FSS_SCRATCH/storm.ev"
+	app="$(pid_of "$FSS_SCRATCH/app.pid")"
+	storm="$(pid_of "$FSS_SCRATCH/storm.pid")"
+	[ -n "$app" ] && [ -n "$storm" ]
+	check_evidence "$ev"
+	# of the appender's sync time blamed on others, the storm has most
+	local by_storm others
+	by_storm="$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.pid == $storm) | .blamed_ns] | add // 0" "$ev")"
+	others="$(jq -s "[.[] | select(.pid == $app) | .blame_others_ns] | add" "$ev")"
+	echo "appender: blamed on storm $by_storm of $others ns blamed on others" >&3
+	[ "$by_storm" -gt 0 ]
+	[ "$(jq -n "$by_storm >= 0.8 * $others")" = true ]
+	# and in the journal by the blocks of the transactions it waited for
+	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.pid == $storm and .phase == \"journal\" and
+		       .evidence.blocks > 0 and .evidence.jbd2_tid != null)] |
+		length" "$ev")" -gt 0 ]
+	# by its name too (owner records carry none: the comm records do)
+	[ "$(jq -s "[.[] | .blame[]? | select(.pid == $storm and .comm != \"storm\")] |
+		length" "$ev")" -eq 0 ]
+	# the summary names it in BLAMED
+	jq -se "map(select(.type == \"summary\"))[0].blamed[0] |
+		.pid == $storm and .comm == \"storm\"" "$FSS_SCRATCH/storm.out"
+	# on the filesystem of the appender's syncs
+	local dev
+	dev="$(jq -rs "map(select(.pid == $app))[0].dev" "$ev")"
+	jq -se "map(select(.type == \"summary\"))[0].blamed[0].dev == \"$dev\"" \
+		"$FSS_SCRATCH/storm.out"
+}
+
+@test "blame: large buffered writer -> the overwriter's flush and queue blame name it with >= 80 % of the bytes" {
+	fss_mkfs ext4 512
+	mkdir "$FSS_MNT/o" "$FSS_MNT/w"
+	scenario writer "
+		$BLAMER overwrite $FSS_MNT/o 5 > $FSS_SCRATCH/ow.pid &
+		sleep 1
+		$BLAMER writer $FSS_MNT/w 3 > $FSS_SCRATCH/w.pid
+		wait" --mount "$FSS_MNT"
+	local ow w ev="$FSS_SCRATCH/writer.ev"
+	ow="$(pid_of "$FSS_SCRATCH/ow.pid")"
+	w="$(pid_of "$FSS_SCRATCH/w.pid")"
+	check_evidence "$ev"
+	# over the overwriter's syncs whose flushes or queue had any of the
+	# writer's bytes: the writer's share of all those bytes
+	local ratio
+	ratio="$(jq -s "[.[] | select(.pid == $ow) | .blame | group_by(.phase)[] |
+		select(.[0].phase == \"device_flush\" or .[0].phase == \"queue\") |
+		select(any(.[]; .pid == $w)) |
+		{w: ([.[] | select(.pid == $w) | .evidence.bytes] | add),
+		 t: .[0].evidence.bytes_total}] |
+		([.[].w] | add) / ([.[].t] | add)" "$ev")"
+	echo "overwriter: writer's share of the bytes flushed with / ahead of it: $ratio" >&3
+	[ "$(jq -n "$ratio >= 0.8")" = true ]
+	[ "$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
+		select(.pid == $w and .phase == \"device_flush\" and
+		       .comm == \"bigwriter\")] | length" "$ev")" -gt 0 ]
+	[ "$(jq -s "[.[] | .blame[]? | select(.pid == $w and .comm != \"bigwriter\")] |
+		length" "$ev")" -eq 0 ]
+}
+
+@test "blame: kernels without block_io_start (forced): submitters from the bios still name the writer" {
+	fss_mkfs ext4 512
+	mkdir "$FSS_MNT/o" "$FSS_MNT/w"
+	FSYNCSCOPE_BLAME_BIO=1 scenario bio "
+		$BLAMER overwrite $FSS_MNT/o 4 > $FSS_SCRATCH/ow.pid &
+		sleep 1
+		$BLAMER writer $FSS_MNT/w 2 > $FSS_SCRATCH/w.pid
+		wait" --mount "$FSS_MNT"
+	local ow w ev="$FSS_SCRATCH/bio.ev"
+	ow="$(pid_of "$FSS_SCRATCH/ow.pid")"
+	w="$(pid_of "$FSS_SCRATCH/w.pid")"
+	jq -se 'map(select(.type == "start"))[0].strategy.blame |
+		test("submitters from bios")' "$FSS_SCRATCH/bio.out"
+	check_evidence "$ev"
+	[ "$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
+		select(.pid == $w and .phase == \"device_flush\")] | length" "$ev")" -gt 0 ]
+	# of the bytes the overwriter's flushes made durable, few have no submitter
+	local unknown all
+	unknown="$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
+		select(.phase == \"device_flush\" and
+		       (.unattributed // \"\" | test(\"submitter\")))] | length" "$ev")"
+	all="$(jq -s "[.[] | select(.pid == $ow and .device_flush_ns > 0)] | length" "$ev")"
+	echo "overwriter syncs with flush time: $all, with unknown submitters: $unknown" >&3
+	[ "$(jq -n "$unknown <= 0.05 * $all")" = true ]
+}
+
+@test "blame: neighbours on a different loop device -> nothing is blamed on them" {
+	fss_mkfs ext4 256
+	local victim="$FSS_MNT"
+	fss_mkfs ext4 512
+	local other="$FSS_MNT"
+	mkdir "$victim/a" "$victim/o" "$other/s" "$other/w"
+	# unfiltered by device: the neighbours' own hooks do fire
+	scenario apart "
+		$BLAMER append $victim/a 5 > $FSS_SCRATCH/app.pid &
+		$BLAMER overwrite $victim/o 5 > $FSS_SCRATCH/ow.pid &
+		sleep 1
+		$BLAMER storm $other/s 3 > $FSS_SCRATCH/storm.pid &
+		$BLAMER writer $other/w 3 > $FSS_SCRATCH/w.pid
+		wait"
+	local app ow storm w ev="$FSS_SCRATCH/apart.ev"
+	app="$(pid_of "$FSS_SCRATCH/app.pid")"
+	ow="$(pid_of "$FSS_SCRATCH/ow.pid")"
+	storm="$(pid_of "$FSS_SCRATCH/storm.pid")"
+	w="$(pid_of "$FSS_SCRATCH/w.pid")"
+	check_evidence "$ev"
+	[ "$(jq -s "[.[] | select(.pid == $app or .pid == $ow)] | length" "$ev")" -gt 100 ]
+	[ "$(jq -s "[.[] | select(.pid == $app or .pid == $ow) | .blame[] |
+		select(.pid == $storm or .pid == $w)] | length" "$ev")" -eq 0 ]
+	# unfiltered, blame turns on for the devices of traced syncs: the
+	# victims' own requests are named after their first syncs
+	[ "$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
+		select(.self and .phase == \"device_flush\")] | length" "$ev")" -gt 100 ]
+	# the writer's own syncs on the other device: it is self there
+	[ "$(jq -s "[.[] | select(.pid == $w) | .blame[] | select(.pid == $w and .self)] |
+		length" "$ev")" -gt 0 ]
+}
+
+@test "blame: no neighbour -> at least 95 % of each victim's blamed time is self" {
+	fss_mkfs ext4 512
+	mkdir "$FSS_MNT/a" "$FSS_MNT/o"
+	scenario alone "
+		$BLAMER append $FSS_MNT/a 3 > $FSS_SCRATCH/app.pid
+		$BLAMER overwrite $FSS_MNT/o 3 > $FSS_SCRATCH/ow.pid" \
+		--mount "$FSS_MNT"
+	local p self others unatt ev="$FSS_SCRATCH/alone.ev"
+	check_evidence "$ev"
+	for p in "$(pid_of "$FSS_SCRATCH/app.pid")" "$(pid_of "$FSS_SCRATCH/ow.pid")"; do
+		self="$(jq -s "[.[] | select(.pid == $p) | .blame_self_ns] | add" "$ev")"
+		others="$(jq -s "[.[] | select(.pid == $p) | .blame_others_ns] | add" "$ev")"
+		unatt="$(jq -s "[.[] | select(.pid == $p) | .blame_unattributed_ns] | add" "$ev")"
+		echo "pid $p: self $self, others $others, unattributed $unatt ns" >&3
+		[ "$self" -gt 0 ]
+		[ "$(jq -n "$self >= 0.95 * ($self + $others)")" = true ]
+	done
+}
+
+@test "blame: victim and neighbour in two cgroups -> the blame carries the neighbour's cgroup path" {
+	local root
+	root="$(findmnt -n -t cgroup2 -o TARGET | head -1)"
+	[ -n "$root" ] || skip "no cgroup v2 hierarchy mounted"
+	CG="$root/fss-blame-$$"
+	mkdir -p "$CG/victim" "$CG/neighbour"
+	fss_mkfs ext4 512
+	mkdir "$FSS_MNT/a" "$FSS_MNT/s"
+	scenario cg "
+		bash -c 'echo \$\$ > $CG/victim/cgroup.procs &&
+			exec $BLAMER append $FSS_MNT/a 4' > $FSS_SCRATCH/app.pid &
+		sleep 1
+		bash -c 'echo \$\$ > $CG/neighbour/cgroup.procs &&
+			exec $BLAMER storm $FSS_MNT/s 2' > $FSS_SCRATCH/storm.pid
+		wait" --mount "$FSS_MNT"
+	local app storm ev="$FSS_SCRATCH/cg.ev"
+	app="$(pid_of "$FSS_SCRATCH/app.pid")"
+	storm="$(pid_of "$FSS_SCRATCH/storm.pid")"
+	check_evidence "$ev"
+	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] | select(.pid == $storm)] |
+		length" "$ev")" -gt 0 ]
+	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] | select(.pid == $storm) |
+		select(.cgroup != \"/fss-blame-$$/neighbour\")] | length" "$ev")" -eq 0 ]
+	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] | select(.self) |
+		select(.cgroup != \"/fss-blame-$$/victim\")] | length" "$ev")" -eq 0 ]
+}
+
+@test "blame: xfs journal time is unattributed with its reason, never a made-up share" {
+	fss_mkfs xfs 512
+	mkdir "$FSS_MNT/a" "$FSS_MNT/s"
+	scenario xfs "
+		$BLAMER append $FSS_MNT/a 3 > $FSS_SCRATCH/app.pid &
+		sleep 0.5
+		$BLAMER storm $FSS_MNT/s 2 > $FSS_SCRATCH/storm.pid
+		wait" --mount "$FSS_MNT"
+	local app ev="$FSS_SCRATCH/xfs.ev"
+	app="$(pid_of "$FSS_SCRATCH/app.pid")"
+	check_evidence "$ev"
+	[ "$(jq -s "[.[] | select(.pid == $app and .journal_ns > 0)] | length" "$ev")" -gt 0 ]
+	# no named cause in the journal phase, and the reason says why
+	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.phase == \"journal\" and .unattributed == null)] | length" "$ev")" -eq 0 ]
+	[ "$(jq -s "[.[] | select(.pid == $app and .journal_ns > 0) |
+		select(any(.blame[]; .phase == \"journal\" and
+			((.unattributed // \"\") | test(\"no jbd2 commit\"))) | not)] |
+		length" \
+		"$ev")" -eq 0 ]
+}
+
+@test "blame: --no-blame switches it off; --slower lines carry a short blame" {
+	fss_mkfs ext4 256
+	mkdir "$FSS_MNT/a"
+	scenario off "$BLAMER append $FSS_MNT/a 1 > /dev/null" --mount "$FSS_MNT" --no-blame
+	[ "$(jq -s '[.[] | select(has("blame"))] | length' "$FSS_SCRATCH/off.ev")" -eq 0 ]
+	[ "$(jq -s 'length' "$FSS_SCRATCH/off.ev")" -gt 0 ]
+	jq -se 'map(select(.type == "start"))[0].strategy.blame == "off (--no-blame)"' \
+		"$FSS_SCRATCH/off.out"
+	jq -se 'map(select(.type == "summary"))[0] | .blame == null and .blamed == null' \
+		"$FSS_SCRATCH/off.out"
+	# text: each slow sync, then its blame line
+	run -0 --separate-stderr "$FSS_BIN" trace --slower 0 --mount "$FSS_MNT" \
+		-- "$BLAMER" append "$FSS_MNT/a" 0.5
+	grep -q '^         blame: .*self' <<< "$output"
+	grep -q '^BLAMED' <<< "$output"
+}
