@@ -6,6 +6,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,32 @@ int fss_cli_parse_seconds(const char *s, double max, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+bool fss_cli_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+bool fss_cli_parse_long(const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
 }
 
 /* ---- the workload and tracing options of run and compare -------------- */

@@ -32,6 +32,10 @@ int fss_cli_parse_uint(const char *s, unsigned long long max,
 /* Seconds: a number above 0 and at most max.  0 or -1. */
 int fss_cli_parse_seconds(const char *s, double max, double *out);
 
+/* A whole string as a finite double / a base-10 long: true when it is. */
+bool fss_cli_parse_double(const char *s, double *out);
+bool fss_cli_parse_long(const char *s, long *out);
+
 /*
  * The options `run` and `compare` share, parsed by fss_cli_wl_argp (an argp
  * child: the command points state->child_inputs[i] at its struct

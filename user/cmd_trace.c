@@ -139,32 +139,6 @@ static const struct argp_option opts[] = {
 /* A bad value: argp_error's one line (see fss_cli_parse), then EINVAL. */
 #define bad(state, ...)	(argp_error(state, __VA_ARGS__), EINVAL)
 
-static bool parse_double(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v))
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_long(const char *s, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	long l;
@@ -216,17 +190,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.no_blame = true;
 		break;
 	case 'd':
-		if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
+		if (!fss_cli_parse_double(arg, &d) || d <= 0 || d > 1e7)
 			return bad(state, "-d '%s': seconds, more than 0 and at most 10000000", arg);
 		env.duration = d;
 		break;
 	case OPT_TOP:
-		if (!parse_long(arg, &l) || l <= 0 || l > 100000)
+		if (!fss_cli_parse_long(arg, &l) || l <= 0 || l > 100000)
 			return bad(state, "--top '%s': a whole number from 1 to 100000", arg);
 		env.top = l;
 		break;
 	case OPT_SLOWER:
-		if (!parse_double(arg, &d) || d < 0 || d > 1e9)
+		if (!fss_cli_parse_double(arg, &d) || d < 0 || d > 1e9)
 			return bad(state, "--slower '%s': milliseconds, 0 to 1000000000", arg);
 		env.slower_ms = d;
 		break;
@@ -241,11 +215,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (env.npos == 0) {
-			if (!parse_double(arg, &d) || d <= 0 || d > 1e7)
+			if (!fss_cli_parse_double(arg, &d) || d <= 0 || d > 1e7)
 				return bad(state, "INTERVAL '%s': seconds, more than 0 and at most 10000000", arg);
 			env.interval = d;
 		} else if (env.npos == 1) {
-			if (!parse_long(arg, &l) || l <= 0)
+			if (!fss_cli_parse_long(arg, &l) || l <= 0)
 				return bad(state, "COUNT '%s': a whole number from 1 to %ld", arg, LONG_MAX);
 			env.count = l;
 		} else {

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 #include <libmount/libmount.h>
 #include <linux/magic.h>
+#include "cli.h"
 #include "target.h"
 
 /* ---- target facts ----------------------------------------------------- */
@@ -257,19 +258,6 @@ int fss_mount_filter(const char *dir, __u32 *fs_dev, __u32 *disk_dev,
 
 /* ---- the live commands' targets (trace's --cgroup and --dev) ---- */
 
-static bool parse_long(const char *s, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* Where cgroup v2 is mounted (-ENOENT when it is not). */
 static int cgroup2_mount(char *buf, size_t len)
 {
@@ -301,7 +289,7 @@ int fss_cgroup_id(const char *arg, __u64 *id, char *err, size_t errlen)
 	int mount_id;
 	long l;
 
-	if (parse_long(arg, &l)) {
+	if (fss_cli_parse_long(arg, &l)) {
 		if (l <= 0) {
 			snprintf(err, errlen, "--cgroup %s: not a cgroup id", arg);
 			return -EINVAL;
