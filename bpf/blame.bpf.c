@@ -158,9 +158,15 @@ static __always_inline void blame_credit(struct credit *c)
 		c->flags |= FSS_BL_OWNER;
 }
 
-/* The comm this CPU sent last, and whose (FSS_EV_COMM). */
+/*
+ * The comm this CPU sent last, and whose (FSS_EV_COMM); for a task's own
+ * comm, its thread and exec count too: the same thread since the same
+ * exec needs no bpf_get_current_comm to know it sent it already.
+ */
 struct comm_sent {
-	__u32 pid;
+	__u32 pid, tid;
+	__u32 exec_id;
+	bool own;			/* the current task's comm (not a dirtier's) */
 	char comm[FSS_COMM_LEN];
 };
 
@@ -174,7 +180,9 @@ struct {
 /*
  * Send pid's comm (the dirtier's from o, else the current task's) unless
  * this CPU sent the same last: the compact owner record that follows
- * carries none.  Reserved before that record, so read before it.
+ * carries none.  Reserved before that record, so read before it.  (A
+ * thread renaming itself without exec keeps its earlier comm until another
+ * thread's request comes between.)
  */
 static __always_inline void comm_send(__u32 pid, __u32 tid,
 				      struct inode_owner *o)
@@ -182,19 +190,28 @@ static __always_inline void comm_send(__u32 pid, __u32 tid,
 	char comm[FSS_COMM_LEN] = {};
 	struct comm_sent *last;
 	struct fss_event *e;
-	__u32 k = 0;
+	__u32 k = 0, exec_id = 0;
 
-	if (o)
-		__builtin_memcpy(comm, o->comm, sizeof(comm));
-	else
-		bpf_get_current_comm(comm, sizeof(comm));
 	last = bpf_map_lookup_elem(&blame_comm, &k);
 	if (!last)
 		return;
-	if (last->pid == pid &&
-	    *(__u64 *)last->comm == *(__u64 *)comm &&
-	    *(__u64 *)(last->comm + 8) == *(__u64 *)(comm + 8))
-		return;
+	if (o) {
+		if (last->pid == pid && !last->own &&
+		    *(__u64 *)last->comm == *(__u64 *)o->comm &&
+		    *(__u64 *)(last->comm + 8) == *(__u64 *)(o->comm + 8))
+			return;
+		__builtin_memcpy(comm, o->comm, sizeof(comm));
+	} else {
+		exec_id = bpf_get_current_task_btf()->self_exec_id;
+		if (last->own && last->tid == tid && last->pid == pid &&
+		    last->exec_id == exec_id)
+			return;
+		bpf_get_current_comm(comm, sizeof(comm));
+		if (last->pid == pid &&
+		    *(__u64 *)last->comm == *(__u64 *)comm &&
+		    *(__u64 *)(last->comm + 8) == *(__u64 *)(comm + 8))
+			goto remember;		/* another thread, same comm */
+	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count_drop(2);
@@ -207,7 +224,11 @@ static __always_inline void comm_send(__u32 pid, __u32 tid,
 	e->ts = bpf_ktime_get_ns();
 	__builtin_memcpy(e->comm, comm, sizeof(comm));
 	event_submit(e);
+remember:
 	last->pid = pid;
+	last->tid = tid;
+	last->exec_id = exec_id;
+	last->own = !o;
 	__builtin_memcpy(last->comm, comm, sizeof(comm));
 }
 

@@ -147,6 +147,65 @@ check_evidence() {
 		length" "$ev")" -eq 0 ]
 }
 
+@test "blame: two overwriters on one ext4 -> the coalesced syncs a flush served are real, and add up" {
+	fss_mkfs ext4 512
+	mkdir "$FSS_MNT/o1" "$FSS_MNT/o2"
+	scenario coalesce "
+		$BLAMER overwrite $FSS_MNT/o1 3 > $FSS_SCRATCH/o1.pid &
+		$BLAMER overwrite $FSS_MNT/o2 3 > $FSS_SCRATCH/o2.pid
+		wait" --mount "$FSS_MNT"
+	local ev="$FSS_SCRATCH/coalesce.ev" o1 o2 n
+	o1="$(pid_of "$FSS_SCRATCH/o1.pid")"
+	o2="$(pid_of "$FSS_SCRATCH/o2.pid")"
+	check_evidence "$ev"
+	# every device_flush entry carries it: null only when no flush was seen
+	[ "$(jq -s '[.[] | .blame[]? | select(.phase == "device_flush") |
+		select((.evidence | has("coalesced")) | not)] | length' "$ev")" -eq 0 ]
+	[ "$(jq -s '[.[] | .blame[]? | select(.phase == "device_flush" and
+		.evidence.flushes > 0 and .evidence.coalesced == null)] |
+		length' "$ev")" -eq 0 ]
+	# per sync: the same on each of its device_flush entries; by[] adds up
+	[ "$(jq -s '[.[] | select(.blame) |
+		[.blame[] | select(.phase == "device_flush" and
+		 .evidence.coalesced != null) | .evidence.coalesced] |
+		select(length > 0) |
+		select((unique | length) != 1 or
+		       ([.[0].by[].syncs] | add // 0) + .[0].unlisted !=
+		       .[0].syncs)] | length' "$ev")" -eq 0 ]
+	# every process named has that many other syncs of its own whose
+	# windows overlap this sync's, with that comm (syncs sorted by start:
+	# those that can overlap x start in [x.s - longest, x.e])
+	jq -s '
+		def at($a; $v): ($a | bsearch($v)) as $i |
+			if $i < 0 then -1 - $i else $i end;
+		[.[] | select(.total_ns) |
+		 {pid, tid, comm, s: .start_ns, e: (.start_ns + .total_ns),
+		  c: ([.blame[]? | select(.phase == "device_flush") |
+		       .evidence.coalesced | select(. != null)][0])}] |
+		sort_by(.s) as $all | [$all[].s] as $st |
+		([$all[] | .e - .s] | max) as $long |
+		[$all[] | select(.c != null and .c.syncs > 0) | . as $x |
+		 $all[at($st; $x.s - $long):at($st; $x.e + 1)] as $near |
+		 .c.by[] | . as $b |
+		 ([$near[] | select(.pid == $b.pid and .comm == $b.comm and
+		   (.tid != $x.tid or .s != $x.s) and
+		   .s <= $x.e and .e >= $x.s)] | length) as $have |
+		 select($have < $b.syncs) | {x: $x, b: $b, have: $have}] |
+		if length == 0 then true else error(tojson) end' "$ev"
+	n="$(jq -s '[.[] | .blame[]? |
+		select(.phase == "device_flush") | .evidence.coalesced |
+		select(. != null and .syncs > 0)] | length' "$ev")"
+	echo "device_flush entries with coalesced syncs: $n" >&3
+	# only the two overwriters are named (and only traced syncs)
+	[ "$(jq -s "[.[] | .blame[]? | .evidence.coalesced? // empty | .by[] |
+		select(.pid != $o1 and .pid != $o2)] | length" "$ev")" -eq 0 ]
+	# the summary counts the syncs whose flushes served others
+	n="$(jq -s '[.[] | select(any(.blame[]?; .phase == "device_flush" and
+		(.evidence.coalesced.syncs // 0) > 0))] | length' "$ev")"
+	jq -se "map(select(.type == \"summary\"))[0].blame.flush_coalesced_syncs ==
+		$n" "$FSS_SCRATCH/coalesce.out"
+}
+
 @test "blame: kernels without block_io_start (forced): submitters from the bios still name the writer" {
 	fss_mkfs ext4 512
 	mkdir "$FSS_MNT/o" "$FSS_MNT/w"

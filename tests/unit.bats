@@ -153,7 +153,7 @@ blame_case() {
 @test "myroles: MariaDB thread names to roles" { dbview_case mysql_names; }
 
 BLAME_CASES="journal_split journal_two_commits journal_unattributed
-flush_payload queue_ahead jbd2_write_split writeback_owner comm_records
+flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_records
 bio_owner json_shape bounded"
 
 @test "blame: every C case has a bats test here" {
@@ -166,6 +166,7 @@ bio_owner json_shape bounded"
 @test "blame: two commits weighted by the sync's overlap with each" { blame_case journal_two_commits; }
 @test "blame: no commit (xfs) or no handles seen: unattributed with the reason" { blame_case journal_unattributed; }
 @test "blame: a flush's payload is the writes since the flush before" { blame_case flush_payload; }
+@test "blame: the other syncs a flush served coalesced with the sync" { blame_case flush_coalesced; }
 @test "blame: queue blame is the requests issued ahead of the sync's own" { blame_case queue_ahead; }
 @test "blame: the journal thread's writes split among the transaction's contributors" { blame_case jbd2_write_split; }
 @test "blame: writeback credited to the dirtier, else named by inode" { blame_case writeback_owner; }

@@ -371,9 +371,11 @@ struct fss_blame *fss_blame_new(const struct fss_blame_opts *opts)
 		b->opts = *opts;
 	b->open = calloc(BL_NOPEN, sizeof(*b->open));
 	b->bios = calloc(BL_NBIO, sizeof(*b->bios));
-	if (!b->open || !b->bios) {
+	b->syncs = calloc(BL_NSYNC, sizeof(*b->syncs));
+	if (!b->open || !b->bios || !b->syncs) {
 		free(b->open);
 		free(b->bios);
+		free(b->syncs);
 		free(b);
 		return NULL;
 	}
@@ -390,6 +392,7 @@ void fss_blame_free(struct fss_blame *b)
 		free(b->disks[i].log);
 	free(b->open);
 	free(b->bios);
+	free(b->syncs);
 	free(b->scratch);
 	free(b);
 }
@@ -399,6 +402,9 @@ int fss_blame_add(struct fss_blame *b, const struct fss_event *ev)
 	if (!b || !ev)
 		return -EINVAL;
 	switch (ev->type) {
+	case FSS_EV_SYNC:
+		fss_blame__sync_add(b, ev);
+		break;
 	case FSS_EV_COMM:
 		comm_note(b, ev->pid, ev->comm);
 		break;

@@ -55,10 +55,30 @@ struct fss_blame_entry {
 	struct fss_blame_evidence ev;
 };
 
+/* Processes listed in a sync's coalesced flushes (the rest is counted). */
+#define FSS_BLAME_COAL_MAX	8
+
+/*
+ * device_flush: the other traced syncs (of the same disk) that the flushes
+ * this sync waited for served too: a flush that completed within both
+ * syncs.  by[] is by process, most syncs first.
+ */
+struct fss_blame_coal {
+	bool valid;		/* the sync waited for a flush seen */
+	__u32 syncs;		/* other syncs served by the same flushes */
+	__u32 n;		/* by[] used */
+	__u32 unlisted;		/* syncs of processes past by[] */
+	struct {
+		__u32 pid, syncs;
+		char comm[FSS_COMM_LEN];
+	} by[FSS_BLAME_COAL_MAX];
+};
+
 struct fss_blame_list {
 	struct fss_blame_entry e[FSS_BLAME_MAX];
 	size_t n;		/* sorted by blamed_ns, largest first */
 	__u64 self_ns, others_ns, unattributed_ns;
+	struct fss_blame_coal coal;	/* device_flush entries' evidence */
 };
 
 struct fss_blame_opts {
@@ -81,7 +101,10 @@ struct fss_blame;
 struct fss_blame *fss_blame_new(const struct fss_blame_opts *opts);
 void fss_blame_free(struct fss_blame *b);
 
-/* Feed one record (any type; others are ignored).  0 or -errno. */
+/*
+ * Feed one record (any type; others are ignored).  0 or -errno.  Traced
+ * syncs (FSS_EV_SYNC) are remembered for the coalesced flushes.
+ */
 int fss_blame_add(struct fss_blame *b, const struct fss_event *ev);
 
 /* Blame of one attributed sync into *out (overwritten).  0 or -errno. */

@@ -20,6 +20,8 @@
 #define BL_NCOMM	4096	/* comms by pid, direct-mapped (power of 2) */
 #define BL_NBIO		16384	/* bios by first sector, direct-mapped */
 #define BL_NACC		64	/* causes per phase of one sync */
+#define BL_NSYNC	16384	/* traced syncs remembered, in arrival order */
+#define BL_NFL		16	/* flushes of one sync looked at for coalescing */
 #define OWNER_UNKNOWN	0
 
 struct owner {
@@ -95,6 +97,12 @@ struct fss_blame {
 		__u32 pid;
 		char comm[FSS_COMM_LEN];
 	} comms[BL_NCOMM];		/* FSS_EV_COMM and records with a comm */
+	struct bsync {
+		__u64 start, end;
+		__u32 pid, tid, dev, disk;
+		char comm[FSS_COMM_LEN];
+	} *syncs;			/* FSS_EV_SYNC records, ring of BL_NSYNC */
+	__u64 nsyncs;
 	struct bio_own {
 		__u64 sector;
 		__u32 dev, owner, tid;
@@ -130,5 +138,16 @@ struct tx *fss_blame__tx_find(struct fss_blame *b, __u32 dev, __u32 jtid,
 /* First logical index of a commit ending at or after ts. */
 __u64 fss_blame__commit_lower(const struct fss_blame *b, __u64 ts);
 struct disk_log *fss_blame__disk(struct fss_blame *b, __u32 dev, bool create);
+
+/* blame_coal.c */
+void fss_blame__sync_add(struct fss_blame *b, const struct fss_event *ev);
+/*
+ * The other traced syncs served by the flushes completed at fl[0..nfl)
+ * (on res's disk) into *out.
+ */
+void fss_blame__coalesced(const struct fss_blame *b,
+			  const struct fss_sync_result *res,
+			  const __u64 *fl, unsigned int nfl,
+			  struct fss_blame_coal *out);
 
 #endif /* __FSS_BLAME_INT_H */

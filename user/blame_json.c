@@ -23,7 +23,33 @@ static struct json_object *u64_json(__u64 v)
 	return json_object_new_uint64(v);
 }
 
-static struct json_object *evidence_json(const struct fss_blame_entry *x)
+/* {syncs, by: [{pid, comm, syncs}], unlisted}; null: no flush seen */
+static struct json_object *coal_json(const struct fss_blame_coal *c)
+{
+	struct json_object *o, *by;
+	char comm[FSS_COMM_LEN];
+
+	if (!c->valid)
+		return NULL;
+	o = json_object_new_object();
+	by = json_object_new_array();
+	json_object_object_add(o, "syncs", u64_json(c->syncs));
+	for (unsigned int i = 0; i < c->n; i++) {
+		struct json_object *p = json_object_new_object();
+
+		comm_ascii(comm, c->by[i].comm);
+		json_object_object_add(p, "pid", u64_json(c->by[i].pid));
+		json_object_object_add(p, "comm", json_object_new_string(comm));
+		json_object_object_add(p, "syncs", u64_json(c->by[i].syncs));
+		json_object_array_add(by, p);
+	}
+	json_object_object_add(o, "by", by);
+	json_object_object_add(o, "unlisted", u64_json(c->unlisted));
+	return o;
+}
+
+static struct json_object *evidence_json(const struct fss_blame_entry *x,
+					 const struct fss_blame_coal *coal)
 {
 	struct json_object *o = json_object_new_object();
 	const struct fss_blame_evidence *e = &x->ev;
@@ -45,12 +71,15 @@ static struct json_object *evidence_json(const struct fss_blame_entry *x)
 	json_object_object_add(o, "requests", u64_json(e->count));
 	json_object_object_add(o, "bytes_total", u64_json(e->units_total));
 	json_object_object_add(o, "requests_total", u64_json(e->count_total));
-	if (x->phase == FSS_PH_DEV_FLUSH)
+	if (x->phase == FSS_PH_DEV_FLUSH) {
 		json_object_object_add(o, "flushes", u64_json(e->nflush));
+		json_object_object_add(o, "coalesced", coal_json(coal));
+	}
 	return o;
 }
 
 static struct json_object *entry_json(const struct fss_blame_entry *x,
+				      const struct fss_blame_coal *coal,
 				      fss_cgroup_path_fn path, void *arg)
 {
 	struct json_object *o = json_object_new_object();
@@ -86,7 +115,7 @@ static struct json_object *entry_json(const struct fss_blame_entry *x,
 				       json_object_new_boolean(x->flags & FSS_BL_OWNER));
 		json_object_object_add(o, "writeback", w);
 	}
-	json_object_object_add(o, "evidence", evidence_json(x));
+	json_object_object_add(o, "evidence", evidence_json(x, coal));
 	return o;
 }
 
@@ -96,7 +125,8 @@ struct json_object *fss_blame_json(const struct fss_blame_list *l,
 	struct json_object *a = json_object_new_array();
 
 	for (size_t i = 0; l && i < l->n; i++)
-		json_object_array_add(a, entry_json(&l->e[i], path, arg));
+		json_object_array_add(a, entry_json(&l->e[i], &l->coal, path,
+						    arg));
 	return a;
 }
 

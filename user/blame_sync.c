@@ -36,6 +36,8 @@ struct scratch {
 	struct acc acc[FSS_PH_MAX];
 	struct own own[OWN_MAX];
 	unsigned int nown;
+	__u64 fl[BL_NFL];	/* completion of the flushes waited for */
+	unsigned int nfl;
 	struct fss_blame_entry all[4 * (BL_NACC + 1)];
 };
 
@@ -347,11 +349,13 @@ static __u64 flush_before(const struct disk_log *d, __u64 ts)
 }
 
 static void blame_flush(struct fss_blame *b, const struct fss_sync_result *res,
-			const struct disk_log *d, struct acc *a)
+			const struct disk_log *d, struct scratch *sc)
 {
+	struct acc *a = &sc->acc[FSS_PH_DEV_FLUSH];
 	__u64 s = res->start, e = res->start + res->total;
 	__u64 lo = UINT64_MAX, hi = 0;
 
+	sc->nfl = 0;
 	if (!res->phase_ns[FSS_PH_DEV_FLUSH])
 		return;
 	for (__u64 i = log_lower(d, s); i < d->n; i++) {
@@ -363,6 +367,8 @@ static void blame_flush(struct fss_blame *b, const struct fss_sync_result *res,
 		if (!(x->flags & D_FLUSH))
 			continue;
 		a->nflush++;
+		if (sc->nfl < BL_NFL)	/* for the coalesced syncs */
+			sc->fl[sc->nfl++] = x->complete;
 		if (is < lo)
 			lo = is;
 		if (is > hi)
@@ -543,8 +549,9 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 	if (d) {
 		blame_queue(b, res, d, sc);
 		blame_write(b, res, d, &sc->acc[FSS_PH_DEV_WRITE]);
-		blame_flush(b, res, d, &sc->acc[FSS_PH_DEV_FLUSH]);
+		blame_flush(b, res, d, sc);
 	} else {
+		sc->nfl = 0;
 		for (unsigned int k = 1; k < 4; k++)
 			sc->acc[phases[k]].reason =
 				"no request of the sync's disk was seen";
@@ -553,5 +560,6 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 		n += phase_entries(b, &sc->acc[phases[k]], phases[k], res,
 				   all + n);
 	list_fill(out, all, n);
+	fss_blame__coalesced(b, res, sc->fl, sc->nfl, &out->coal);
 	return 0;
 }

@@ -59,6 +59,8 @@ static void gstat_add(struct gstat *g, const struct fss_sync_result *r)
 		g->blame_self_ns += r->blame->self_ns;
 		g->blame_others_ns += r->blame->others_ns;
 		g->blame_unattributed_ns += r->blame->unattributed_ns;
+		g->flush_syncs += r->blame->coal.valid;
+		g->coalesced_syncs += r->blame->coal.syncs > 0;
 	}
 	fss_shist_add(&g->h, r->total);
 }

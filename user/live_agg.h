@@ -37,6 +37,9 @@ struct gstat {
 	/* blame of these syncs (blame.h): caused by themselves, by others */
 	__u64 blamed_syncs;	/* syncs that carried a blame list */
 	__u64 blame_self_ns, blame_others_ns, blame_unattributed_ns;
+	/* device_flush: syncs that waited for a flush seen, and of those the
+	 * ones whose flushes served other traced syncs too (coalesced) */
+	__u64 flush_syncs, coalesced_syncs;
 	struct fss_shist h;
 };
 

@@ -146,6 +146,10 @@ static struct json_object *self_others_json(const struct gstat *g)
 	json_object_object_add(o, "others_ns", json_object_new_int64(g->blame_others_ns));
 	json_object_object_add(o, "unattributed_ns",
 			       json_object_new_int64(g->blame_unattributed_ns));
+	json_object_object_add(o, "flush_syncs",
+			       json_object_new_int64(g->flush_syncs));
+	json_object_object_add(o, "flush_coalesced_syncs",
+			       json_object_new_int64(g->coalesced_syncs));
 	return o;
 }
 

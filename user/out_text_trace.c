@@ -286,6 +286,36 @@ int fss_text_trace(FILE *f, struct json_object *doc)
 	return 0;
 }
 
+/* "; flush shared with 3 syncs (pid 812 x2, ...)": the coalesced syncs */
+static void slower_coalesced(struct json_object *a, char *buf, size_t n,
+			     size_t *len)
+{
+	struct json_object *c = NULL, *by, *x;
+	size_t i, m;
+
+	for (i = 0; i < json_object_array_length(a) && !c; i++) {
+		x = json_object_array_get_idx(a, i);
+		if (!strcmp(fss_jstr(x, "phase") ?: "", "device_flush"))
+			c = fss_j(fss_j(x, "evidence"), "coalesced");
+	}
+	if (!c || fss_jint(c, "syncs", 0) <= 0 || *len + 64 >= n)
+		return;
+	*len += snprintf(buf + *len, n - *len, "%sflush shared with %lld sync%s (",
+			 *len ? "; " : "", fss_jint(c, "syncs", 0),
+			 fss_jint(c, "syncs", 0) == 1 ? "" : "s");
+	by = fss_j(c, "by");
+	m = by ? json_object_array_length(by) : 0;
+	for (i = 0; i < m && i < 2 && *len + 40 < n; i++) {
+		x = json_object_array_get_idx(by, i);
+		*len += snprintf(buf + *len, n - *len, "%spid %lld x%lld",
+				 i ? ", " : "", fss_jint(x, "pid", 0),
+				 fss_jint(x, "syncs", 0));
+	}
+	*len += snprintf(buf + *len, n - *len, "%s)", m > 2 ? ", ..." : "");
+	if (*len >= n)
+		*len = n - 1;
+}
+
 /* a --slower sync's blame, from its record: the three largest causes */
 static void slower_blame(FILE *f, struct json_object *o)
 {
@@ -314,7 +344,8 @@ static void slower_blame(FILE *f, struct json_object *o)
 					fss_jstr(x, "comm") ?: "?");
 		shown++;
 	}
-	if (shown)	/* 80 columns */
+	slower_coalesced(a, buf, sizeof(buf), &len);
+	if (len)	/* 80 columns */
 		fss_print_wrapped(f, "         blame: ", 16, buf);
 }
 

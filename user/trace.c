@@ -158,6 +158,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (t->opts.on_event)
 		t->opts.on_event(&ev, t->opts.on_event_arg);
+	/* traced syncs: for blame's coalesced flushes (docs/blame.md) */
+	if (t->blame && ev.type == FSS_EV_SYNC && ev.ts >= t->window_start)
+		fss_blame_add(t->blame, &ev);
 	if (t->blame && ev.type != FSS_EV_SYNC &&
 	    (ev.type == FSS_EV_COMM || blame_wants(t, ev.dev)))
 		fss_blame_add(t->blame, &ev);

@@ -275,6 +275,79 @@ static void flush_payload(void)
 	fss_blame_free(b);
 }
 
+/* A traced sync record (FSS_EV_SYNC) of thread tid of pid on fs dev. */
+static void sync_rec(struct fss_blame *b, __u32 pid, __u32 tid, __u32 dev,
+		     const char *comm, __u64 from, __u64 to)
+{
+	struct fss_event e = { .type = FSS_EV_SYNC, .pid = pid, .tid = tid,
+			       .dev = dev, .ts = from, .ts_end = to };
+
+	strncpy(e.comm, comm, sizeof(e.comm) - 1);
+	add(b, &e);
+}
+
+/* The other syncs served by the flush(es) a sync waited for. */
+static void flush_coalesced(void)
+{
+	struct fss_blame *b = mk();
+	struct fss_sync_result r = sync_of(100, 350, 1000);
+	struct fss_blame_list l;
+	const struct fss_blame_coal *c = &l.coal;
+	struct json_object *j, *ev, *co;
+
+	rq(b, 0x10, 0, "", FSS_RQ_FLUSH, 0, 0, 50, 60);	/* previous flush */
+	rq(b, 0x30, 100, "overwriter", FSS_RQ_WRITE, 8192, 80, 90, 100);
+	rq(b, 0x60, 0, "", FSS_RQ_FLUSH, 0, 0, 400, 900);	/* the sync's */
+	sync_rec(b, 300, 300, FSDEV, "early", 100, 800);	/* ends before it */
+	sync_rec(b, 200, 200, FSDEV, "ow", 300, 950);
+	sync_rec(b, 200, 201, FSDEV, "ow", 850, 920);
+	sync_rec(b, 100, 101, FSDEV, "victim", 880, 905);	/* other thread */
+	sync_rec(b, 500, 500, DISK + 9, "elsewhere", 400, 950); /* other disk */
+	sync_rec(b, 100, 100, FSDEV, "victim", 350, 1000);	/* itself */
+	sync_rec(b, 400, 400, FSDEV, "late", 901, 1000);	/* after it */
+	sync_rec(b, 300, 302, FSDEV, "long", 500, 1200);
+	r.phase_ns[FSS_PH_DEV_FLUSH] = 500;
+	fss_blame_sync(b, &r, &l);
+	CHECK(c->valid && c->syncs == 4 && c->n == 3 && !c->unlisted,
+	      "4 other syncs of 3 processes: %u of %u", c->syncs, c->n);
+	CHECK(c->by[0].pid == 200 && c->by[0].syncs == 2 &&
+	      !strcmp(c->by[0].comm, "ow"), "most first: pid %u", c->by[0].pid);
+	CHECK(c->by[1].pid == 100 && c->by[1].syncs == 1 &&
+	      c->by[2].pid == 300 && c->by[2].syncs == 1 &&
+	      !strcmp(c->by[2].comm, "long"), "same process, other thread; long");
+	/* in the JSON of every device_flush entry */
+	j = fss_blame_json(&l, NULL, NULL);
+	for (size_t i = 0; i < json_object_array_length(j); i++) {
+		ev = json_object_object_get(json_object_array_get_idx(j, i),
+					    "evidence");
+		co = json_object_object_get(ev, "coalesced");
+		CHECK(co && json_object_get_int(json_object_object_get(co, "syncs"))
+		      == 4 && json_object_array_length(json_object_object_get(
+			      co, "by")) == 3, "coalesced evidence");
+	}
+	json_object_put(j);
+	/* a sync that waited for no flush seen: null, not a zero */
+	r = sync_of(100, 1300, 1400);
+	r.phase_ns[FSS_PH_DEV_FLUSH] = 50;
+	fss_blame_sync(b, &r, &l);
+	CHECK(!c->valid, "no flush: not valid");
+	j = fss_blame_json(&l, NULL, NULL);
+	ev = json_object_object_get(json_object_array_get_idx(j, 0), "evidence");
+	CHECK(json_object_object_get_ex(ev, "coalesced", &co) && !co,
+	      "no flush: coalesced null");
+	json_object_put(j);
+	/* more processes than listed: counted */
+	rq(b, 0x70, 0, "", FSS_RQ_FLUSH, 0, 0, 2000, 2100);
+	for (__u32 p = 1; p <= 10; p++)
+		sync_rec(b, 1000 + p, 1000 + p, FSDEV, "many", 1990, 2200);
+	r = sync_of(100, 1950, 2150);
+	r.phase_ns[FSS_PH_DEV_FLUSH] = 100;
+	fss_blame_sync(b, &r, &l);
+	CHECK(c->syncs == 10 && c->n == FSS_BLAME_COAL_MAX && c->unlisted == 2,
+	      "10 processes: %u listed, %u not", c->n, c->unlisted);
+	fss_blame_free(b);
+}
+
 static void queue_ahead(void)
 {
 	struct fss_blame *b = mk();
@@ -554,6 +627,7 @@ static const struct {
 	{ "journal_two_commits", journal_two_commits },
 	{ "journal_unattributed", journal_unattributed },
 	{ "flush_payload", flush_payload },
+	{ "flush_coalesced", flush_coalesced },
 	{ "queue_ahead", queue_ahead },
 	{ "jbd2_write_split", jbd2_write_split },
 	{ "writeback_owner", writeback_owner },
