@@ -414,6 +414,10 @@ int fss_blame_add(struct fss_blame *b, const struct fss_event *ev)
 	case FSS_EV_JOURNAL:
 		add_commit(b, ev);
 		break;
+	case FSS_EV_XLOG_FORCE:
+		b->st.records++;
+		fss_blame__xfs_force(b, ev);
+		break;
 	case FSS_EV_RQ_OWNER:
 		b->st.records++;
 		/* fall through */

@@ -20,6 +20,7 @@
 #define BL_NCOMM	4096	/* comms by pid, direct-mapped (power of 2) */
 #define BL_NBIO		16384	/* bios by first sector, direct-mapped */
 #define BL_NACC		64	/* causes per phase of one sync */
+#define BL_NXFORCE	8192	/* xfs log forces of traced syncs, ring */
 #define OWNER_UNKNOWN	0
 
 struct owner {
@@ -100,6 +101,11 @@ struct fss_blame {
 		__u32 dev, owner, tid;
 		bool used;
 	} *bios;			/* FSS_BL_BIO owner records, BL_NBIO */
+	struct xforce {
+		__u64 ts, seq;
+		__u32 dev, tid;
+	} xforces[BL_NXFORCE];		/* FSS_EV_XLOG_FORCE, arrival order */
+	__u64 nxforces;
 };
 
 /* One cause's part of one phase while a sync is blamed. */
@@ -119,6 +125,7 @@ struct acc {
 	const char *reason;		/* when nothing could be split */
 	__u32 jtid, ntx, nflush;
 	__u64 tx_blocks_logged, tx_handles_stats;	/* jbd2_run_stats */
+	bool xfs;			/* journal: xfs checkpoints (blame_xfs.c) */
 	struct acc_item it[BL_NACC];	/* last: a reset clears what is above */
 };
 
@@ -130,5 +137,15 @@ struct tx *fss_blame__tx_find(struct fss_blame *b, __u32 dev, __u32 jtid,
 /* First logical index of a commit ending at or after ts. */
 __u64 fss_blame__commit_lower(const struct fss_blame *b, __u64 ts);
 struct disk_log *fss_blame__disk(struct fss_blame *b, __u32 dev, bool create);
+
+/* blame_sync.c */
+void fss_blame__acc_add(struct acc *a, __u32 owner, double weight,
+			__u64 units, __u64 count);
+
+/* blame_xfs.c: the xfs log */
+void fss_blame__xfs_force(struct fss_blame *b, const struct fss_event *ev);
+/* The journal time of a sync on xfs, by its log forces; false: none seen. */
+bool fss_blame__xfs_journal(struct fss_blame *b,
+			    const struct fss_sync_result *res, struct acc *a);
 
 #endif /* __FSS_BLAME_INT_H */

@@ -81,6 +81,12 @@ static void acc_add(struct acc *a, __u32 owner, double weight, __u64 units,
 	a->it[i].count += count;
 }
 
+void fss_blame__acc_add(struct acc *a, __u32 owner, double weight,
+			__u64 units, __u64 count)
+{
+	acc_add(a, owner, weight, units, count);
+}
+
 /* ---- the request log ---- */
 
 static __u64 log_first(const struct disk_log *d)
@@ -219,9 +225,11 @@ static void blame_journal(struct fss_blame *b, const struct fss_sync_result *res
 				journal_commit(b, a, c, ov / sum);
 		}
 		if (pass == 0 && sum == 0) {
-			a->reason = "no jbd2 commit seen during the sync (a journal "
-				    "other than jbd2, e.g. xfs's log, is not "
-				    "tied to processes)";
+			if (fss_blame__xfs_journal(b, res, a))
+				return;
+			a->reason = "no jbd2 commit or xfs log force seen during "
+				    "the sync (a journal other than these, e.g. "
+				    "btrfs's log tree, is not tied to processes)";
 			return;
 		}
 	}
@@ -413,6 +421,7 @@ static void entry_fill(const struct fss_blame *b, struct fss_blame_entry *x,
 	x->ev.nflush = a->nflush;
 	x->ev.tx_blocks_logged = a->tx_blocks_logged;
 	x->ev.tx_handles = a->tx_handles_stats;
+	x->ev.xfs = a->xfs;
 	if (it->owner == OWNER_UNKNOWN) {
 		x->reason = R_UNKNOWN_RQ;
 		return;
