@@ -19,9 +19,15 @@
  *  - FSS_EV_XLOG_FORCE at xfs_log_force, in a traced sync: the CIL
  *    sequence it forces (xfs_log_force_seq's; 0, a whole-log force, is
  *    the current sequence).
- * Each hook does O(1) work: one task-storage lookup, one ring record.
- * The programs are named blame_xfs_* and load only with blame, and only
- * where the four tracepoints are in the kernel's BTF (user/strategy.c).
+ * A kernel thread's transaction is credited, as writeback is in
+ * blame.bpf.c, to the last dirtier of the inode it works for: the inode
+ * under writeback, else the one whose I/O completion or inactivation it
+ * began within XINODE_NS (xfs_setfilesize, xfs_unwritten_convert,
+ * xfs_inode_inactivating).
+ * Each hook does O(1) work: a task-storage lookup, at most one hash
+ * lookup, one ring record.  The programs are named blame_xfs_* and load
+ * only with blame, and only where their tracepoints are in the kernel's
+ * BTF (user/strategy.c).
  */
 #include "common.bpf.h"
 
@@ -70,10 +76,20 @@ struct {
 	__type(value, __u8);
 } blame_devs SEC(".maps") __weak;
 
-/* The ticket of the transaction this task is committing (0: none). */
+/*
+ * The ticket of the transaction this task is committing (0: none), and in
+ * a kernel thread the inode whose xfs work it last began (ino 0: none).
+ */
 struct xtrans_mark {
 	__u64 tic;
+	__u64 ino;
+	__u64 ino_ts;
+	__u32 dev;
+	__u32 pad;
 };
+
+/* A kernel thread's inode mark is used for transactions this soon after. */
+#define XINODE_NS	(20ULL * 1000 * 1000)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -111,7 +127,8 @@ int BPF_PROG(blame_xfs_commit, struct xfs_trans *tp, unsigned long caller_ip)
  * Whom the transaction is credited to: the current task, or the dirtier
  * of the inode a kernel thread is writing back (as blame.bpf.c does).
  */
-static __always_inline void xfs_credit(struct fss_event *e)
+static __always_inline void xfs_credit(struct fss_event *e,
+				       const struct xtrans_mark *m)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct inode_key k = {};
@@ -122,13 +139,18 @@ static __always_inline void xfs_credit(struct fss_event *e)
 		return;
 	e->blame.flags |= FSS_BL_KTHREAD;
 	wb = bpf_task_storage_get(&blame_wb, task, 0, 0);
-	if (!wb || !wb->dev)
+	if (wb && wb->dev) {
+		k.dev = wb->dev;
+		k.ino = wb->ino;
+	} else if (m->ino && e->ts - m->ino_ts < XINODE_NS) {
+		k.dev = m->dev;		/* I/O completion, inactivation */
+		k.ino = m->ino;
+	} else {
 		return;
+	}
 	e->blame.flags |= FSS_BL_WB;
-	e->blame.wb_dev = wb->dev;
-	e->blame.ino = wb->ino;
-	k.dev = wb->dev;
-	k.ino = wb->ino;
+	e->blame.wb_dev = k.dev;
+	e->blame.ino = k.ino;
 	o = bpf_map_lookup_elem(&blame_dirtier, &k);
 	if (!o)
 		return;
@@ -180,9 +202,59 @@ static __always_inline int xfs_ticket_back(struct xlog *log,
 	e->blame.blocks = used;
 	e->blame.handles = 1;
 	e->blame.flags = FSS_BL_XFS;
-	xfs_credit(e);
+	xfs_credit(e, m);
 	event_submit(e);
 	return 0;
+}
+
+/*
+ * A kernel thread about to log for an inode: the I/O completion's size
+ * update or unwritten extent conversion (xfs-conv workers), the
+ * inactivation of an unlinked inode (inodegc workers).  Its transactions
+ * just after are credited to the inode's last dirtier, as writeback is.
+ */
+static __always_inline int xfs_inode_mark(struct xfs_inode *ip)
+{
+	struct task_struct *task;
+	struct xtrans_mark *m;
+	__u32 dev;
+
+	if (floor_only)
+		return 0;
+	task = bpf_get_current_task_btf();
+	if (task->mm)
+		return 0;
+	dev = sb_kdev(ip->i_vnode.i_sb);
+	if (!xfs_dev_wanted(dev))
+		return 0;
+	m = bpf_task_storage_get(&blame_xtrans, task, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!m)
+		return 0;
+	m->dev = dev;
+	m->ino = ip->i_vnode.i_ino;
+	m->ino_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/xfs_setfilesize")
+int BPF_PROG(blame_xfs_setsize, struct xfs_inode *ip, xfs_off_t off,
+	     ssize_t count)
+{
+	return xfs_inode_mark(ip);
+}
+
+SEC("tp_btf/xfs_unwritten_convert")
+int BPF_PROG(blame_xfs_unwritten, struct xfs_inode *ip, xfs_off_t off,
+	     ssize_t count)
+{
+	return xfs_inode_mark(ip);
+}
+
+SEC("tp_btf/xfs_inode_inactivating")
+int BPF_PROG(blame_xfs_inactive, struct xfs_inode *ip)
+{
+	return xfs_inode_mark(ip);
 }
 
 SEC("tp_btf/xfs_log_ticket_ungrant")

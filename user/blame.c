@@ -84,7 +84,7 @@ static __u32 owner_intern(struct fss_blame *b, const struct fss_event *ev)
 			o->cgroup = ev->blame.cgroup;
 			o->flags = flags;
 			o->wb_dev = flags & FSS_BL_WB ? ev->blame.wb_dev : 0;
-			o->ino = flags & FSS_BL_WB ? ev->blame.ino : 0;
+			o->ino = ino;	/* the key: 0 when credited */
 			strncpy(o->comm, comm_of(b, ev), FSS_COMM_LEN);
 			return i;
 		}

@@ -228,8 +228,8 @@ static void blame_journal(struct fss_blame *b, const struct fss_sync_result *res
 			if (fss_blame__xfs_journal(b, res, a))
 				return;
 			a->reason = "no jbd2 commit or xfs log force seen during "
-				    "the sync (a journal other than these, e.g. "
-				    "btrfs's log tree, is not tied to processes)";
+				    "the sync (its records were lost, or a journal "
+				    "not tied to processes, e.g. btrfs's log tree)";
 			return;
 		}
 	}

@@ -341,7 +341,16 @@ static bool blame_prog_ok(const char *n)
 		       has_tracepoint_btf("writeback_single_inode");
 	if (strstr(n, "dirty"))
 		return has_tracepoint_btf("writeback_dirty_inode_enqueue");
-	if (!strncmp(n, "blame_xfs_", 10))	/* all four, or none */
+	/* the inode marks each on its own; the transactions all, or none */
+	if (!strcmp(n, "blame_xfs_setsize"))
+		return blame_xfs_ok() && has_tracepoint_btf("xfs_setfilesize");
+	if (!strcmp(n, "blame_xfs_unwritten"))
+		return blame_xfs_ok() &&
+		       has_tracepoint_btf("xfs_unwritten_convert");
+	if (!strcmp(n, "blame_xfs_inactive"))
+		return blame_xfs_ok() &&
+		       has_tracepoint_btf("xfs_inode_inactivating");
+	if (!strncmp(n, "blame_xfs_", 10))
 		return blame_xfs_ok();
 	return true;	/* jbd2 tracepoints: tracefs, attach says */
 }
