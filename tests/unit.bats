@@ -154,7 +154,7 @@ blame_case() {
 
 BLAME_CASES="journal_split journal_two_commits journal_unattributed
 flush_payload queue_ahead jbd2_write_split writeback_owner comm_records
-bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier"
+bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log_writes"
 
 @test "blame: every C case has a bats test here" {
 	run "$TEST_BLAME" --list
@@ -175,3 +175,4 @@ bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier"
 @test "blame: tables are bounded; what falls out is unattributed" { blame_case bounded; }
 @test "blame: xfs journal time split by the log bytes of the checkpoint its log force named" { blame_case xfs_checkpoint_split; }
 @test "blame: xfs checkpoints unseen are unattributed; kernel threads credited to the inode's dirtier" { blame_case xfs_unseen_and_dirtier; }
+@test "blame: xfs log writes after the sync's force split like its checkpoint" { blame_case xfs_log_writes; }

@@ -282,6 +282,8 @@ static void rq_done(struct fss_blame *b, struct open_rq *r, __u64 ts,
 		x->flags |= D_FLUSH;
 	else if (r->rqflags & FSS_RQ_WRITE)
 		x->flags |= D_WRITE;
+	if (r->rqflags & FSS_RQ_META)
+		x->flags |= D_META;
 	if ((r->rqflags & FSS_RQ_FLUSH) ||
 	    ((r->rqflags & FSS_RQ_PREFLUSH) && r->issue))
 		d->flush_issue[d->nflush++ % BL_NFLUSH] = r->issue ? r->issue : ts;

@@ -55,7 +55,7 @@ struct commit {
 	__u64 start, end;
 };
 
-enum { D_WRITE = 1, D_FLUSH = 2, D_OWNED = 4 };
+enum { D_WRITE = 1, D_FLUSH = 2, D_OWNED = 4, D_META = 8 };
 
 struct done {
 	__u64 start, issue, complete;
@@ -106,6 +106,11 @@ struct fss_blame {
 		__u32 dev, tid;
 	} xforces[BL_NXFORCE];		/* FSS_EV_XLOG_FORCE, arrival order */
 	__u64 nxforces;
+	struct {			/* the sync being blamed, on xfs */
+		__u32 dev, n;
+		__u64 from;		/* its first log force */
+		__u64 seq[8];		/* the checkpoints it forced */
+	} xsplit;
 };
 
 /* One cause's part of one phase while a sync is blamed. */
@@ -147,5 +152,15 @@ void fss_blame__xfs_force(struct fss_blame *b, const struct fss_event *ev);
 /* The journal time of a sync on xfs, by its log forces; false: none seen. */
 bool fss_blame__xfs_journal(struct fss_blame *b,
 			    const struct fss_sync_result *res, struct acc *a);
+/* The checkpoints the sync forced, into b->xsplit (n 0: none). */
+void fss_blame__xfs_prepare(struct fss_blame *b,
+			    const struct fss_sync_result *res);
+/*
+ * A kernel thread's metadata write (the CIL push's log writes) made after
+ * the blamed sync's first log force: its bytes split among the forced
+ * checkpoints' contributors into a; false: not one, credit it as usual.
+ */
+bool fss_blame__xfs_credit_rq(struct fss_blame *b, struct acc *a,
+			      const struct done *x);
 
 #endif /* __FSS_BLAME_INT_H */

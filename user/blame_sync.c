@@ -128,6 +128,8 @@ static void credit_rq(struct fss_blame *b, struct acc *a, const struct done *x)
 
 	a->count_total++;
 	a->units_total_raw += x->bytes;
+	if (b->xsplit.n && fss_blame__xfs_credit_rq(b, a, x))
+		return;
 	if (x->flags & D_OWNED)
 		c = fss_blame__commit_of_rq(b, x->tid,
 					    x->start ? x->start : x->issue);
@@ -543,6 +545,7 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 	if (!sc)
 		return -ENOMEM;
 	all = sc->all;
+	fss_blame__xfs_prepare(b, res);	/* its log forces, for credit_rq */
 	disk = b->opts.disk_of ? b->opts.disk_of(res->dev, b->opts.disk_of_arg) : 0;
 	if (disk)
 		d = fss_blame__disk(b, disk, false);
@@ -562,5 +565,6 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 		n += phase_entries(b, &sc->acc[phases[k]], phases[k], res,
 				   all + n);
 	list_fill(out, all, n);
+	b->xsplit.n = 0;
 	return 0;
 }

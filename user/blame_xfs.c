@@ -14,6 +14,7 @@
  * checkpoints it forced, and within one among the processes whose
  * transactions are in it, by log bytes.
  */
+#include <math.h>
 #include <string.h>
 #include "blame_int.h"
 
@@ -52,9 +53,13 @@ static __u64 xf_lower(const struct fss_blame *b, __u64 ts)
 	return lo;
 }
 
-/* The distinct sequences the sync's thread forced on its fs; how many. */
+/*
+ * The distinct sequences the sync's thread forced on its fs; how many.
+ * *first: the time of the first force.
+ */
 static unsigned int xf_seqs(const struct fss_blame *b,
-			    const struct fss_sync_result *res, __u64 *seq)
+			    const struct fss_sync_result *res, __u64 *seq,
+			    __u64 *first)
 {
 	__u64 s = res->start, e = res->start + res->total;
 	__u64 i = xf_lower(b, s > XF_SLACK_NS ? s - XF_SLACK_NS : 0);
@@ -69,6 +74,8 @@ static unsigned int xf_seqs(const struct fss_blame *b,
 		if (f->tid != res->tid || f->dev != res->dev || f->ts < s ||
 		    f->ts > e)
 			continue;
+		if (!n || f->ts < *first)
+			*first = f->ts;
 		for (k = 0; k < n && seq[k] != f->seq; k++)
 			;
 		if (k == n && n < XF_NSEQ)
@@ -112,13 +119,74 @@ static void xfs_checkpoint(struct fss_blame *b, struct acc *a, __u32 dev,
 bool fss_blame__xfs_journal(struct fss_blame *b,
 			    const struct fss_sync_result *res, struct acc *a)
 {
-	__u64 seq[XF_NSEQ];
-	unsigned int n = xf_seqs(b, res, seq);
+	__u64 seq[XF_NSEQ], first = 0;
+	unsigned int n = xf_seqs(b, res, seq, &first);
 
 	if (!n)
 		return false;
 	a->xfs = true;
 	for (unsigned int k = 0; k < n; k++)
 		xfs_checkpoint(b, a, res->dev, seq[k], 1.0 / n);
+	return true;
+}
+
+void fss_blame__xfs_prepare(struct fss_blame *b,
+			    const struct fss_sync_result *res)
+{
+	_Static_assert(sizeof(b->xsplit.seq) / sizeof(b->xsplit.seq[0]) ==
+		       XF_NSEQ, "xsplit holds XF_NSEQ checkpoints");
+	b->xsplit.n = xf_seqs(b, res, b->xsplit.seq, &b->xsplit.from);
+	b->xsplit.dev = res->dev;
+}
+
+/*
+ * The CIL push kworker writes the checkpoints a force waits for (and
+ * xfsaild, a kernel thread too, writes metadata back in place): neither
+ * says which checkpoint a write carries.  A kernel thread's metadata
+ * write (REQ_META, not writeback of an inode) made after the sync's first
+ * log force is taken as carrying the checkpoints the sync forced: its
+ * bytes are split among their contributors by log bytes, each checkpoint
+ * equally (as the journal time is).
+ */
+bool fss_blame__xfs_credit_rq(struct fss_blame *b, struct acc *a,
+			      const struct done *x)
+{
+	const struct owner *o = &b->owners[x->owner];
+	unsigned int n = b->xsplit.n;
+	bool any = false;
+
+	if (!(x->flags & D_OWNED) || !(x->flags & D_META) ||
+	    !(o->flags & FSS_BL_KTHREAD) || (o->flags & FSS_BL_WB) ||
+	    (x->start ? x->start : x->issue) < b->xsplit.from)
+		return false;
+	for (unsigned int k = 0; k < n; k++) {
+		struct tx *t = fss_blame__tx_find(b, b->xsplit.dev,
+						  (__u32)b->xsplit.seq[k], false);
+		double part = (double)x->bytes / n;
+
+		if (!t || !t->blocks) {
+			a->units_total += part;
+			a->folded += part;
+			continue;
+		}
+		any = true;
+		for (unsigned int i = 0; i < t->ncontrib; i++) {
+			double w = part * t->c[i].blocks / t->blocks;
+
+			if (t->c[i].blocks)
+				fss_blame__acc_add(a, t->c[i].owner, w,
+						   llround(w), 1);
+		}
+		if (t->folded_blocks) {
+			double f = part * t->folded_blocks / t->blocks;
+
+			a->units_total += f;
+			a->folded += f;
+		}
+	}
+	if (!any && !a->reason)
+		a->reason = "no xfs transaction seen in the checkpoint its log "
+			    "force waited for (committed before tracing, or "
+			    "its records were lost)";
 	return true;
 }

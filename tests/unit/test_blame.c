@@ -582,6 +582,63 @@ static void xfs_unseen_and_dirtier(void)
 	fss_blame_free(b);
 }
 
+/* A kernel thread's request: owner record with FSS_BL_KTHREAD, then rq(). */
+static void krq(struct fss_blame *b, __u64 id, __u32 flags, __u32 bytes,
+		__u64 start, __u64 issue, __u64 done)
+{
+	struct fss_event e = { .type = FSS_EV_RQ_OWNER, .dev = DISK, .pid = 77,
+			       .tid = 77, .ts = start };
+
+	e.blame.id = id;
+	e.blame.blocks = bytes;
+	e.blame.flags = FSS_BL_KTHREAD;
+	strcpy(e.comm, "kworker/u8:3");
+	add(b, &e);
+	rq(b, id, 0, "", flags, bytes, start, issue, done);
+}
+
+/*
+ * xfs: the CIL push kworker's metadata writes made after the sync's log
+ * force carry the checkpoint it forced: their bytes go to its
+ * contributors by log bytes; its writes before the force, and a kernel
+ * thread's data write, stay the kworker's.
+ */
+static void xfs_log_writes(void)
+{
+	struct fss_blame *b = mk();
+	struct fss_sync_result r = sync_of(100, 1000, 2000);
+	struct fss_blame_list l;
+	const struct fss_blame_entry *x;
+
+	xtrans(b, 200, "storm", 7, 3000, 0, 0);
+	xtrans(b, 100, "appender", 7, 1000, 0, 0);
+	xforce(b, 100, 7, 1100);
+	krq(b, 0x10, FSS_RQ_WRITE | FSS_RQ_META, 4096, 1050, 1060, 1200);
+	krq(b, 0x20, FSS_RQ_WRITE | FSS_RQ_META | FSS_RQ_FUA, 8192, 1150,
+	    1160, 1500);
+	krq(b, 0x30, FSS_RQ_WRITE, 4096, 1200, 1210, 1600);
+	r.phase_ns[FSS_PH_DEV_WRITE] = 1000;
+	fss_blame_sync(b, &r, &l);
+	x = find(&l, FSS_PH_DEV_WRITE, 200);
+	CHECK(x && NEAR(x->share, 0.375) && x->ev.units == 6144 &&
+	      x->ev.count == 1 && x->ev.units_total == 16384 &&
+	      x->ev.count_total == 3, "storm: 3/4 of the log write");
+	x = find(&l, FSS_PH_DEV_WRITE, 100);
+	CHECK(x && NEAR(x->share, 0.125) && x->ev.units == 2048 && x->self,
+	      "self: 1/4 of the log write");
+	x = find(&l, FSS_PH_DEV_WRITE, 77);
+	CHECK(x && NEAR(x->share, 0.5) && x->ev.units == 8192 &&
+	      x->ev.count == 2, "the kworker: before the force, and data");
+	check_sums(&l, &r);
+	/* no force in the sync: the kworker's writes are its own */
+	r = sync_of(300, 1000, 2000);
+	r.phase_ns[FSS_PH_DEV_WRITE] = 1000;
+	fss_blame_sync(b, &r, &l);
+	x = find(&l, FSS_PH_DEV_WRITE, 77);
+	CHECK(x && NEAR(x->share, 1), "another thread's sync: the kworker");
+	fss_blame_free(b);
+}
+
 static const char *cg_path(__u64 id, void *arg)
 {
 	return id == 2 ? "/system.slice/backup.service" : NULL;
@@ -695,6 +752,7 @@ static const struct {
 	{ "bounded", bounded },
 	{ "xfs_checkpoint_split", xfs_checkpoint_split },
 	{ "xfs_unseen_and_dirtier", xfs_unseen_and_dirtier },
+	{ "xfs_log_writes", xfs_log_writes },
 };
 
 int main(int argc, char **argv)
