@@ -20,7 +20,7 @@
 #define BL_NCOMM	4096	/* comms by pid, direct-mapped (power of 2) */
 #define BL_NBIO		16384	/* bios by first sector, direct-mapped */
 #define BL_NACC		64	/* causes per phase of one sync */
-#define BL_NXFORCE	8192	/* xfs log forces of traced syncs, ring */
+#define BL_NXFORCE	32768	/* xfs log forces of traced syncs, ring */
 #define OWNER_UNKNOWN	0
 
 struct owner {
