@@ -4,20 +4,20 @@
  * (docs/blame.md, "xfs").
  *
  * Two records:
- *  - FSS_EV_JHANDLE with FSS_BL_XFS, one per contributor to a checkpoint:
- *    each committed xfs transaction, in the committing task, adds the log
- *    space it used to (CIL sequence, contributor) in an LRU hash, and a
- *    traced sync's log force sends and forgets the entries of its
- *    filesystem up to the sequence it forces.  xlog_cil_commit() inserts the transaction's
- *    items into the current CIL context and then gives its ticket back
- *    (xfs_log_ticket_ungrant, or _regrant for a rolling transaction), all
- *    under xc_ctx_lock, so at that tracepoint log->l_cilp->xc_ctx is the
- *    checkpoint the transaction is in, and t_unit_res - t_curr_res the log
- *    space its items took (with the checkpoint and iclog header space the
- *    first transaction of a context gives to it).  Tickets given back
- *    elsewhere (cancelled or clean transactions, the CIL push's own
- *    ticket) are not transactions in a checkpoint: only a ticket marked at
- *    xfs_trans_commit in the same task is recorded.
+ *  - FSS_EV_JHANDLE with FSS_BL_XFS, one per contributor to a checkpoint.
+ *    xlog_cil_commit() inserts a transaction's items into the current CIL
+ *    context and then gives its ticket back (xfs_log_ticket_ungrant, or
+ *    _regrant for a rolling transaction), all under xc_ctx_lock, so at
+ *    that tracepoint log->l_cilp->xc_ctx is the checkpoint the
+ *    transaction is in, and t_unit_res - t_curr_res the log space its
+ *    items took (with the checkpoint and iclog header space the first
+ *    transaction of a context gives to it).  Tickets given back elsewhere
+ *    (cancelled or clean transactions, the CIL push's own ticket) are not
+ *    transactions in a checkpoint: only a ticket marked at
+ *    xfs_trans_commit in the same task counts.  Its log space is added
+ *    to (CIL sequence, contributor) in an LRU hash; a traced sync's log
+ *    force sends and forgets the entries of its filesystem up to the
+ *    sequence it forces.
  *  - FSS_EV_XLOG_FORCE at xfs_log_force, in a traced sync: the CIL
  *    sequence it forces (xfs_log_force_seq's; 0, a whole-log force, is
  *    the current sequence).
@@ -26,11 +26,11 @@
  * under writeback, else the one whose I/O completion or inactivation it
  * began within XINODE_NS (xfs_setfilesize, xfs_unwritten_convert,
  * xfs_inode_inactivating).
- * Each transaction costs a task-storage lookup and at most two hash
- * lookups and an update; a traced sync's force walks the 256-entry hash
- * (about 0.3 us here) and sends a record per contributor.  The programs are named blame_xfs_* and load
- * only with blame, and only where their tracepoints are in the kernel's
- * BTF (user/strategy.c).
+ * Each transaction costs a task-storage lookup, at most two hash lookups
+ * and an update; a traced sync's force walks the 256-entry hash and sends
+ * a record per contributor (docs/blame.md has the measured cost).  The
+ * programs are named blame_xfs_* and load only with blame, and only where
+ * their tracepoints are in the kernel's BTF (user/strategy.c).
  */
 #include "common.bpf.h"
 

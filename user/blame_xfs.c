@@ -19,7 +19,7 @@
 #include "blame_int.h"
 
 #define XF_SLACK_NS	(1000ULL * 1000)	/* records from other CPUs */
-#define XF_SCAN		512		/* forces looked at per sync */
+#define XF_SCAN		512	/* forces looked at per sync */
 #define XF_NSEQ		8		/* checkpoints per sync */
 
 void fss_blame__xfs_force(struct fss_blame *b, const struct fss_event *ev)
@@ -160,8 +160,9 @@ bool fss_blame__xfs_credit_rq(struct fss_blame *b, struct acc *a,
 	    (x->start ? x->start : x->issue) < b->xsplit.from)
 		return false;
 	for (unsigned int k = 0; k < n; k++) {
-		struct tx *t = fss_blame__tx_find(b, b->xsplit.dev,
-						  (__u32)b->xsplit.seq[k], false);
+		__u32 seq = (__u32)b->xsplit.seq[k];
+		struct tx *t = fss_blame__tx_find(b, b->xsplit.dev, seq,
+						  false);
 		double part = (double)x->bytes / n;
 
 		if (!t || !t->blocks) {
