@@ -208,8 +208,9 @@ check_evidence() {
 		length" "$ev")" -gt 0 ]
 }
 
-@test "blame: no neighbour -> at least 95 % of each victim's blamed time is self" {
-	fss_mkfs ext4 512
+# alone_case FS: appender then overwriter, nobody else: >= 95 % self
+alone_case() {
+	fss_mkfs "$1" 512
 	mkdir "$FSS_MNT/a" "$FSS_MNT/o"
 	scenario alone "
 		$BLAMER append $FSS_MNT/a 3 > $FSS_SCRATCH/app.pid
@@ -221,10 +222,23 @@ check_evidence() {
 		self="$(jq -s "[.[] | select(.pid == $p) | .blame_self_ns] | add" "$ev")"
 		others="$(jq -s "[.[] | select(.pid == $p) | .blame_others_ns] | add" "$ev")"
 		unatt="$(jq -s "[.[] | select(.pid == $p) | .blame_unattributed_ns] | add" "$ev")"
-		echo "pid $p: self $self, others $others, unattributed $unatt ns" >&3
+		echo "$1 pid $p: self $self, others $others, unattributed $unatt ns" >&3
 		[ "$self" -gt 0 ]
 		[ "$(jq -n "$self >= 0.95 * ($self + $others)")" = true ]
 	done
+}
+
+@test "blame: no neighbour -> at least 95 % of each victim's blamed time is self" {
+	alone_case ext4
+}
+
+@test "blame: no neighbour on xfs -> at least 95 % self, the appender's log time by its own transactions" {
+	alone_case xfs
+	local app ev="$FSS_SCRATCH/alone.ev"
+	app="$(pid_of "$FSS_SCRATCH/app.pid")"
+	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.phase == \"journal\" and .self == true and
+		       .evidence.xfs_cil_seq != null)] | length" "$ev")" -gt 0 ]
 }
 
 @test "blame: victim and neighbour in two cgroups -> the blame carries the neighbour's cgroup path" {
