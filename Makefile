@@ -54,7 +54,8 @@ USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
-BLAME_SRCS := user/blame.c user/blame_sync.c user/blame_coal.c user/blame_json.c user/cgpath.c
+BLAME_SRCS := user/blame.c user/blame_sync.c user/blame_coal.c user/blame_xfs.c \
+	      user/blame_json.c user/cgpath.c
 ATTR_SRCS := user/attr.c user/attr_rq.c user/attr_paint.c user/attr_detail.c \
 	user/tidx.c
 

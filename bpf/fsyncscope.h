@@ -26,6 +26,8 @@ enum fss_ev_type {
 	FSS_EV_RQ_OWNER,	/* blame: who created a request (submitter);
 				 * on the wire a struct fss_owner_event */
 	FSS_EV_COMM,		/* blame: the comm of pid (sent when it changes) */
+	FSS_EV_XLOG_FORCE,	/* blame: a traced sync forced the xfs log to
+				 * CIL sequence blame.id */
 	FSS_EV_MAX,
 };
 
@@ -112,6 +114,9 @@ struct fss_journal_rec {
 #define FSS_BL_BIO	(1u << 4)	/* RQ_OWNER of a bio (block_bio_queue, for
 					 * kernels without block_io_start): its id
 					 * is the bio's first sector */
+#define FSS_BL_XFS	(1u << 5)	/* JHANDLE of an xfs transaction: jtid and
+					 * id are its CIL sequence, blocks the
+					 * log bytes it used */
 
 /*
  * Blame records (bpf/blame.bpf.c): who made the work a sync waited for.
@@ -120,7 +125,8 @@ struct fss_journal_rec {
  */
 struct fss_blame_rec {
 	__u64 cgroup;		/* cgroup v2 id (0: unknown) */
-	__u64 id;		/* RQ_OWNER: struct request * */
+	__u64 id;		/* RQ_OWNER: struct request *; FSS_BL_XFS,
+				 * XLOG_FORCE: CIL sequence */
 	__u64 ino;		/* FSS_BL_WB: inode under writeback */
 	__u32 jtid;		/* JHANDLE, JSTATS: jbd2 transaction id */
 	__u32 blocks;		/* JHANDLE: blocks dirtied; JSTATS: blocks;

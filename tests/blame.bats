@@ -59,9 +59,12 @@ check_evidence() {
 	local ev="$1"
 	# named causes: bytes or blocks, and totals at least as large
 	[ "$(jq -s '[.[] | .blame[]? | select(.unattributed == null) |
-		select((.evidence.bytes // .evidence.blocks) == null or
-		       (.evidence.bytes_total // .evidence.tx_blocks) == null or
-		       (.evidence.requests // .evidence.handles) == null)] |
+		select((.evidence.bytes // .evidence.blocks //
+			.evidence.log_bytes) == null or
+		       (.evidence.bytes_total // .evidence.tx_blocks //
+			.evidence.checkpoint_log_bytes) == null or
+		       (.evidence.requests // .evidence.handles //
+			.evidence.transactions) == null)] |
 		length' "$ev")" -eq 0 ]
 	[ "$(jq -s '[.[] | .blame[]? | select(.unattributed == null and
 		.evidence.bytes != null and .evidence.bytes > .evidence.bytes_total + 1)] |
@@ -264,8 +267,9 @@ check_evidence() {
 		length" "$ev")" -gt 0 ]
 }
 
-@test "blame: no neighbour -> at least 95 % of each victim's blamed time is self" {
-	fss_mkfs ext4 512
+# alone_case FS: appender then overwriter, nobody else: >= 95 % self
+alone_case() {
+	fss_mkfs "$1" 512
 	mkdir "$FSS_MNT/a" "$FSS_MNT/o"
 	scenario alone "
 		$BLAMER append $FSS_MNT/a 3 > $FSS_SCRATCH/app.pid
@@ -277,10 +281,23 @@ check_evidence() {
 		self="$(jq -s "[.[] | select(.pid == $p) | .blame_self_ns] | add" "$ev")"
 		others="$(jq -s "[.[] | select(.pid == $p) | .blame_others_ns] | add" "$ev")"
 		unatt="$(jq -s "[.[] | select(.pid == $p) | .blame_unattributed_ns] | add" "$ev")"
-		echo "pid $p: self $self, others $others, unattributed $unatt ns" >&3
+		echo "$1 pid $p: self $self, others $others, unattributed $unatt ns" >&3
 		[ "$self" -gt 0 ]
 		[ "$(jq -n "$self >= 0.95 * ($self + $others)")" = true ]
 	done
+}
+
+@test "blame: no neighbour -> at least 95 % of each victim's blamed time is self" {
+	alone_case ext4
+}
+
+@test "blame: no neighbour on xfs -> at least 95 % self, the appender's log time by its own transactions" {
+	alone_case xfs
+	local app ev="$FSS_SCRATCH/alone.ev"
+	app="$(pid_of "$FSS_SCRATCH/app.pid")"
+	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.phase == \"journal\" and .self == true and
+		       .evidence.xfs_cil_seq != null)] | length" "$ev")" -gt 0 ]
 }
 
 @test "blame: victim and neighbour in two cgroups -> the blame carries the neighbour's cgroup path" {
@@ -310,7 +327,7 @@ check_evidence() {
 		select(.cgroup != \"/fss-blame-$$/victim\")] | length" "$ev")" -eq 0 ]
 }
 
-@test "blame: xfs journal time is unattributed with its reason, never a made-up share" {
+@test "blame: metadata storm on the same xfs -> the appender's log and log-write time is blamed mostly on the storm" {
 	fss_mkfs xfs 512
 	mkdir "$FSS_MNT/a" "$FSS_MNT/s"
 	scenario xfs "
@@ -318,18 +335,45 @@ check_evidence() {
 		sleep 0.5
 		$BLAMER storm $FSS_MNT/s 2 > $FSS_SCRATCH/storm.pid
 		wait" --mount "$FSS_MNT"
-	local app ev="$FSS_SCRATCH/xfs.ev"
+	local app storm ev="$FSS_SCRATCH/xfs.ev"
 	app="$(pid_of "$FSS_SCRATCH/app.pid")"
+	storm="$(pid_of "$FSS_SCRATCH/storm.pid")"
+	[ -n "$app" ] && [ -n "$storm" ]
 	check_evidence "$ev"
 	[ "$(jq -s "[.[] | select(.pid == $app and .journal_ns > 0)] | length" "$ev")" -gt 0 ]
-	# no named cause in the journal phase, and the reason says why
+	# of the appender's log (journal) time blamed on others, the storm
+	# has most: its transactions filled the checkpoints the appender forced
+	local by_storm others all
+	by_storm="$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.phase == \"journal\" and .pid == $storm) | .blamed_ns] |
+		add // 0" "$ev")"
+	others="$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.phase == \"journal\" and .unattributed == null and
+		       .self == false) | .blamed_ns] | add // 0" "$ev")"
+	all="$(jq -s "[.[] | select(.pid == $app) | .blame_others_ns] | add" "$ev")"
+	echo "appender on xfs: log time blamed on storm $by_storm of $others ns on others" >&3
+	[ "$by_storm" -gt 0 ]
+	[ "$(jq -n "$by_storm >= 0.8 * $others")" = true ]
+	# and of all its time blamed on others: the CIL push's log writes
+	# carry the checkpoints it forced, split the same way
+	by_storm="$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.pid == $storm) | .blamed_ns] | add // 0" "$ev")"
+	echo "appender on xfs: all phases: blamed on storm $by_storm of $all ns on others" >&3
+	[ "$(jq -n "$by_storm >= 0.8 * $all")" = true ]
+	# with the checkpoint, its log bytes and transactions
 	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] |
-		select(.phase == \"journal\" and .unattributed == null)] | length" "$ev")" -eq 0 ]
-	[ "$(jq -s "[.[] | select(.pid == $app and .journal_ns > 0) |
-		select(any(.blame[]; .phase == \"journal\" and
-			((.unattributed // \"\") | test(\"no jbd2 commit\"))) | not)] |
-		length" \
-		"$ev")" -eq 0 ]
+		select(.pid == $storm and .phase == \"journal\") |
+		select(.evidence.xfs_cil_seq == null or .evidence.log_bytes <= 0 or
+		       .evidence.transactions <= 0 or
+		       .evidence.log_bytes > .evidence.checkpoint_log_bytes or
+		       .evidence.transactions > .evidence.checkpoint_transactions)] |
+		length" "$ev")" -eq 0 ]
+	# journal time nobody is named for says why (never a made-up share)
+	[ "$(jq -s "[.[] | select(.pid == $app) | .blame[] |
+		select(.phase == \"journal\" and .unattributed != null) |
+		select(.unattributed | test(\"xfs|jbd2\") | not)] | length" "$ev")" -eq 0 ]
+	jq -se "map(select(.type == \"summary\"))[0].blamed[0] |
+		.pid == $storm and .comm == \"storm\"" "$FSS_SCRATCH/xfs.out"
 }
 
 @test "blame: --no-blame switches it off; --slower lines carry a short blame" {

@@ -154,7 +154,7 @@ blame_case() {
 
 BLAME_CASES="journal_split journal_two_commits journal_unattributed
 flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_records
-bio_owner json_shape bounded"
+bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log_writes"
 
 @test "blame: every C case has a bats test here" {
 	run "$TEST_BLAME" --list
@@ -164,7 +164,7 @@ bio_owner json_shape bounded"
 
 @test "blame: journal time split by the blocks of the transaction waited for" { blame_case journal_split; }
 @test "blame: two commits weighted by the sync's overlap with each" { blame_case journal_two_commits; }
-@test "blame: no commit (xfs) or no handles seen: unattributed with the reason" { blame_case journal_unattributed; }
+@test "blame: no commit or xfs log force, or no handles seen: unattributed with the reason" { blame_case journal_unattributed; }
 @test "blame: a flush's payload is the writes since the flush before" { blame_case flush_payload; }
 @test "blame: the other syncs a flush served coalesced with the sync" { blame_case flush_coalesced; }
 @test "blame: queue blame is the requests issued ahead of the sync's own" { blame_case queue_ahead; }
@@ -174,3 +174,6 @@ bio_owner json_shape bounded"
 @test "blame: without block_io_start a request is owned by the bio it starts with" { blame_case bio_owner; }
 @test "blame: JSON entries, cgroup paths, shares adding up to 1" { blame_case json_shape; }
 @test "blame: tables are bounded; what falls out is unattributed" { blame_case bounded; }
+@test "blame: xfs journal time split by the log bytes of the checkpoint its log force named" { blame_case xfs_checkpoint_split; }
+@test "blame: xfs checkpoints unseen are unattributed; kernel threads credited to the inode's dirtier" { blame_case xfs_unseen_and_dirtier; }
+@test "blame: xfs log writes after the sync's force split like its checkpoint" { blame_case xfs_log_writes; }

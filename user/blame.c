@@ -84,7 +84,7 @@ static __u32 owner_intern(struct fss_blame *b, const struct fss_event *ev)
 			o->cgroup = ev->blame.cgroup;
 			o->flags = flags;
 			o->wb_dev = flags & FSS_BL_WB ? ev->blame.wb_dev : 0;
-			o->ino = flags & FSS_BL_WB ? ev->blame.ino : 0;
+			o->ino = ino;	/* the key: 0 when credited */
 			strncpy(o->comm, comm_of(b, ev), FSS_COMM_LEN);
 			return i;
 		}
@@ -282,6 +282,8 @@ static void rq_done(struct fss_blame *b, struct open_rq *r, __u64 ts,
 		x->flags |= D_FLUSH;
 	else if (r->rqflags & FSS_RQ_WRITE)
 		x->flags |= D_WRITE;
+	if (r->rqflags & FSS_RQ_META)
+		x->flags |= D_META;
 	if ((r->rqflags & FSS_RQ_FLUSH) ||
 	    ((r->rqflags & FSS_RQ_PREFLUSH) && r->issue))
 		d->flush_issue[d->nflush++ % BL_NFLUSH] = r->issue ? r->issue : ts;
@@ -419,6 +421,10 @@ int fss_blame_add(struct fss_blame *b, const struct fss_event *ev)
 		break;
 	case FSS_EV_JOURNAL:
 		add_commit(b, ev);
+		break;
+	case FSS_EV_XLOG_FORCE:
+		b->st.records++;
+		fss_blame__xfs_force(b, ev);
 		break;
 	case FSS_EV_RQ_OWNER:
 		b->st.records++;

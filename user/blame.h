@@ -35,7 +35,8 @@ struct fss_blame_evidence {
 	__u32 jtid;		/* journal: (first) jbd2 transaction */
 	__u32 ntx;		/* journal: transactions waited for */
 	__u32 nflush;		/* device_flush: flushes waited for */
-	__u32 pad;
+	__u32 xfs;		/* journal: xfs checkpoints (jtid: CIL seq,
+				 * units: log bytes, count: transactions) */
 	__u64 tx_blocks_logged;	/* journal: jbd2_run_stats of those (0: unseen) */
 	__u64 tx_handles;
 };

@@ -22,6 +22,7 @@
 #define BL_NACC		64	/* causes per phase of one sync */
 #define BL_NSYNC	16384	/* traced syncs remembered, in arrival order */
 #define BL_NFL		16	/* flushes of one sync looked at for coalescing */
+#define BL_NXFORCE	32768	/* xfs log forces of traced syncs, ring */
 #define OWNER_UNKNOWN	0
 
 struct owner {
@@ -56,7 +57,7 @@ struct commit {
 	__u64 start, end;
 };
 
-enum { D_WRITE = 1, D_FLUSH = 2, D_OWNED = 4 };
+enum { D_WRITE = 1, D_FLUSH = 2, D_OWNED = 4, D_META = 8 };
 
 struct done {
 	__u64 start, issue, complete;
@@ -108,6 +109,16 @@ struct fss_blame {
 		__u32 dev, owner, tid;
 		bool used;
 	} *bios;			/* FSS_BL_BIO owner records, BL_NBIO */
+	struct xforce {
+		__u64 ts, seq;
+		__u32 dev, tid;
+	} xforces[BL_NXFORCE];		/* FSS_EV_XLOG_FORCE, arrival order */
+	__u64 nxforces;
+	struct {			/* the sync being blamed, on xfs */
+		__u32 dev, n;
+		__u64 from;		/* its first log force */
+		__u64 seq[8];		/* the checkpoints it forced */
+	} xsplit;
 };
 
 /* One cause's part of one phase while a sync is blamed. */
@@ -127,6 +138,7 @@ struct acc {
 	const char *reason;		/* when nothing could be split */
 	__u32 jtid, ntx, nflush;
 	__u64 tx_blocks_logged, tx_handles_stats;	/* jbd2_run_stats */
+	bool xfs;			/* journal: xfs checkpoints (blame_xfs.c) */
 	struct acc_item it[BL_NACC];	/* last: a reset clears what is above */
 };
 
@@ -149,5 +161,24 @@ void fss_blame__coalesced(const struct fss_blame *b,
 			  const struct fss_sync_result *res,
 			  const __u64 *fl, unsigned int nfl,
 			  struct fss_blame_coal *out);
+/* blame_sync.c */
+void fss_blame__acc_add(struct acc *a, __u32 owner, double weight,
+			__u64 units, __u64 count);
+
+/* blame_xfs.c: the xfs log */
+void fss_blame__xfs_force(struct fss_blame *b, const struct fss_event *ev);
+/* The journal time of a sync on xfs, by its log forces; false: none seen. */
+bool fss_blame__xfs_journal(struct fss_blame *b,
+			    const struct fss_sync_result *res, struct acc *a);
+/* The checkpoints the sync forced, into b->xsplit (n 0: none). */
+void fss_blame__xfs_prepare(struct fss_blame *b,
+			    const struct fss_sync_result *res);
+/*
+ * A kernel thread's metadata write (the CIL push's log writes) made after
+ * the blamed sync's first log force: its bytes split among the forced
+ * checkpoints' contributors into a; false: not one, credit it as usual.
+ */
+bool fss_blame__xfs_credit_rq(struct fss_blame *b, struct acc *a,
+			      const struct done *x);
 
 #endif /* __FSS_BLAME_INT_H */

@@ -54,6 +54,18 @@ static struct json_object *evidence_json(const struct fss_blame_entry *x,
 	struct json_object *o = json_object_new_object();
 	const struct fss_blame_evidence *e = &x->ev;
 
+	if (x->phase == FSS_PH_JOURNAL && e->xfs) {
+		/* the xfs log checkpoint(s) the sync's log force waited for */
+		json_object_object_add(o, "xfs_cil_seq", u64_json(e->jtid));
+		json_object_object_add(o, "checkpoints", u64_json(e->ntx));
+		json_object_object_add(o, "log_bytes", u64_json(e->units));
+		json_object_object_add(o, "transactions", u64_json(e->count));
+		json_object_object_add(o, "checkpoint_log_bytes",
+				       u64_json(e->units_total));
+		json_object_object_add(o, "checkpoint_transactions",
+				       u64_json(e->count_total));
+		return o;
+	}
 	if (x->phase == FSS_PH_JOURNAL) {
 		json_object_object_add(o, "jbd2_tid", e->ntx ?
 				       u64_json(e->jtid) : NULL);

@@ -83,6 +83,12 @@ static void acc_add(struct acc *a, __u32 owner, double weight, __u64 units,
 	a->it[i].count += count;
 }
 
+void fss_blame__acc_add(struct acc *a, __u32 owner, double weight,
+			__u64 units, __u64 count)
+{
+	acc_add(a, owner, weight, units, count);
+}
+
 /* ---- the request log ---- */
 
 static __u64 log_first(const struct disk_log *d)
@@ -124,6 +130,8 @@ static void credit_rq(struct fss_blame *b, struct acc *a, const struct done *x)
 
 	a->count_total++;
 	a->units_total_raw += x->bytes;
+	if (b->xsplit.n && fss_blame__xfs_credit_rq(b, a, x))
+		return;
 	if (x->flags & D_OWNED)
 		c = fss_blame__commit_of_rq(b, x->tid,
 					    x->start ? x->start : x->issue);
@@ -221,9 +229,11 @@ static void blame_journal(struct fss_blame *b, const struct fss_sync_result *res
 				journal_commit(b, a, c, ov / sum);
 		}
 		if (pass == 0 && sum == 0) {
-			a->reason = "no jbd2 commit seen during the sync (a journal "
-				    "other than jbd2, e.g. xfs's log, is not "
-				    "tied to processes)";
+			if (fss_blame__xfs_journal(b, res, a))
+				return;
+			a->reason = "no jbd2 commit or xfs log force seen during "
+				    "the sync (its records were lost, or a journal "
+				    "not tied to processes, e.g. btrfs's log tree)";
 			return;
 		}
 	}
@@ -419,6 +429,7 @@ static void entry_fill(const struct fss_blame *b, struct fss_blame_entry *x,
 	x->ev.nflush = a->nflush;
 	x->ev.tx_blocks_logged = a->tx_blocks_logged;
 	x->ev.tx_handles = a->tx_handles_stats;
+	x->ev.xfs = a->xfs;
 	if (it->owner == OWNER_UNKNOWN) {
 		x->reason = R_UNKNOWN_RQ;
 		return;
@@ -540,6 +551,7 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 	if (!sc)
 		return -ENOMEM;
 	all = sc->all;
+	fss_blame__xfs_prepare(b, res);	/* its log forces, for credit_rq */
 	disk = b->opts.disk_of ? b->opts.disk_of(res->dev, b->opts.disk_of_arg) : 0;
 	if (disk)
 		d = fss_blame__disk(b, disk, false);
@@ -561,5 +573,6 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 				   all + n);
 	list_fill(out, all, n);
 	fss_blame__coalesced(b, res, sc->fl, sc->nfl, &out->coal);
+	b->xsplit.n = 0;
 	return 0;
 }

@@ -315,6 +315,18 @@ static bool blame_by_bio(void)
 	return !has_tracepoint_btf("block_io_start") || (e && !strcmp(e, "1"));
 }
 
+/*
+ * xfs log blame (bpf/blame_xfs.bpf.c): its tp_btf programs need the xfs
+ * tracepoints in vmlinux's BTF (not there when xfs is a module).
+ */
+static bool blame_xfs_ok(void)
+{
+	return has_tracepoint_btf("xfs_trans_commit") &&
+	       has_tracepoint_btf("xfs_log_ticket_ungrant") &&
+	       has_tracepoint_btf("xfs_log_ticket_regrant") &&
+	       has_tracepoint_btf("xfs_log_force");
+}
+
 /* Is the tracepoint a blame program needs in this kernel's BTF? */
 static bool blame_prog_ok(const char *n)
 {
@@ -329,6 +341,17 @@ static bool blame_prog_ok(const char *n)
 		       has_tracepoint_btf("writeback_single_inode");
 	if (strstr(n, "dirty"))
 		return has_tracepoint_btf("writeback_dirty_inode_enqueue");
+	/* the inode marks each on its own; the transactions all, or none */
+	if (!strcmp(n, "blame_xfs_setsize"))
+		return blame_xfs_ok() && has_tracepoint_btf("xfs_setfilesize");
+	if (!strcmp(n, "blame_xfs_unwritten"))
+		return blame_xfs_ok() &&
+		       has_tracepoint_btf("xfs_unwritten_convert");
+	if (!strcmp(n, "blame_xfs_inactive"))
+		return blame_xfs_ok() &&
+		       has_tracepoint_btf("xfs_inode_inactivating");
+	if (!strncmp(n, "blame_xfs_", 10))
+		return blame_xfs_ok();
 	return true;	/* jbd2 tracepoints: tracefs, attach says */
 }
 
@@ -700,9 +723,11 @@ static void attach_blame(struct fss_tracer *t)
 			 "n/a: no blame hook could be attached");
 		return;
 	}
-	snprintf(t->blame_desc, sizeof(t->blame_desc), "%d hooks%s%s%s", n,
+	snprintf(t->blame_desc, sizeof(t->blame_desc), "%d hooks%s%s%s%s", n,
 		 blame_by_bio() ? ", submitters from bios (no block_io_start)" :
-		 "", m ? "; not attached:" : "", missing);
+		 "", blame_xfs_ok() ? "" :
+		 ", xfs log n/a (its tracepoints are not in vmlinux's BTF)",
+		 m ? "; not attached:" : "", missing);
 }
 
 int strat_attach(struct fss_tracer *t, const struct strat_plan *p, char *err,

@@ -74,7 +74,7 @@ struct fss_tracer {
 	struct fss_attr *attr;
 	struct fss_blame *blame;	/* NULL: blame off or n/a */
 	bool blame_on;			/* its programs load (and attached) */
-	char blame_desc[160];		/* what blame uses, or "n/a: why" */
+	char blame_desc[256];		/* what blame uses, or "n/a: why" */
 	struct fss_blame_list blame_list;	/* of the sync being handed on */
 	__u32 blame_devs[64];		/* fs and disk devs put in the blame_devs
 					 * map (unfiltered tracing only) */

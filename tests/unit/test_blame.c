@@ -5,7 +5,8 @@
  * the transactions waited for), the queue (requests issued ahead), the
  * device (writes completed during the sync, and what a flush made
  * durable), the journal thread's writes split by transaction, writeback
- * credited to the dirtier, unattributed time with its reason, bounds.
+ * credited to the dirtier, unattributed time with its reason, bounds; on
+ * xfs the journal by the log bytes of the checkpoint a log force named.
  */
 #include <math.h>
 #include <stdio.h>
@@ -523,6 +524,194 @@ static void bio_owner(void)
 	fss_blame_free(b);
 }
 
+/* An xfs transaction of pid in CIL checkpoint seq, using bytes of log. */
+static void xtrans(struct fss_blame *b, __u32 pid, const char *comm,
+		   __u64 seq, __u32 bytes, __u32 flags, __u64 ino)
+{
+	struct fss_event e = { .type = FSS_EV_JHANDLE, .pid = pid, .tid = pid,
+			       .dev = FSDEV, .ts = 1 };
+
+	e.blame.id = seq;
+	e.blame.jtid = (__u32)seq;
+	e.blame.blocks = bytes;
+	e.blame.handles = 1;
+	e.blame.flags = FSS_BL_XFS | flags;
+	e.blame.wb_dev = flags & FSS_BL_WB ? FSDEV : 0;
+	e.blame.ino = ino;
+	memcpy(e.comm, comm, strnlen(comm, sizeof(e.comm) - 1));
+	add(b, &e);
+}
+
+/* A traced sync's thread forced the xfs log to seq at ts. */
+static void xforce(struct fss_blame *b, __u32 tid, __u64 seq, __u64 ts)
+{
+	struct fss_event e = { .type = FSS_EV_XLOG_FORCE, .pid = tid,
+			       .tid = tid, .dev = FSDEV, .ts = ts };
+
+	e.blame.id = seq;
+	e.blame.jtid = (__u32)seq;
+	add(b, &e);
+}
+
+/*
+ * xfs: the journal time of a sync goes to the transactions of the
+ * checkpoint its log force named, by log bytes; other threads' forces,
+ * forces outside the sync and other checkpoints do not count.
+ */
+static void xfs_checkpoint_split(void)
+{
+	struct fss_blame *b = mk();
+	struct fss_sync_result r = sync_of(100, 1000, 2000);
+	struct fss_blame_list l;
+	const struct fss_blame_entry *x;
+	struct json_object *j, *o, *ev;
+
+	xtrans(b, 200, "storm", 7, 1000, 0, 0);
+	xtrans(b, 200, "storm", 7, 2000, 0, 0);
+	xtrans(b, 100, "appender", 7, 1000, 0, 0);
+	xtrans(b, 100, "appender", 8, 9000, 0, 0);	/* a later checkpoint */
+	xtrans(b, 300, "other", 6, 9000, 0, 0);		/* an earlier one */
+	xforce(b, 300, 6, 1500);	/* another thread's force */
+	xforce(b, 100, 8, 2500);	/* after the sync */
+	xforce(b, 100, 7, 1200);
+	xforce(b, 100, 7, 1300);	/* the same checkpoint again */
+	r.phase_ns[FSS_PH_JOURNAL] = 800;
+	fss_blame_sync(b, &r, &l);
+	x = find(&l, FSS_PH_JOURNAL, 200);
+	CHECK(x && NEAR(x->share, 0.75) && x->blamed_ns == 600 && !x->self &&
+	      x->ev.xfs && x->ev.jtid == 7 && x->ev.ntx == 1 &&
+	      x->ev.units == 3000 && x->ev.count == 2 &&
+	      x->ev.units_total == 4000 && x->ev.count_total == 3,
+	      "storm 3/4 of the log bytes");
+	x = find(&l, FSS_PH_JOURNAL, 100);
+	CHECK(x && NEAR(x->share, 0.25) && x->blamed_ns == 200 && x->self,
+	      "self 1/4");
+	CHECK(!find(&l, FSS_PH_JOURNAL, 300) && !find(&l, FSS_PH_JOURNAL, 0),
+	      "nobody else, nothing unattributed");
+	check_sums(&l, &r);
+	j = fss_blame_json(&l, NULL, NULL);
+	o = json_object_array_get_idx(j, 0);
+	CHECK(json_object_object_get_ex(o, "evidence", &ev) &&
+	      json_object_get_int64(json_object_object_get(ev, "xfs_cil_seq")) == 7 &&
+	      json_object_get_int64(json_object_object_get(ev, "log_bytes")) == 3000 &&
+	      json_object_get_int64(json_object_object_get(ev, "transactions")) == 2 &&
+	      json_object_get_int64(json_object_object_get(ev,
+				"checkpoint_log_bytes")) == 4000 &&
+	      json_object_get_int64(json_object_object_get(ev,
+				"checkpoint_transactions")) == 3 &&
+	      json_object_get_int64(json_object_object_get(ev, "checkpoints")) == 1 &&
+	      !json_object_object_get_ex(ev, "jbd2_tid", NULL),
+	      "xfs evidence: %s", json_object_to_json_string(o));
+	json_object_put(j);
+	fss_blame_free(b);
+}
+
+/*
+ * xfs: two checkpoints forced share the time equally; one with no
+ * transaction seen is unattributed with its reason.  Kernel threads'
+ * transactions credited to an inode's dirtier are that dirtier, one cause
+ * whatever the inode.
+ */
+static void xfs_unseen_and_dirtier(void)
+{
+	struct fss_blame *b = mk();
+	struct fss_sync_result r = sync_of(100, 1000, 2000);
+	struct fss_blame_list l;
+	const struct fss_blame_entry *x;
+	__u32 cred = FSS_BL_KTHREAD | FSS_BL_WB | FSS_BL_OWNER;
+	unsigned int nstorm = 0;
+
+	xtrans(b, 200, "storm", 7, 1000, 0, 0);
+	xtrans(b, 200, "storm", 7, 500, cred, 12);	/* inactivation */
+	xtrans(b, 200, "storm", 7, 500, cred, 13);
+	xtrans(b, 100, "appender", 7, 2000, cred, 20);	/* I/O completion */
+	xforce(b, 100, 7, 1200);
+	xforce(b, 100, 9, 1800);	/* nothing seen in checkpoint 9 */
+	r.phase_ns[FSS_PH_JOURNAL] = 1000;
+	fss_blame_sync(b, &r, &l);
+	/* the storm: its own transactions, and those credited to it */
+	for (size_t i = 0; i < l.n; i++)
+		if (l.e[i].pid == 200 && !l.e[i].reason) {
+			bool cr = l.e[i].flags & FSS_BL_OWNER;
+
+			nstorm++;
+			CHECK(NEAR(l.e[i].share, 0.125) && l.e[i].blamed_ns == 125 &&
+			      l.e[i].ev.ntx == 2 && l.e[i].ev.units == 1000 &&
+			      l.e[i].ev.count == (cr ? 2u : 1u),
+			      "storm %s: 1000 of checkpoint 7's 4000 bytes, half "
+			      "the time", cr ? "credited" : "itself");
+		}
+	CHECK(nstorm == 2, "the storm and the storm credited (not per inode): %u",
+	      nstorm);
+	x = find(&l, FSS_PH_JOURNAL, 100);
+	CHECK(x && NEAR(x->share, 0.25) && x->blamed_ns == 250 && x->self,
+	      "self by its I/O completion");
+	x = find(&l, FSS_PH_JOURNAL, 0);
+	CHECK(x && x->blamed_ns == 500 && NEAR(x->share, 0.5) &&
+	      strstr(x->reason, "no xfs transaction seen"), "unseen: %s",
+	      x ? x->reason : "-");
+	CHECK(l.n == 4, "four entries, not one per inode: %zu", l.n);
+	check_sums(&l, &r);
+	fss_blame_free(b);
+}
+
+/* A kernel thread's request: owner record with FSS_BL_KTHREAD, then rq(). */
+static void krq(struct fss_blame *b, __u64 id, __u32 flags, __u32 bytes,
+		__u64 start, __u64 issue, __u64 done)
+{
+	struct fss_event e = { .type = FSS_EV_RQ_OWNER, .dev = DISK, .pid = 77,
+			       .tid = 77, .ts = start };
+
+	e.blame.id = id;
+	e.blame.blocks = bytes;
+	e.blame.flags = FSS_BL_KTHREAD;
+	strcpy(e.comm, "kworker/u8:3");
+	add(b, &e);
+	rq(b, id, 0, "", flags, bytes, start, issue, done);
+}
+
+/*
+ * xfs: the CIL push kworker's metadata writes made after the sync's log
+ * force carry the checkpoint it forced: their bytes go to its
+ * contributors by log bytes; its writes before the force, and a kernel
+ * thread's data write, stay the kworker's.
+ */
+static void xfs_log_writes(void)
+{
+	struct fss_blame *b = mk();
+	struct fss_sync_result r = sync_of(100, 1000, 2000);
+	struct fss_blame_list l;
+	const struct fss_blame_entry *x;
+
+	xtrans(b, 200, "storm", 7, 3000, 0, 0);
+	xtrans(b, 100, "appender", 7, 1000, 0, 0);
+	xforce(b, 100, 7, 1100);
+	krq(b, 0x10, FSS_RQ_WRITE | FSS_RQ_META, 4096, 1050, 1060, 1200);
+	krq(b, 0x20, FSS_RQ_WRITE | FSS_RQ_META | FSS_RQ_FUA, 8192, 1150,
+	    1160, 1500);
+	krq(b, 0x30, FSS_RQ_WRITE, 4096, 1200, 1210, 1600);
+	r.phase_ns[FSS_PH_DEV_WRITE] = 1000;
+	fss_blame_sync(b, &r, &l);
+	x = find(&l, FSS_PH_DEV_WRITE, 200);
+	CHECK(x && NEAR(x->share, 0.375) && x->ev.units == 6144 &&
+	      x->ev.count == 1 && x->ev.units_total == 16384 &&
+	      x->ev.count_total == 3, "storm: 3/4 of the log write");
+	x = find(&l, FSS_PH_DEV_WRITE, 100);
+	CHECK(x && NEAR(x->share, 0.125) && x->ev.units == 2048 && x->self,
+	      "self: 1/4 of the log write");
+	x = find(&l, FSS_PH_DEV_WRITE, 77);
+	CHECK(x && NEAR(x->share, 0.5) && x->ev.units == 8192 &&
+	      x->ev.count == 2, "the kworker: before the force, and data");
+	check_sums(&l, &r);
+	/* no force in the sync: the kworker's writes are its own */
+	r = sync_of(300, 1000, 2000);
+	r.phase_ns[FSS_PH_DEV_WRITE] = 1000;
+	fss_blame_sync(b, &r, &l);
+	x = find(&l, FSS_PH_DEV_WRITE, 77);
+	CHECK(x && NEAR(x->share, 1), "another thread's sync: the kworker");
+	fss_blame_free(b);
+}
+
 static const char *cg_path(__u64 id, void *arg)
 {
 	return id == 2 ? "/system.slice/backup.service" : NULL;
@@ -635,6 +824,9 @@ static const struct {
 	{ "bio_owner", bio_owner },
 	{ "json_shape", json_shape },
 	{ "bounded", bounded },
+	{ "xfs_checkpoint_split", xfs_checkpoint_split },
+	{ "xfs_unseen_and_dirtier", xfs_unseen_and_dirtier },
+	{ "xfs_log_writes", xfs_log_writes },
 };
 
 int main(int argc, char **argv)
