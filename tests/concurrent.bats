@@ -132,17 +132,6 @@ check_overlap() {
 
 # --- trace -p, twice ---------------------------------------------------
 
-wait_for() {	# FILE REGEX [TENTHS]
-	local i n="${3:-600}"
-	for ((i = 0; i < n; i++)); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for '$2' in $1:" >&2
-	cat "$1" >&2 2>/dev/null || true
-	return 1
-}
-
 @test "two trace -p at once: each sees only its own process, exactly" {
 	[ -x "$SYNCER" ] || skip "build/tests/syncer missing (run make)"
 	fss_mkfs ext4

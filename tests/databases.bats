@@ -32,18 +32,6 @@ teardown() {
 	fss_cleanup
 }
 
-# wait_for FILE REGEX [TENTHS]: until a line of FILE matches (default 60 s)
-wait_for() {
-	local i n="${3:-600}"
-	for ((i = 0; i < n; i++)); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for '$2' in $1:" >&2
-	cat "$1" >&2 2>/dev/null || true
-	return 1
-}
-
 # start_trace NAME ARGS...: a tracer in the background, ready; its pid in
 # trace_pid, its output in $FSS_SCRATCH/NAME.out and NAME.err
 start_trace() {

@@ -3,6 +3,7 @@
 #
 #   fss_mkfs ext4 [SIZE_MB]   -> sets FSS_MNT, FSS_LOOP, FSS_IMG; registers cleanup
 #   fss_cleanup               -> call from teardown / teardown_file
+#   wait_for FILE REGEX [N]   -> until a line of FILE matches (N tenths of s)
 #
 # Everything lives under one scratch dir per test file (FSS_SCRATCH).
 
@@ -83,4 +84,17 @@ fss_cleanup() {
 fss_jq() {
 	local out
 	out="$(jq -e "$2" "$1" 2>&1)" || { echo "jq check failed: $2 -> $out" >&2; return 1; }
+}
+
+# wait_for FILE REGEX [TENTHS]: until a line of FILE matches (default 60 s);
+# on a timeout, says so and shows FILE on stderr
+wait_for() {
+	local i n="${3:-600}"
+	for ((i = 0; i < n; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for '$2' in $1:" >&2
+	cat "$1" >&2 2>/dev/null || true
+	return 1
 }

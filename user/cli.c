@@ -94,6 +94,20 @@ int fss_cli_parse_seconds(const char *s, double max, double *out)
 	return 0;
 }
 
+int fss_cli_out_arg(struct argp_state *state, const char *opt,
+		    const char *arg, const char **out)
+{
+	char err[512];
+
+	/* a result must not be lost at the end of a long run */
+	if (fss_out_check(arg, err, sizeof(err))) {
+		argp_error(state, "%s: %s", opt, err);
+		return EINVAL;
+	}
+	*out = arg;
+	return 0;
+}
+
 bool fss_cli_parse_double(const char *s, double *out)
 {
 	char *end;
@@ -243,17 +257,8 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 		/* everything but text is rendered from the result document */
 		w->json = w->format != FSS_FMT_TEXT;
 		break;
-	case 'o': {
-		char err[512];
-
-		/* a result must not be lost at the end of a long run */
-		if (fss_out_check(arg, err, sizeof(err))) {
-			argp_error(state, "-o: %s", err);
-			return EINVAL;
-		}
-		w->output = arg;
-		break;
-	}
+	case 'o':
+		return fss_cli_out_arg(state, "-o", arg, &w->output);
 	case 'v':
 		w->verbose++;
 		break;

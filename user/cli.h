@@ -32,6 +32,14 @@ int fss_cli_parse_uint(const char *s, unsigned long long max,
 /* Seconds: a number above 0 and at most max.  0 or -1. */
 int fss_cli_parse_seconds(const char *s, double max, double *out);
 
+/*
+ * An output file option (-o, --save): checked now (fss_out_check), so a
+ * result is never lost at the end of a long run; *out = arg, or one
+ * argp_error line and EINVAL.
+ */
+int fss_cli_out_arg(struct argp_state *state, const char *opt,
+		    const char *arg, const char **out);
+
 /* A whole string as a finite double / a base-10 long: true when it is. */
 bool fss_cli_parse_double(const char *s, double *out);
 bool fss_cli_parse_long(const char *s, long *out);

@@ -164,22 +164,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (env.format == FSS_FMT_JSON)
 			env.json = true;
 		break;
-	case 'o': {
-		char e[512];
-
-		if (fss_out_check(arg, e, sizeof(e)))
-			return bad(state, "-o: %s", e);
-		env.output = arg;
-		break;
-	}
-	case OPT_SAVE: {
-		char e[512];
-
-		if (fss_out_check(arg, e, sizeof(e)))
-			return bad(state, "--save: %s", e);
-		env.save = arg;
-		break;
-	}
+	case 'o':
+		return fss_cli_out_arg(state, "-o", arg, &env.output);
+	case OPT_SAVE:
+		return fss_cli_out_arg(state, "--save", arg, &env.save);
 	case OPT_EVENTS:
 		env.events = arg;
 		break;

@@ -109,26 +109,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		}
 		env.json = !strcmp(arg, "json");
 		break;
-	case 'o': {
-		char e[512];
-
-		if (fss_out_check(arg, e, sizeof(e))) {
-			argp_error(state, "-o: %s", e);
-			return EINVAL;
-		}
-		env.output = arg;
-		break;
-	}
-	case OPT_SAVE: {
-		char e[512];
-
-		if (fss_out_check(arg, e, sizeof(e))) {
-			argp_error(state, "--save: %s", e);
-			return EINVAL;
-		}
-		env.save = arg;
-		break;
-	}
+	case 'o':
+		return fss_cli_out_arg(state, "-o", arg, &env.output);
+	case OPT_SAVE:
+		return fss_cli_out_arg(state, "--save", arg, &env.save);
 	case OPT_PROBE:
 		if (!arg[0]) {
 			argp_error(state, "empty --probe PATH");

@@ -132,16 +132,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_BLAME:
 		o->no_blame = true;
 		break;
-	case OPT_SAVE: {
-		char e[512];
-
-		if (fss_out_check(arg, e, sizeof(e))) {
-			argp_error(state, "--save: %s", e);
-			return EINVAL;
-		}
-		o->save = arg;
-		break;
-	}
+	case OPT_SAVE:
+		return fss_cli_out_arg(state, "--save", arg, &o->save);
 	case OPT_EVENTS:
 		o->events = arg;
 		break;
