@@ -100,21 +100,9 @@ static __always_inline bool cur_is_kthread(void)
 static __always_inline struct fss_event *blame_reserve(__u32 type, __u32 dev,
 						       const bool who)
 {
-	struct fss_event *e;
-	__u64 id = bpf_get_current_pid_tgid();
+	struct fss_event *e = event_reserve_bare(type, dev, 2);
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_drop(2);
-		return NULL;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->type = type;
-	e->tid = (__u32)id;
-	e->pid = id >> 32;
-	e->dev = dev;
-	e->ts = bpf_ktime_get_ns();
-	if (who) {
+	if (e && who) {
 		e->blame.cgroup = bpf_get_current_cgroup_id();
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 	}
@@ -340,9 +328,9 @@ int BPF_PROG(blame_rq_owner, struct request *rq)
 	return owner_event((__u64)rq, dev, rq->__data_len, 0);
 }
 
-/* Kernels without block_io_start (before 6.5): each bio as it is queued. */
-SEC("tp_btf/block_bio_queue")
-int BPF_PROG(blame_bio_owner, struct bio *bio)
+/* The owner record of a bio starting at sector, on a traced disk. */
+static __always_inline int bio_owner(struct bio *bio, __u64 sector,
+				     __u32 bytes)
 {
 	struct gendisk *disk;
 	__u32 dev;
@@ -355,8 +343,14 @@ int BPF_PROG(blame_bio_owner, struct bio *bio)
 	dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 	if (!blame_disk_dev(dev))
 		return 0;
-	return owner_event(bio->bi_iter.bi_sector, dev, bio->bi_iter.bi_size,
-			   FSS_BL_BIO);
+	return owner_event(sector, dev, bytes, FSS_BL_BIO);
+}
+
+/* Kernels without block_io_start (before 6.5): each bio as it is queued. */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(blame_bio_owner, struct bio *bio)
+{
+	return bio_owner(bio, bio->bi_iter.bi_sector, bio->bi_iter.bi_size);
 }
 
 /*
@@ -366,18 +360,7 @@ int BPF_PROG(blame_bio_owner, struct bio *bio)
 SEC("tp_btf/block_split")
 int BPF_PROG(blame_bio_split, struct bio *bio, unsigned int new_sector)
 {
-	struct gendisk *disk;
-	__u32 dev;
-
-	if (floor_only)
-		return 0;
-	disk = bio->bi_bdev ? bio->bi_bdev->bd_disk : NULL;
-	if (!disk)
-		return 0;
-	dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
-	if (!blame_disk_dev(dev))
-		return 0;
-	return owner_event(new_sector, dev, 0, FSS_BL_BIO);
+	return bio_owner(bio, new_sector, 0);
 }
 
 static __always_inline int wb_mark(struct inode *inode, bool start)

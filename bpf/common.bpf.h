@@ -193,14 +193,19 @@ static __always_inline bool want_task(__u32 tgid)
 	return true;
 }
 
-static __always_inline struct fss_event *event_reserve(__u32 type, __u32 dev)
+/*
+ * A zeroed event of the current task, stamped now; a full ring counts a
+ * drop in slot drop_slot.  No comm: event_reserve adds it.
+ */
+static __always_inline struct fss_event *event_reserve_bare(__u32 type, __u32 dev,
+							   const int drop_slot)
 {
 	struct fss_event *e;
 	__u64 id = bpf_get_current_pid_tgid();
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_drop(0);
+		count_drop(drop_slot);
 		return NULL;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
@@ -209,7 +214,15 @@ static __always_inline struct fss_event *event_reserve(__u32 type, __u32 dev)
 	e->pid = id >> 32;
 	e->dev = dev;
 	e->ts = bpf_ktime_get_ns();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+static __always_inline struct fss_event *event_reserve(__u32 type, __u32 dev)
+{
+	struct fss_event *e = event_reserve_bare(type, dev, 0);
+
+	if (e)
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
 	return e;
 }
 
