@@ -12,7 +12,7 @@ TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
 setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
-		build/tests/test_blame >&2
+		build/tests/test_blame build/tests/test_dbview >&2
 }
 
 setup() {
@@ -22,15 +22,26 @@ setup() {
 	}
 }
 
-# Run one case; its output (TAP plus "# FAIL file:line" lines) is shown by
-# bats when it fails.
-attr_case() {
-	run "$TEST_ATTR" "$1"
+# Run one case of a unit binary (tests/unit/tap.h): its output (TAP, with
+# "#   FAIL file:line" lines before a failed case) is shown by bats when it
+# fails.
+unit_case() {
+	run "$1" "$2"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "1..1" ]
-	[ "${lines[-1]}" = "ok 1 - $1" ]
+	[ "${lines[-2]}" = "ok 1 - $2" ]
+	[[ "${lines[-1]}" == "# "*" checks, 0 failures" ]]
 }
+
+# The binary's --list is exactly these cases, in this order.
+unit_list() {
+	run "$1" --list
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | tr '\n' ' ')" = "$(echo $2) " ]
+}
+
+attr_case() { unit_case "$TEST_ATTR" "$1"; }
 
 # The cases below, in the order of the binary's --list.
 CASES="simple_fdatasync overlapping_requests batched_flush concurrent_syncers
@@ -43,9 +54,7 @@ report_print report_json report_no_rq_start report_sync_json_escaping names
 sync_detail"
 
 @test "unit: every C case has a bats test here" {
-	run "$TEST_ATTR" --list
-	[ "$status" -eq 0 ]
-	[ "$(echo "$output" | tr '\n' ' ')" = "$(echo $CASES) " ]
+	unit_list "$TEST_ATTR" "$CASES"
 }
 
 @test "unit: an unknown case name is an error, on one stderr line" {
@@ -102,12 +111,7 @@ sync_detail"
 # and user/stats.c).
 TEST_HIST="${TEST_HIST:-$FSS_BUILD/tests/test_hist}"
 
-hist_case() {
-	run "$TEST_HIST" "$1"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "${lines[-1]}" = "ok 1 - $1" ]
-}
+hist_case() { unit_case "$TEST_HIST" "$1"; }
 
 @test "hist: buckets are contiguous, at most 1/64 wide" { hist_case bounds; }
 @test "hist: quantiles within 0.8 % of exact nearest rank over 100k samples" { hist_case quantiles; }
@@ -120,30 +124,16 @@ hist_case() {
 # user/fileclass.c, user/checkpoint.c, user/dbview.c, user/out_text_db.c).
 TEST_DBVIEW="${TEST_DBVIEW:-$FSS_BUILD/tests/test_dbview}"
 
-dbview_case() {
-	make -s -C "$FSS_ROOT" build/tests/test_dbview >&2
-	run "$TEST_DBVIEW" "$1"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "${lines[-1]}" = "ok 1 - $1" ]
-}
+dbview_case() { unit_case "$TEST_DBVIEW" "$1"; }
 
 # Blame (tests/unit/test_blame.c over user/blame*.c): exact shares and the
 # counts behind them from synthetic event streams.
 TEST_BLAME="${TEST_BLAME:-$FSS_BUILD/tests/test_blame}"
 
-blame_case() {
-	run "$TEST_BLAME" "$1"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "${lines[-1]}" = "ok 1 - $1" ]
-}
+blame_case() { unit_case "$TEST_BLAME" "$1"; }
 
 @test "dbview: every C case has a bats test here" {
-	make -s -C "$FSS_ROOT" build/tests/test_dbview >&2
-	run "$TEST_DBVIEW" --list
-	[ "$status" -eq 0 ]
-	[ "$(echo "$output" | tr '\n' ' ')" = "pg_roles other_roles classes checkpoints view_json mysql_names " ]
+	unit_list "$TEST_DBVIEW" "pg_roles other_roles classes checkpoints view_json mysql_names"
 }
 @test "dbrole: PostgreSQL roles and the stable part of their titles" { dbview_case pg_roles; }
 @test "dbrole: MariaDB, other processes, --role names" { dbview_case other_roles; }
@@ -157,9 +147,7 @@ flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_
 bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log_writes"
 
 @test "blame: every C case has a bats test here" {
-	run "$TEST_BLAME" --list
-	[ "$status" -eq 0 ]
-	[ "$(echo "$output" | tr '\n' ' ')" = "$(echo $BLAME_CASES) " ]
+	unit_list "$TEST_BLAME" "$BLAME_CASES"
 }
 
 @test "blame: journal time split by the blocks of the transaction waited for" { blame_case journal_split; }

@@ -20,32 +20,11 @@
 #include "attr.h"
 #include "render.h"
 #include "report.h"
+#include "tap.h"
 
 /* Test hook in attr.c (deliberately not in attr.h). */
 void fss_attr__counts(const struct fss_attr *a, size_t *pending, size_t *rqs,
 		      size_t *hashed, size_t *journals);
-
-static int fails;	/* failed checks in the current case */
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		fails++;						\
-		printf("#   FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		printf(__VA_ARGS__);					\
-		putchar('\n');						\
-	}								\
-} while (0)
-
-#define CHECK_EQ(a, b) do {						\
-	unsigned long long _a = (a), _b = (b);				\
-	CHECK(_a == _b, "%s = %llu, expected %llu", #a, _a, _b);	\
-} while (0)
-
-#define CHECK_DBL(a, b) do {						\
-	double _a = (a), _b = (b);					\
-	CHECK(_a - _b < 1e-9 && _b - _a < 1e-9, "%s = %.9g, expected %.9g", \
-	      #a, _a, _b);						\
-} while (0)
 
 /* ---- event builders ---- */
 
@@ -243,7 +222,7 @@ static void expect_phases(int line, const struct fss_sync_result *r,
 
 	for (ph = 0; ph < FSS_PH_MAX; ph++) {
 		if (r->phase_ns[ph] != want[ph]) {
-			fails++;
+			failures++;
 			printf("#   FAIL %s:%d: tid %u %s = %llu ns, expected %llu\n",
 			       __FILE__, line, r->tid, fss_phase_name(ph),
 			       (unsigned long long)r->phase_ns[ph],
@@ -251,7 +230,7 @@ static void expect_phases(int line, const struct fss_sync_result *r,
 		}
 	}
 	if (!sum_ok(r)) {
-		fails++;
+		failures++;
 		printf("#   FAIL %s:%d: phases do not add up to %llu\n",
 		       __FILE__, line, (unsigned long long)r->total);
 	}
@@ -1801,12 +1780,12 @@ static void check_width(const char *text, int line)
 
 		n++;
 		if (len > 80) {
-			fails++;
+			failures++;
 			printf("#   FAIL %s:%d: line %d is %zu columns: %.*s\n",
 			       __FILE__, line, n, len, (int)len, p);
 		}
 		if (!nl) {
-			fails++;
+			failures++;
 			printf("#   FAIL %s:%d: last line not terminated\n",
 			       __FILE__, line);
 			break;
@@ -2121,10 +2100,7 @@ static void test_names(void)
 
 /* ---- runner ---- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
+static const struct tap_case cases[] = {
 #define CASE(n) { #n, test_##n }
 	CASE(simple_fdatasync),
 	CASE(overlapping_requests),
@@ -2162,41 +2138,5 @@ static const struct {
 #undef CASE
 };
 
-#define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
-int main(int argc, char **argv)
-{
-	int i, j, n = 0, failed = 0;
-	bool run[NCASES];
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-		for (i = 0; i < NCASES; i++)
-			printf("%s\n", cases[i].name);
-		return 0;
-	}
-	for (i = 0; i < NCASES; i++)
-		run[i] = argc < 2;
-	for (j = 1; j < argc; j++) {
-		for (i = 0; i < NCASES && strcmp(cases[i].name, argv[j]); i++)
-			;
-		if (i == NCASES) {
-			fprintf(stderr, "test_attr: no test case '%s' (see --list)\n",
-				argv[j]);
-			return 2;
-		}
-		run[i] = true;
-	}
-	for (i = 0; i < NCASES; i++)
-		n += run[i];
-	printf("1..%d\n", n);
-	for (i = 0, j = 0; i < NCASES; i++) {
-		if (!run[i])
-			continue;
-		fails = 0;
-		cases[i].fn();
-		printf("%s %d - %s\n", fails ? "not ok" : "ok", ++j, cases[i].name);
-		failed += fails != 0;
-	}
-	return failed ? 1 : 0;
-}
+TAP_MAIN(cases)

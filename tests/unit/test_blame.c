@@ -14,18 +14,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "blame.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
+#include "tap.h"
 
 #define FSDEV	((8u << 20) | 1)	/* 8:1, the filesystem */
 #define DISK	(7u << 20)		/* 7:0, its disk */
@@ -808,10 +797,7 @@ static void bounded(void)
 	fss_blame_free(b);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
+static const struct tap_case cases[] = {
 	{ "journal_split", journal_split },
 	{ "journal_two_commits", journal_two_commits },
 	{ "journal_unattributed", journal_unattributed },
@@ -829,29 +815,4 @@ static const struct {
 	{ "xfs_log_writes", xfs_log_writes },
 };
 
-int main(int argc, char **argv)
-{
-	size_t i, n = sizeof(cases) / sizeof(cases[0]), ran = 0;
-
-	if (argc > 1 && !strcmp(argv[1], "--list")) {
-		for (i = 0; i < n; i++)
-			printf("%s\n", cases[i].name);
-		return 0;
-	}
-	printf("1..%zu\n", argc > 1 ? (size_t)1 : n);
-	for (i = 0; i < n; i++) {
-		int before = failures;
-
-		if (argc > 1 && strcmp(argv[1], cases[i].name))
-			continue;
-		cases[i].fn();
-		ran++;
-		printf("%sok %zu - %s\n", failures > before ? "not " : "", ran,
-		       cases[i].name);
-	}
-	if (!ran) {
-		fprintf(stderr, "no case %s\n", argv[1]);
-		return 2;
-	}
-	return failures ? 1 : 0;
-}
+TAP_MAIN(cases)

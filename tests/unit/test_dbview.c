@@ -15,18 +15,7 @@
 #include "fileclass.h"
 #include "myroles.h"
 #include "render.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
+#include "tap.h"
 
 static void pg_roles(void)
 {
@@ -385,10 +374,7 @@ static void mysql_names(void)
 	}
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
+static const struct tap_case cases[] = {
 	{ "pg_roles", pg_roles },
 	{ "other_roles", other_roles },
 	{ "classes", classes },
@@ -397,28 +383,4 @@ static const struct {
 	{ "mysql_names", mysql_names },
 };
 
-int main(int argc, char **argv)
-{
-	size_t i, n = sizeof(cases) / sizeof(cases[0]), ran = 0;
-
-	if (argc > 1 && !strcmp(argv[1], "--list")) {
-		for (i = 0; i < n; i++)
-			printf("%s\n", cases[i].name);
-		return 0;
-	}
-	printf("1..%zu\n", argc > 1 ? (size_t)1 : n);
-	for (i = 0; i < n; i++) {
-		int before = failures;
-
-		if (argc > 1 && strcmp(argv[1], cases[i].name))
-			continue;
-		cases[i].fn();
-		ran++;
-		printf("%sok %zu - %s\n", failures > before ? "not " : "", ran, cases[i].name);
-	}
-	if (!ran) {
-		fprintf(stderr, "no case %s\n", argv[1]);
-		return 2;
-	}
-	return failures ? 1 : 0;
-}
+TAP_MAIN(cases)

@@ -11,18 +11,7 @@
 #include <json-c/json.h>
 #include "hist.h"
 #include "stats.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
+#include "tap.h"
 
 static int u64cmp(const void *a, const void *b)
 {
@@ -209,10 +198,7 @@ static void change_words(void)
 	free(b);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
+static const struct tap_case cases[] = {
 	{ "bounds", bounds },
 	{ "quantiles", quantiles },
 	{ "merge_and_json", merge_and_json },
@@ -221,23 +207,4 @@ static const struct {
 	{ "change_words", change_words },
 };
 
-int main(int argc, char **argv)
-{
-	size_t i, n = sizeof(cases) / sizeof(cases[0]), ran = 0;
-
-	printf("1..%zu\n", argc > 1 ? (size_t)1 : n);
-	for (i = 0; i < n; i++) {
-		int before = failures;
-
-		if (argc > 1 && strcmp(argv[1], cases[i].name))
-			continue;
-		cases[i].fn();
-		ran++;
-		printf("%sok %zu - %s\n", failures > before ? "not " : "", ran, cases[i].name);
-	}
-	if (!ran) {
-		fprintf(stderr, "no case %s\n", argv[1]);
-		return 2;
-	}
-	return failures ? 1 : 0;
-}
+TAP_MAIN(cases)

@@ -11,21 +11,7 @@
 #include <string.h>
 #include "metrics.h"
 #include "out_prom.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
-
-#define HAS(s, needle) CHECK(strstr((s), (needle)) != NULL, "'%s' missing", (needle))
-#define LACKS(s, needle) CHECK(strstr((s), (needle)) == NULL, "'%s' present", (needle))
+#include "tap.h"
 
 static void fake_dev(__u32 dev, struct fss_m_dev *d)
 {
@@ -240,14 +226,13 @@ static void test_negotiate(void)
 	CHECK(strstr(fss_prom_content_type(FSS_PROM_TEXT), "version=0.0.4") != NULL, "text type");
 }
 
-int main(void)
-{
-	test_buckets();
-	test_labels();
-	test_folding();
-	test_phases_and_snapshot();
-	test_render();
-	test_negotiate();
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
-}
+static const struct tap_case cases[] = {
+	{ "buckets", test_buckets },
+	{ "labels", test_labels },
+	{ "folding", test_folding },
+	{ "phases_and_snapshot", test_phases_and_snapshot },
+	{ "render", test_render },
+	{ "negotiate", test_negotiate },
+};
+
+TAP_MAIN(cases)

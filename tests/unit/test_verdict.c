@@ -14,23 +14,7 @@
 #include <math.h>
 #include "order_ci.h"
 #include "verdict.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
-
-#define HAS(s, needle) CHECK(strstr((s), (needle)) != NULL,		\
-			     "'%s' not in '%s'", (needle), (s))
-#define LACKS(s, needle) CHECK(strstr((s), (needle)) == NULL,		\
-			       "'%s' unexpectedly in '%s'", (needle), (s))
+#include "tap.h"
 
 /* A device with nothing known and nothing measured. */
 static struct fss_verdict_in base(void)
@@ -594,22 +578,21 @@ static void test_print_and_json(void)
 	free(buf);
 }
 
-int main(void)
-{
-	test_null();
-	test_unknown();
-	test_loop();
-	test_write_through();
-	test_nvme_cache_states();
-	test_write_back_unmeasured();
-	test_flush_not_seen();
-	test_fua_only();
-	test_fast_flush();
-	test_pays_flush();
-	test_ci_ranks();
-	test_thresholds();
-	test_names();
-	test_print_and_json();
-	printf("test_verdict: %d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
-}
+static const struct tap_case cases[] = {
+	{ "null", test_null },
+	{ "unknown", test_unknown },
+	{ "loop", test_loop },
+	{ "write_through", test_write_through },
+	{ "nvme_cache_states", test_nvme_cache_states },
+	{ "write_back_unmeasured", test_write_back_unmeasured },
+	{ "flush_not_seen", test_flush_not_seen },
+	{ "fua_only", test_fua_only },
+	{ "fast_flush", test_fast_flush },
+	{ "pays_flush", test_pays_flush },
+	{ "ci_ranks", test_ci_ranks },
+	{ "thresholds", test_thresholds },
+	{ "names", test_names },
+	{ "print_and_json", test_print_and_json },
+};
+
+TAP_MAIN(cases)

@@ -9,18 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "workload.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-	}								\
-} while (0)
+#include "tap.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -166,12 +155,11 @@ static void test_names(void)
 	CHECK(fss_pattern_parse("seq", &p) != 0, "bad pattern accepted");
 }
 
-int main(void)
-{
-	test_percentiles();
-	test_radix();
-	test_sizes();
-	test_names();
-	printf("test_workload: %d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
-}
+static const struct tap_case cases[] = {
+	{ "percentiles", test_percentiles },
+	{ "radix", test_radix },
+	{ "sizes", test_sizes },
+	{ "names", test_names },
+};
+
+TAP_MAIN(cases)
