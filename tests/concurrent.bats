@@ -18,14 +18,7 @@ setup() {
 }
 
 teardown() {
-	local p
-	for p in "${bg_pids[@]}"; do
-		kill -INT "$p" 2>/dev/null || true
-	done
-	for p in "${bg_pids[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	fss_stop_bg INT TERM
 	fss_cleanup
 }
 

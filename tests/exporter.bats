@@ -21,13 +21,7 @@ setup() {
 }
 
 teardown() {
-	local p
-	for p in "${bg_pids[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-	done
-	for p in "${bg_pids[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
+	fss_stop_bg TERM
 	fss_cleanup
 }
 

@@ -80,6 +80,20 @@ fss_cleanup() {
 	unset FSS_SCRATCH FSS_NIMG
 }
 
+# fss_stop_bg [SIG...]: each signal (default TERM) in turn to every process
+# of the suite's bg_pids array, then wait for them; for teardowns
+fss_stop_bg() {
+	local s p
+	for s in "${@:-TERM}"; do
+		for p in "${bg_pids[@]}"; do
+			kill -"$s" "$p" 2>/dev/null || true
+		done
+	done
+	for p in "${bg_pids[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+}
+
 # Assert a jq expression is true on a JSON file: fss_jq FILE EXPR
 fss_jq() {
 	local out

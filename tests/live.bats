@@ -23,13 +23,8 @@ setup() {
 
 teardown() {
 	local p
-	for p in "${bg_pids[@]}"; do
-		kill -INT "$p" 2>/dev/null || true
-	done
-	for p in "${bg_pids[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+
+	fss_stop_bg INT TERM
 	pg_stop
 	if [ -n "$cg_dir" ] && [ -d "$cg_dir" ]; then
 		for p in $(cat "$cg_dir/cgroup.procs" 2>/dev/null); do
