@@ -25,12 +25,15 @@ teardown() {
 	fss_cleanup
 }
 
-# free_port: a TCP port nothing listens on
+# free_port: a TCP port no socket uses, below the kernel's ephemeral range
+# (an outgoing connection's local port there made a bind fail once)
 free_port() {
-	local p
+	local p lo
+	read -r lo _ < /proc/sys/net/ipv4/ip_local_port_range
+	[ "$lo" -gt 11000 ] || lo=32768
 	while :; do
-		p=$((20000 + RANDOM % 20000))
-		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+		p=$((10000 + RANDOM % (lo - 10000)))
+		ss -Htan "sport = :$p" | grep -q . || { echo "$p"; return 0; }
 	done
 }
 

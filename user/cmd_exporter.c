@@ -216,56 +216,20 @@ static const char *cgroup_of(__u32 pid)
 /* Name, mountpoint and disk facts of a filesystem dev (once per device). */
 static void resolve_dev(__u32 dev, struct fss_m_dev *d)
 {
-	unsigned int maj = dev >> 20, min = dev & 0xfffff;
-	char link[64], target[PATH_MAX], line[8192];
 	struct fss_devinfo di;
-	ssize_t n;
-	FILE *f;
+	__u32 disk, fs_kdev;
 
-	snprintf(d->name, sizeof(d->name), "%u:%u", maj, min);
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n > 0) {
-		const char *base;
-
-		target[n] = '\0';
-		base = strrchr(target, '/');
-		snprintf(d->name, sizeof(d->name), "%.63s", base ? base + 1 : target);
-	}
-	f = fopen("/proc/self/mountinfo", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned int ma, mi;
-		char root[PATH_MAX], mnt[PATH_MAX];
-
-		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &ma, &mi, root, mnt) == 4 &&
-		    ma == maj && mi == min) {
-			snprintf(d->mountpoint, sizeof(d->mountpoint), "%.127s", mnt);
-			if (!strcmp(root, "/"))
-				break;
-		}
-	}
-	if (f)
-		fclose(f);
-	if (!d->mountpoint[0])
+	if (fss_dev_name(dev, d->name, sizeof(d->name)))
+		snprintf(d->name, sizeof(d->name), "%u:%u", dev >> 20,
+			 dev & 0xfffff);
+	if (fss_mount_of_dev(dev, 0, true, d->mountpoint,
+			     sizeof(d->mountpoint), &fs_kdev))
 		snprintf(d->mountpoint, sizeof(d->mountpoint), "unknown");
-	if (maj) {
-		__u32 disk = fss_disk_of(dev);
-
-		if (disk) {
-			snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", disk >> 20, disk & 0xfffff);
-			n = readlink(link, target, sizeof(target) - 1);
-			if (n > 0) {
-				const char *base;
-
-				target[n] = '\0';
-				base = strrchr(target, '/');
-				snprintf(d->disk, sizeof(d->disk), "%.63s", base ? base + 1 : target);
-				if (!fss_devinfo_read(d->disk, &di)) {
-					d->write_cache = di.write_cache;
-					d->fua = di.fua;
-				}
-			}
-		}
+	disk = dev >> 20 ? fss_disk_of(dev) : 0;
+	if (disk && !fss_dev_name(disk, d->disk, sizeof(d->disk)) &&
+	    !fss_devinfo_read(d->disk, &di)) {
+		d->write_cache = di.write_cache;
+		d->fua = di.fua;
 	}
 }
 

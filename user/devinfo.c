@@ -155,6 +155,11 @@ static int name_of(unsigned int maj, unsigned int min, char *name, size_t len)
 	return 0;
 }
 
+int fss_dev_name(__u32 kdev, char *name, size_t len)
+{
+	return name_of(kdev_major(kdev), kdev_minor(kdev), name, len);
+}
+
 static int parse_majmin(const char *dir, unsigned int *maj, unsigned int *min)
 {
 	char path[PATH_MAX], buf[32];

@@ -68,6 +68,8 @@ struct fss_target {
 
 /* Resolve the filesystem and device under path.  0 or -errno. */
 int fss_target_lookup(const char *path, struct fss_target *t);
+/* Kernel name ("sda1", "loop3") of a block dev in kernel encoding.  0 or -errno. */
+int fss_dev_name(__u32 kdev, char *name, size_t len);
 /* Whole disk (kernel encoding) of a block dev_t in kernel encoding; 0 if unknown. */
 __u32 fss_disk_of(__u32 kdev);
 

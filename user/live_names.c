@@ -175,8 +175,6 @@ struct dev_facts *live_names_dev(__u32 dev)
 {
 	struct dev_facts *d;
 	struct fss_devinfo di;
-	char link[64], target[PATH_MAX];
-	ssize_t n;
 
 	for (d = N.devs; d; d = d->next)
 		if (d->dev == dev)
@@ -190,20 +188,10 @@ struct dev_facts *live_names_dev(__u32 dev)
 	fss_fstype_of(dev, d->fstype, sizeof(d->fstype));
 	if (live_kmaj(dev))
 		d->disk = fss_disk_of(dev);
-	if (d->disk) {
-		snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", live_kmaj(d->disk), live_kmin(d->disk));
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n > 0) {
-			const char *base;
-
-			target[n] = '\0';
-			base = strrchr(target, '/');
-			snprintf(d->disk_name, sizeof(d->disk_name), "%.63s", base ? base + 1 : target);
-			if (!fss_devinfo_read(d->disk_name, &di)) {
-				d->write_cache = di.write_cache;
-				d->fua = di.fua;
-			}
-		}
+	if (d->disk && !fss_dev_name(d->disk, d->disk_name, sizeof(d->disk_name)) &&
+	    !fss_devinfo_read(d->disk_name, &di)) {
+		d->write_cache = di.write_cache;
+		d->fua = di.fua;
 	}
 	d->next = N.devs;
 	N.devs = d;

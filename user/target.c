@@ -338,14 +338,22 @@ int fss_mount_of_dev(__u32 blk, __u32 disk, bool exact, char *dir, size_t len,
 	while (tb && it && !mnt_table_next_fs(tb, it, &fs)) {
 		dev_t d = mnt_fs_get_devno(fs);
 		__u32 k = fss_kdev(major(d), minor(d));
+		const char *root = mnt_fs_get_root(fs);
 
-		if (!major(d) || !mnt_fs_get_target(fs) ||
-		    !(k == blk || (!exact && fss_disk_of(k) == disk)))
+		if (!mnt_fs_get_target(fs) ||
+		    !(k == blk || (!exact && major(d) && fss_disk_of(k) == disk)))
 			continue;
-		snprintf(dir, len, "%s", mnt_fs_get_target(fs));
-		*fs_kdev = k;
-		rc = 0;
-		break;
+		/* the first match, unless a later one mounts the fs's root */
+		if (rc) {
+			snprintf(dir, len, "%s", mnt_fs_get_target(fs));
+			*fs_kdev = k;
+			rc = 0;
+		} else if (root && !strcmp(root, "/")) {
+			snprintf(dir, len, "%s", mnt_fs_get_target(fs));
+			*fs_kdev = k;
+		}
+		if (root && !strcmp(root, "/"))
+			break;
 	}
 	mnt_free_iter(it);
 	mnt_unref_table(tb);

@@ -48,9 +48,10 @@ int fss_cgroup_id(const char *arg, __u64 *id, char *err, size_t errlen);
 int fss_dev_parse(const char *arg, __u32 *kdev, char *err, size_t errlen);
 
 /*
- * Where a filesystem on block device blk (exact) or on any partition of
- * disk is mounted: its mountpoint in dir and its dev in *fs_kdev.  0, or
- * -ENOENT.
+ * Where a filesystem on device blk (exact; also a non-block fs's 0:N) or
+ * on any partition of disk is mounted: its mountpoint in dir (the first,
+ * or the first that mounts the filesystem's root rather than a bind of a
+ * subdirectory) and its dev in *fs_kdev.  0, or -ENOENT.
  */
 int fss_mount_of_dev(__u32 blk, __u32 disk, bool exact, char *dir, size_t len,
 		     __u32 *fs_kdev);
