@@ -120,8 +120,10 @@ check_evidence() {
 		"$FSS_SCRATCH/storm.out"
 }
 
-@test "blame: large buffered writer -> the overwriter's flush and queue blame name it with >= 80 % of the bytes" {
-	fss_mkfs ext4 512
+# writer_case FS: the overwriter beside a big buffered writer (an fsync
+# every 16 MiB) on the same FS: its flush and queue blame name the writer
+writer_case() {
+	fss_mkfs "$1" 512
 	mkdir "$FSS_MNT/o" "$FSS_MNT/w"
 	scenario writer "
 		$BLAMER overwrite $FSS_MNT/o 5 > $FSS_SCRATCH/ow.pid &
@@ -131,6 +133,7 @@ check_evidence() {
 	local ow w ev="$FSS_SCRATCH/writer.ev"
 	ow="$(pid_of "$FSS_SCRATCH/ow.pid")"
 	w="$(pid_of "$FSS_SCRATCH/w.pid")"
+	[ -n "$ow" ] && [ -n "$w" ]
 	check_evidence "$ev"
 	# over the overwriter's syncs whose flushes or queue had any of the
 	# writer's bytes: the writer's share of all those bytes
@@ -141,13 +144,21 @@ check_evidence() {
 		{w: ([.[] | select(.pid == $w) | .evidence.bytes] | add),
 		 t: .[0].evidence.bytes_total}] |
 		([.[].w] | add) / ([.[].t] | add)" "$ev")"
-	echo "overwriter: writer's share of the bytes flushed with / ahead of it: $ratio" >&3
+	echo "$1: overwriter: writer's share of the bytes flushed with / ahead of it: $ratio" >&3
 	[ "$(jq -n "$ratio >= 0.8")" = true ]
 	[ "$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
 		select(.pid == $w and .phase == \"device_flush\" and
 		       .comm == \"bigwriter\")] | length" "$ev")" -gt 0 ]
 	[ "$(jq -s "[.[] | .blame[]? | select(.pid == $w and .comm != \"bigwriter\")] |
 		length" "$ev")" -eq 0 ]
+}
+
+@test "blame: large buffered writer -> the overwriter's flush and queue blame name it with >= 80 % of the bytes" {
+	writer_case ext4
+}
+
+@test "blame: large buffered writer -> the overwriter's flush and queue blame name it with >= 80 % of the bytes (xfs)" {
+	writer_case xfs
 }
 
 @test "blame: two overwriters on one ext4 -> the coalesced syncs a flush served are real, and add up" {
@@ -235,10 +246,12 @@ check_evidence() {
 	[ "$(jq -n "$unknown <= 0.05 * $all")" = true ]
 }
 
-@test "blame: neighbours on a different loop device -> nothing is blamed on them" {
-	fss_mkfs ext4 256
+# apart_case FS: the victims on one FS image, the storm and the writer on
+# another (both FS): nothing of the victims' time is blamed on them
+apart_case() {
+	fss_mkfs "$1" 256
 	local victim="$FSS_MNT"
-	fss_mkfs ext4 512
+	fss_mkfs "$1" 512
 	local other="$FSS_MNT"
 	mkdir "$victim/a" "$victim/o" "$other/s" "$other/w"
 	# unfiltered by device: the neighbours' own hooks do fire
@@ -265,6 +278,14 @@ check_evidence() {
 	# the writer's own syncs on the other device: it is self there
 	[ "$(jq -s "[.[] | select(.pid == $w) | .blame[] | select(.pid == $w and .self)] |
 		length" "$ev")" -gt 0 ]
+}
+
+@test "blame: neighbours on a different loop device -> nothing is blamed on them" {
+	apart_case ext4
+}
+
+@test "blame: neighbours on a different loop device -> nothing is blamed on them (xfs)" {
+	apart_case xfs
 }
 
 # alone_case FS: appender then overwriter, nobody else: >= 95 % self
