@@ -408,7 +408,13 @@ int BPF_PROG(blame_dirty, struct inode *inode)
 		return 0;
 	k.dev = inode->i_sb->s_dev;
 	k.ino = inode->i_ino;
-	if (!blame_fs_dev(k.dev))
+	/*
+	 * Not blame_fs_dev(): unfiltered, a filesystem is turned on by its
+	 * first traced sync, and an inode made dirty before it (the file
+	 * the sync is of) stays dirty, with no enqueue, until the flusher
+	 * cleans it (dirty_expire_centisecs): its dirtier must be known.
+	 */
+	if (targ_fs_dev && k.dev != targ_fs_dev)
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	o.pid = id >> 32;

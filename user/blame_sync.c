@@ -501,11 +501,14 @@ static void list_fill(struct fss_blame_list *out, struct fss_blame_entry *all,
 		      size_t n)
 {
 	__u64 rest[FSS_PH_MAX] = { 0 };
+	double rest_share[FSS_PH_MAX] = { 0 };
 	size_t keep = n <= FSS_BLAME_MAX ? n : FSS_BLAME_MAX - RESERVED;
 
 	qsort(all, n, sizeof(*all), entry_cmp);
-	for (size_t i = keep; i < n; i++)
+	for (size_t i = keep; i < n; i++) {
 		rest[all[i].phase] += all[i].blamed_ns;
+		rest_share[all[i].phase] += all[i].share;
+	}
 	memcpy(out->e, all, keep * sizeof(*all));
 	out->n = keep;
 	for (unsigned int ph = 0; ph < FSS_PH_MAX && out->n < FSS_BLAME_MAX;
@@ -515,6 +518,7 @@ static void list_fill(struct fss_blame_list *out, struct fss_blame_entry *all,
 		memset(&out->e[out->n], 0, sizeof(out->e[0]));
 		out->e[out->n].phase = ph;
 		out->e[out->n].blamed_ns = rest[ph];
+		out->e[out->n].share = rest_share[ph];	/* theirs, summed */
 		out->e[out->n].reason = "smaller causes not listed";
 		out->n++;
 	}

@@ -158,14 +158,20 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (t->opts.on_event)
 		t->opts.on_event(&ev, t->opts.on_event_arg);
-	/* traced syncs: for blame's coalesced flushes (docs/blame.md) */
-	if (t->blame && ev.type == FSS_EV_SYNC && ev.ts >= t->window_start)
+	/*
+	 * traced syncs: for blame's coalesced flushes (docs/blame.md), and
+	 * (unfiltered) they turn blame on for their fs and disk; only they:
+	 * a request or commit elsewhere does not
+	 */
+	if (t->blame && ev.type == FSS_EV_SYNC) {
+		if (ev.ts >= t->window_start)
+			fss_blame_add(t->blame, &ev);
+		if (ev.dev)
+			blame_dev_seen(t, ev.dev);
+	} else if (t->blame &&
+		   (ev.type == FSS_EV_COMM || blame_wants(t, ev.dev))) {
 		fss_blame_add(t->blame, &ev);
-	if (t->blame && ev.type != FSS_EV_SYNC &&
-	    (ev.type == FSS_EV_COMM || blame_wants(t, ev.dev)))
-		fss_blame_add(t->blame, &ev);
-	else if (t->blame && ev.dev)
-		blame_dev_seen(t, ev.dev);
+	}
 	if (ev.type >= FSS_EV_JHANDLE)	/* blame's own records */
 		return 0;
 	/* syncs that began before the window belong to no test */

@@ -786,6 +786,18 @@ static void bounded(void)
 	      strstr(find(&l, FSS_PH_DEV_WRITE, 0)->reason, "tables"),
 	      "past the table: unattributed");
 	check_sums(&l, &r);
+	/*
+	 * every entry's share is its blamed time over the phase's (within
+	 * the rounding of 64 causes), the smaller causes summed in one too
+	 */
+	for (size_t i = 0; i < l.n; i++) {
+		const struct fss_blame_entry *x = &l.e[i];
+
+		CHECK(fabs(x->share * 1000000 - (double)x->blamed_ns) <= 65,
+		      "entry %zu (%s): share %g, %llu ns", i,
+		      x->reason ? x->reason : x->comm, x->share,
+		      (unsigned long long)x->blamed_ns);
+	}
 	/* 100k requests on the disk: the log is a ring */
 	for (__u64 i = 0; i < 100000; i++)
 		rq(b, 0x1000 + i * 64, 200, "w", FSS_RQ_WRITE, 4096, i * 10 + 1,
