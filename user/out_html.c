@@ -37,6 +37,10 @@ static const char css[] =
 ".note{color:#555;font-size:.85em;margin:.2em 0}"
 "ul.legend{list-style:none;padding:0;margin:.3em 0}ul.legend li{display:inline-block;margin-right:12px}"
 ".sw{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}"
+"caption{text-align:left;font-weight:600;padding:.2em 0}"
+"table.blamed td,table.blame td{white-space:nowrap}"
+"table.blamed td[data-stat=comm],table.blamed td[data-stat=cgroup],"
+"table.blame td[data-stat=comm],table.blame td[data-stat=cgroup]{text-align:left}"
 ".slower{color:#b03a00;font-weight:600}.faster{color:#005a8c;font-weight:600}"
 "@media print{body{max-width:none}figure{break-inside:avoid}}";
 

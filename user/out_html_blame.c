@@ -245,9 +245,10 @@ static void trace_blamed_table(FILE *f, struct json_object *doc, double all)
 		return;
 	}
 	fputs("<table class=\"blamed\"><tr><th>pid</th><th>name</th>"
-	      "<th>cgroup</th><th>filesystem</th><th>writeback</th><th>caused"
-	      "</th><th>share</th><th>syncs</th><th>journal</th><th>queue</th>"
-	      "<th>device_write</th><th>device_flush</th></tr>\n", f);
+	      "<th>cgroup</th><th>fs</th><th>writeback</th><th>caused</th>"
+	      "<th>share</th><th>syncs</th><th title=\"journal\">jrn</th>"
+	      "<th title=\"queue\">que</th><th title=\"device_write\">dwr</th>"
+	      "<th title=\"device_flush\">dfl</th></tr>\n", f);
 	for (i = 0; i < n; i++) {
 		struct json_object *x = json_object_array_get_idx(a, i);
 		struct json_object *bp = fss_j(x, "by_phase");
@@ -271,9 +272,10 @@ static void trace_blamed_table(FILE *f, struct json_object *doc, double all)
 		}
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n<p class=\"note\">share: of the traced syncs' "
-	      "journal, queue and device time; the phases: the time caused in "
-	      "each.</p>\n", f);
+	fputs("</table>\n<p class=\"note\">fs: the filesystem of the syncs it "
+	      "slowed; share: of the traced syncs' journal, queue and device "
+	      "time; jrn, que, dwr, dfl: the time it caused in journal, queue, "
+	      "device_write and device_flush.</p>\n", f);
 }
 
 /* one colour per listed cause; the legend names them */
@@ -313,7 +315,7 @@ static void all_bar(struct svg_cbar *c, struct json_object *b,
 	char d[32];
 	int i;
 
-	c->label = "journal..device, all";
+	c->label = "all four phases";
 	c->seg[0] = (struct svg_seg){ "self", fss_jnum(b, "self_ns") / all,
 				      col_self };
 	for (i = 0; i < cn->n; i++) {
