@@ -245,7 +245,7 @@ static struct {
 	bool slower;
 	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
 	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
-	char blame[256];		/* the strategy's blame, for the reports */
+	char blame[256];		/* strategy.blame, for the reports */
 	FILE *out;
 	FILE *events;			/* --events */
 	struct fss_out save;		/* --save */
@@ -681,7 +681,8 @@ static void trace_announce(struct trace_run *r)
 	L.journal_na = json_object_object_get_ex(st, "journal", &jv) &&
 		       !strcmp(json_object_get_string(jv), "n/a");
 	if (json_object_object_get_ex(st, "blame", &jv))
-		snprintf(L.blame, sizeof(L.blame), "%s", json_object_get_string(jv));
+		snprintf(L.blame, sizeof(L.blame), "%s",
+			 json_object_get_string(jv));
 	if (env.live.verbose)
 		fss_tracer_print_strategy(r->t, stderr);
 	if (env.json || L.save.f) {

@@ -218,10 +218,10 @@ static void trace_sum(FILE *f, struct json_object *b)
 {
 	double all = blamed_all(b);
 
-	fprintf(f, "<table class=\"blame\" data-test=\"all syncs\"><caption>The "
-		"traced syncs' journal, queue and device time by cause (%lld "
-		"syncs)</caption>\n<tr><th>cause</th><th>time</th><th>share</th>"
-		"</tr>\n", fss_jint(b, "syncs", 0));
+	fprintf(f, "<table class=\"blame\" data-test=\"all syncs\"><caption>"
+		"The traced syncs' journal, queue and device time by cause "
+		"(%lld syncs)</caption>\n<tr><th>cause</th><th>time</th>"
+		"<th>share</th></tr>\n", fss_jint(b, "syncs", 0));
 	cause_row(f, "self", "self (each sync's own process)",
 		  nz(fss_jnum(b, "self_ns")), all, false);
 	cause_row(f, "others", "other processes", nz(fss_jnum(b, "others_ns")),
@@ -253,8 +253,8 @@ static void trace_blamed_table(FILE *f, struct json_object *doc, double all)
 		struct json_object *x = json_object_array_get_idx(a, i);
 		struct json_object *bp = fss_j(x, "by_phase");
 
-		fprintf(f, "<tr data-pid=\"%lld\"><td data-stat=\"pid\">%lld</td>",
-			fss_jint(x, "pid", 0), fss_jint(x, "pid", 0));
+		fprintf(f, "<tr data-pid=\"%lld\"><td data-stat=\"pid\">%lld"
+			"</td>", fss_jint(x, "pid", 0), fss_jint(x, "pid", 0));
 		str_cell(f, "comm", fss_jstr(x, "comm"));
 		str_cell(f, "cgroup", fss_jstr(x, "cgroup"));
 		str_cell(f, "dev", fss_jstr(x, "dev"));
@@ -327,7 +327,8 @@ static void all_bar(struct svg_cbar *c, struct json_object *b,
 		listed += v;
 	}
 	c->seg[1 + i] = (struct svg_seg){ "other causes",
-		fmax(nz(fss_jnum(b, "others_ns")) - listed, 0) / all, col_rest };
+		fmax(nz(fss_jnum(b, "others_ns")) - listed, 0) / all,
+		col_rest };
 	c->seg[2 + i] = (struct svg_seg){ "unattributed",
 		fss_jnum(b, "unattributed_ns") / all, col_unattr };
 	c->nseg = 3 + i;
@@ -350,8 +351,10 @@ static void phase_bar(struct svg_cbar *c, int p, struct json_object *doc,
 	for (int i = 0; t > 0 && i < cn->n; i++) {
 		struct json_object *x = json_object_array_get_idx(a, i);
 
-		c->seg[c->nseg++] = (struct svg_seg){ cn->names[1 + i],
-			nz(fss_jnum(fss_j(x, "by_phase"), k)) / t, col_cause[i] };
+		double v = nz(fss_jnum(fss_j(x, "by_phase"), k));
+
+		c->seg[c->nseg++] = (struct svg_seg){ cn->names[1 + i], v / t,
+						      col_cause[i] };
 	}
 	svg_fmt_us(d, sizeof(d), nz(t) / 1e3);
 	snprintf(c->note, sizeof(c->note), "of %s", d);
@@ -372,9 +375,18 @@ static void trace_chart(FILE *f, struct json_object *doc)
 	svg_legend(f, cn.names, cn.cols, cn.n + 3);
 	svg_cause_bars(f, "Blamed time by cause: all of it, then each phase "
 		       "(right: that time)", bars, 5, "share of the time (%)");
-	fputs("<p class=\"note\">In a phase's bar, only the causes listed above "
-	      "have their share; the blank rest is the syncing processes' own "
-	      "time, unattributed time and causes not listed.</p>\n", f);
+	fputs("<p class=\"note\">In a phase's bar, only the causes listed "
+	      "above have their share; the blank rest is the syncing "
+	      "processes' own time, unattributed time and causes not "
+	      "listed.</p>\n", f);
+}
+
+static void procs_head(FILE *f)
+{
+	fputs("<h3>The traced processes: their syncs' blamed time by cause"
+	      "</h3>\n<table class=\"blame-procs\"><tr><th>process</th>"
+	      "<th>syncs</th><th>blamed time</th><th>self</th><th>others</th>"
+	      "<th>unattributed</th></tr>\n", f);
 }
 
 /* each traced process: its syncs' blamed time, self vs others */
@@ -391,14 +403,9 @@ static void trace_procs(FILE *f, struct json_object *doc)
 
 		if (!b)
 			continue;
-		if (!head) {
-			fputs("<h3>The traced processes: their syncs' blamed time "
-			      "by cause</h3>\n<table class=\"blame-procs\"><tr>"
-			      "<th>process</th><th>syncs</th><th>blamed time</th>"
-			      "<th>self</th><th>others</th><th>unattributed</th>"
-			      "</tr>\n", f);
-			head = true;
-		}
+		if (!head)
+			procs_head(f);
+		head = true;
 		fprintf(f, "<tr data-pid=\"%lld\"><td>", fss_jint(p, "pid", 0));
 		esc(f, fss_jstr(p, "name"));
 		fprintf(f, " (%lld)</td><td data-stat=\"syncs\">%lld</td>",
@@ -406,7 +413,8 @@ static void trace_procs(FILE *f, struct json_object *doc)
 		ns_cell(f, "time", all);
 		share_cell(f, "self", fss_jnum(b, "self_ns"), all);
 		share_cell(f, "others", fss_jnum(b, "others_ns"), all);
-		share_cell(f, "unattributed", fss_jnum(b, "unattributed_ns"), all);
+		share_cell(f, "unattributed", fss_jnum(b, "unattributed_ns"),
+			   all);
 		fputs("</tr>\n", f);
 	}
 	if (head)

@@ -30,6 +30,8 @@
 #define DEV_PID_BASE	5000000		/* above any pid_max */
 #define JNL_PID_BASE	6000000
 #define BLAME_ARGS	8		/* causes of a sync in its args */
+#define JSON_OUT	(JSON_C_TO_STRING_PLAIN | \
+			 JSON_C_TO_STRING_NOSLASHESCAPE)
 
 struct span {
 	char key[64];			/* dedupe: dev/id/start */
@@ -175,9 +177,12 @@ static void blamed_add(struct pctx *c, struct json_object *ev,
 		c->cbl = nc;
 	}
 	a = json_object_new_object();
-	json_object_object_add(a, "victim_pid", json_object_get(fss_j(ev, "pid")));
-	json_object_object_add(a, "victim_tid", json_object_get(fss_j(ev, "tid")));
-	json_object_object_add(a, "victim_comm", json_object_get(fss_j(ev, "comm")));
+	json_object_object_add(a, "victim_pid",
+			       json_object_get(fss_j(ev, "pid")));
+	json_object_object_add(a, "victim_tid",
+			       json_object_get(fss_j(ev, "tid")));
+	json_object_object_add(a, "victim_comm",
+			       json_object_get(fss_j(ev, "comm")));
 	copy_key(a, x, "phase");
 	copy_key(a, x, "blamed_ns");
 	copy_key(a, x, "share");
@@ -188,14 +193,16 @@ static void blamed_add(struct pctx *c, struct json_object *ev,
 static struct json_object *sync_args(struct pctx *c, struct json_object *ev,
 				     double start, double total)
 {
-	struct json_object *o = json_object_new_object(), *b = fss_j(ev, "blame");
-	struct json_object *a;
+	struct json_object *o = json_object_new_object();
+	struct json_object *b = fss_j(ev, "blame"), *a;
 	size_t i, n;
 
 	json_object_object_add(o, "test", json_object_new_string(
 				       fss_jstr(ev, "test") ?: ""));
-	json_object_object_add(o, "total_ns", json_object_new_int64(llround(total)));
-	json_object_object_add(o, "ino", json_object_new_int64(fss_jint(ev, "ino", 0)));
+	json_object_object_add(o, "total_ns",
+			       json_object_new_int64(llround(total)));
+	json_object_object_add(o, "ino",
+			       json_object_new_int64(fss_jint(ev, "ino", 0)));
 	json_object_object_add(o, "dev", json_object_new_string(
 				       fss_jstr(ev, "dev") ?: ""));
 	if (!b || !json_object_is_type(b, json_type_array))
@@ -242,10 +249,10 @@ static void sync_event(struct json_object *ev, void *arg)
 	ts_us(ts, sizeof(ts), start);
 	ts_us(dur, sizeof(dur), total);
 	args = sync_args(c, ev, start, total);
-	emit(c, "{\"ph\":\"X\",\"cat\":\"sync\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%lld,"
-	     "\"ts\":%s,\"dur\":%s,\"args\":%s}", fss_jstr(ev, "kind") ?: "sync", pid,
-	     tid, ts, dur, json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN |
-	     JSON_C_TO_STRING_NOSLASHESCAPE));
+	emit(c, "{\"ph\":\"X\",\"cat\":\"sync\",\"name\":\"%s\",\"pid\":%lld,"
+	     "\"tid\":%lld,\"ts\":%s,\"dur\":%s,\"args\":%s}",
+	     fss_jstr(ev, "kind") ?: "sync", pid, tid, ts, dur,
+	     json_object_to_json_string_ext(args, JSON_OUT));
 	json_object_put(args);
 	for (i = 0; i < json_object_array_length(segs); i++) {
 		struct json_object *s = json_object_array_get_idx(segs, i);
@@ -400,11 +407,11 @@ static void emit_blamed(struct pctx *c)
 		if (json_object_object_get_ex(c->pids, key, NULL)) {
 			ts_us(ts, sizeof(ts), b->ts);
 			emit(c, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"blame\","
-			     "\"name\":\"blamed: %s\",\"pid\":%lld,\"tid\":%lld,"
-			     "\"ts\":%s,\"args\":%s}", fss_jstr(b->args, "phase") ?: "?",
-			     b->pid, b->pid, ts, json_object_to_json_string_ext(
-			     b->args, JSON_C_TO_STRING_PLAIN |
-			     JSON_C_TO_STRING_NOSLASHESCAPE));
+			     "\"name\":\"blamed: %s\",\"pid\":%lld,"
+			     "\"tid\":%lld,\"ts\":%s,\"args\":%s}",
+			     fss_jstr(b->args, "phase") ?: "?", b->pid, b->pid,
+			     ts, json_object_to_json_string_ext(b->args,
+								JSON_OUT));
 		}
 		json_object_put(b->args);
 	}
