@@ -6,6 +6,7 @@
 # commands; bad input to report and diff.  Loop images only.
 
 load lib
+load blame
 load fixtures/delay
 bats_require_minimum_version 1.5.0
 
@@ -15,6 +16,7 @@ ART="$FSS_BUILD/artifacts"
 setup_file() {
 	[ "$(id -u)" -eq 0 ] || return 0
 	fss_scratch
+	blamer_build
 	mkdir -p "$ART"
 	fss_mkfs ext4 512
 	echo "$FSS_MNT" > "$FSS_SCRATCH/mnt"
@@ -27,6 +29,10 @@ setup_file() {
 
 teardown_file() {
 	fss_cleanup
+}
+
+teardown() {
+	blamer_stop	# the blame cases' neighbours, if a test failed
 }
 
 setup() {
@@ -515,4 +521,88 @@ EOF2
 	[ "$status" -eq 0 ]
 	[[ "$output" == "fsyncscope "*" compare"* ]]
 	[[ "$output" == *"fdatasync_overwrite: fdatasync after each 8 KiB overwrite"* ]]
+}
+
+@test "blame: a trace with a neighbour -> its HTML names the neighbour with the document's shares; the Perfetto slices carry the records' blame" {
+	local m ow w out ev; m="$(cat "$S/mnt")"
+	mkdir "$m/bo" "$m/bw"
+	# an overwriter, and a big buffered writer (fsync every 16 MiB) beside
+	# it: each is named in the other's syncs (tests/blame.bats)
+	scenario rbw "
+		$BLAMER overwrite $m/bo 4 > $S/rbo.pid &
+		sleep 1
+		$BLAMER writer $m/bw 2 > $S/rbw.pid
+		wait" --mount "$m" --events-detail
+	out="$S/rbw.out" ev="$S/rbw.ev"
+	ow="$(pid_of "$S/rbo.pid")"
+	w="$(pid_of "$S/rbw.pid")"
+	rm -f "$S/rbo.pid" "$S/rbw.pid"
+	[ -n "$ow" ] && [ -n "$w" ]
+	jq -c 'select(.type == "summary")' "$out" > "$S/rbw-summary.json"
+	fss_jq "$S/rbw-summary.json" ".blamed | any(.pid == $w and .comm == \"bigwriter\")"
+	"$FSS_BIN" report "$out" -o "$S/rbw.html"
+	# every blame number of the page is the document's (check-html)
+	check_page "$S/rbw.html" "$S/rbw-summary.json" trace-blame
+	# the writer's row: its pid and its name
+	grep -q "<tr data-pid=\"$w\"><td data-stat=\"pid\">$w</td><td data-stat=\"comm\">bigwriter</td>" \
+		"$S/rbw.html"
+	grep -q '<figure class="shares causes">' "$S/rbw.html"
+	# Perfetto: each sync slice's blame args are its record's
+	"$FSS_BIN" report "$out" --events "$ev" --format perfetto -o "$S/rbw.pf.json"
+	run "$PY" "$FSS_ROOT/tests/helpers/check-perfetto" "$S/rbw.pf.json" "$ev"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local n; n="$(jq -s 'length' "$ev")"
+	[[ "${lines[-1]}" == "$n syncs, "*", $n with blame, "*" 0 problems" ]]
+	# the writer syncs too: it has instants on its track for the time it
+	# caused in the overwriter's syncs
+	fss_jq "$S/rbw.pf.json" "[.traceEvents[] | select(.ph == \"i\" and
+		.pid == $w and .args.victim_pid == $ow)] | length > 0"
+	rm -rf "$m/bo" "$m/bw"
+}
+
+@test "blame: run beside a metadata storm -> the test's blame in its HTML names the storm with the document's shares" {
+	local m storm; m="$(cat "$S/mnt")"
+	mkdir "$m/rs" "$m/rr"
+	"$BLAMER" storm "$m/rs" 4 > "$S/rstorm.pid" &
+	wait_for "$S/rstorm.pid" '^ready'
+	storm="$(pid_of "$S/rstorm.pid")"
+	"$FSS_BIN" run --json --method fsync --pattern append -s 2 "$m/rr" \
+		> "$S/rstorm.json"
+	wait
+	rm -f "$S/rstorm.pid"
+	fss_jq "$S/rstorm.json" ".tests[0].blame.others |
+		any(.pid == $storm and .comm == \"storm\")"
+	"$FSS_BIN" report "$S/rstorm.json" -o "$S/rstorm.html"
+	check_page "$S/rstorm.html" "$S/rstorm.json" run-blame
+	grep -q "<tr data-cause=\"other\" data-pid=\"$storm\">.*<td data-stat=\"comm\">storm</td>" \
+		"$S/rstorm.html"
+	# the per-test bar of self / others / unattributed
+	grep -q 'Who caused the journal, queue and device time, per test' "$S/rstorm.html"
+	rm -rf "$m/rs" "$m/rr"
+}
+
+@test "blame off: the HTML of run and trace --no-blame says so, with no blame table; no blame args in Perfetto" {
+	local m; m="$(cat "$S/mnt")"
+	mkdir "$m/ra"
+	"$FSS_BIN" run --no-blame --json --method fdatasync --count 100 "$m" > "$S/roff.json"
+	"$FSS_BIN" report "$S/roff.json" -o "$S/roff.html"
+	grep -q '<p class="blame-na" data-test="custom.fdatasync">Blame: off (--no-blame)</p>' \
+		"$S/roff.html"
+	run ! grep -q '<table class="blame' "$S/roff.html"
+	check_page "$S/roff.html" "$S/roff.json" run-blame-off
+	scenario toff "$BLAMER append $m/ra 0.5 > /dev/null" --mount "$m" \
+		--no-blame --events-detail
+	jq -c 'select(.type == "summary")' "$S/toff.out" > "$S/toff-summary.json"
+	fss_jq "$S/toff-summary.json" '.blame == null and .blame_strategy == "off (--no-blame)"'
+	"$FSS_BIN" report "$S/toff.out" -o "$S/toff.html"
+	grep -q '<p class="blame-na">Blame: off (--no-blame)</p>' "$S/toff.html"
+	run ! grep -qE '<table class="(blame|blamed|blame-procs)"' "$S/toff.html"
+	check_page "$S/toff.html" "$S/toff-summary.json" trace-blame-off
+	"$FSS_BIN" report "$S/toff.out" --events "$S/toff.ev" --format perfetto -o "$S/toff.pf.json"
+	run "$PY" "$FSS_ROOT/tests/helpers/check-perfetto" "$S/toff.pf.json" "$S/toff.ev"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == *", 0 with blame, 0 blame instants, 0 problems" ]]
+	rm -rf "$m/ra"
 }

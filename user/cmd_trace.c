@@ -245,6 +245,7 @@ static struct {
 	bool slower;
 	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
 	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
+	char blame[256];		/* strategy.blame, for the reports */
 	FILE *out;
 	FILE *events;			/* --events */
 	struct fss_out save;		/* --save */
@@ -679,6 +680,9 @@ static void trace_announce(struct trace_run *r)
 
 	L.journal_na = json_object_object_get_ex(st, "journal", &jv) &&
 		       !strcmp(json_object_get_string(jv), "n/a");
+	if (json_object_object_get_ex(st, "blame", &jv))
+		snprintf(L.blame, sizeof(L.blame), "%s",
+			 json_object_get_string(jv));
 	if (env.live.verbose)
 		fss_tracer_print_strategy(r->t, stderr);
 	if (env.json || L.save.f) {
@@ -705,7 +709,7 @@ static struct live_report_ctx report_ctx(const char *type, int index)
 	struct live_report_ctx rc = {
 		.type = type, .index = index, .cmd_status = -1,
 		.top = env.top, .journal_na = L.journal_na,
-		.cmd = env.cmd != NULL,
+		.cmd = env.cmd != NULL, .blame = L.blame[0] ? L.blame : NULL,
 	};
 
 	return rc;

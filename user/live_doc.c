@@ -372,6 +372,9 @@ struct json_object *live_doc_report(const struct window *w,
 	json_object_object_add(o, "blamed", w->all.blamed_syncs ?
 			       blamed_json(w, rc->top) : NULL);
 	json_object_object_add(o, "blamed_total", json_object_new_int(w->tbl[G_BLAMED].n));
+	/* what blame ran with: why blame is null, when it is */
+	json_object_object_add(o, "blame_strategy", rc->blame ?
+			       json_object_new_string(rc->blame) : NULL);
 	/* -- CMD: its exit status (null: it still runs) in the summary */
 	if (rc->cmd && !rc->index)
 		json_object_object_add(o, "command_status", rc->cmd_status >= 0 ?

@@ -49,6 +49,7 @@ struct live_report_ctx {
 	int top;		/* processes and files listed */
 	bool journal_na;	/* no jbd2/xfs log tracepoint attached */
 	bool cmd;		/* -- CMD: the summary has "command_status" */
+	const char *blame;	/* the strategy's blame ("off (--no-blame)", ...) */
 };
 
 /* an interval or the summary from window w */

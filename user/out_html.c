@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include "doc.h"
 #include "hist.h"
+#include "out_html_blame.h"
 #include "out_svg.h"
 #include "render.h"
 
@@ -36,25 +37,16 @@ static const char css[] =
 ".note{color:#555;font-size:.85em;margin:.2em 0}"
 "ul.legend{list-style:none;padding:0;margin:.3em 0}ul.legend li{display:inline-block;margin-right:12px}"
 ".sw{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}"
+"caption{text-align:left;font-weight:600;padding:.2em 0}"
+"table.blamed td,table.blame td{white-space:nowrap}"
+"table.blamed td[data-stat=comm],table.blamed td[data-stat=cgroup],"
+"table.blame td[data-stat=comm],table.blame td[data-stat=cgroup]{text-align:left}"
 ".slower{color:#b03a00;font-weight:600}.faster{color:#005a8c;font-weight:600}"
 "@media print{body{max-width:none}figure{break-inside:avoid}}";
 
 static void esc(FILE *f, const char *s)
 {
 	svg_esc(f, s ? s : "n/a");
-}
-
-/* A duration given in us: "188.6 µs", "4.321 ms", "1.234 s"; n/a if NAN. */
-static void fmt_us(char *buf, size_t len, double us)
-{
-	if (!isfinite(us))
-		snprintf(buf, len, "n/a");
-	else if (us < 10000)
-		snprintf(buf, len, "%.1f µs", us);
-	else if (us < 1e7)
-		snprintf(buf, len, "%.3f ms", us / 1e3);
-	else
-		snprintf(buf, len, "%.3f s", us / 1e6);
 }
 
 static void page_open(FILE *f, const char *title)
@@ -139,7 +131,7 @@ static void num_cell(FILE *f, const char *stat, double us)
 {
 	char b[48];
 
-	fmt_us(b, sizeof(b), us);
+	svg_fmt_us(b, sizeof(b), us);
 	fprintf(f, "<td data-stat=\"%s\">%s</td>", stat, b);
 }
 
@@ -329,7 +321,7 @@ static int bar_fn(const char *key, struct json_object *t, void *arg)
 	b->label = bs->labels[bs->n++];
 	for (p = 0; p < SVG_NPH; p++)
 		b->share[p] = fss_jnum(fss_j(bd, svg_phase_names[p]), "share");
-	fmt_us(m, sizeof(m), fss_jnum(fss_j(fss_j(t, "hist"), "total"), "sum_ns") /
+	svg_fmt_us(m, sizeof(m), fss_jnum(fss_j(fss_j(t, "hist"), "total"), "sum_ns") /
 	       fmax(fss_jnum(fss_j(fss_j(t, "hist"), "total"), "count"), 1) / 1000);
 	snprintf(b->note, sizeof(b->note), "mean %s", m);
 	return 0;
@@ -338,6 +330,7 @@ static int bar_fn(const char *key, struct json_object *t, void *arg)
 struct run_ctx {
 	FILE *f;
 	struct tls *events;
+	struct json_object *doc;
 };
 
 static int run_test_fn(const char *key, struct json_object *t, void *arg)
@@ -364,6 +357,7 @@ static int run_test_fn(const char *key, struct json_object *t, void *arg)
 	}
 	fputs("</p>\n", c->f);
 	test_table(c->f, key, t);
+	html_blame_test(c->f, key, t, c->doc);
 	test_hists(c->f, key, t, c->events);
 	return 0;
 }
@@ -385,7 +379,7 @@ static void shares_chart(FILE *f, struct json_object *doc, const char *title)
 static void render_run(FILE *f, struct json_object *doc, struct tls *events)
 {
 	struct json_object *t = fss_j(doc, "target"), *o = fss_j(doc, "options");
-	struct run_ctx c = { f, events };
+	struct run_ctx c = { f, events, doc };
 	char buf[600], title[400];
 
 	snprintf(title, sizeof(title), "fsyncscope run: %s", fss_jstr(t, "path") ?: "?");
@@ -406,11 +400,14 @@ static void render_run(FILE *f, struct json_object *doc, struct tls *events)
 	fact(f, "run", buf);
 	snprintf(buf, sizeof(buf), "%lld", fss_jint(doc, "drops", -1));
 	fact(f, "events lost", fss_jint(doc, "drops", -1) < 0 ? "n/a (not traced)" : buf);
+	if (fss_jstr(fss_j(doc, "strategy"), "blame"))
+		fact(f, "blame", fss_jstr(fss_j(doc, "strategy"), "blame"));
 	fputs("</table>\n", f);
 	verdict_block(f, doc);
 	fputs("<h2>Where sync time goes, per test</h2>\n", f);
 	shares_chart(f, doc, "Share of traced sync time by phase, per test "
 		     "(right: mean sync latency)");
+	html_blame_run_chart(f, doc);
 	fputs("<h2>Tests</h2>\n", f);
 	fss_doc_foreach_test(doc, run_test_fn, &c);
 	page_close(f, doc);
@@ -518,8 +515,8 @@ static void diff_test(FILE *f, struct json_object *t)
 		char a[48], b[48];
 
 		(void)lo;
-		fmt_us(a, sizeof(a), fss_jnum(r, "a_us"));
-		fmt_us(b, sizeof(b), fss_jnum(r, "b_us"));
+		svg_fmt_us(a, sizeof(a), fss_jnum(r, "a_us"));
+		svg_fmt_us(b, sizeof(b), fss_jnum(r, "b_us"));
 		fprintf(f, "<tr data-series=\"%s\" data-stat=\"%s\"><td>%s</td><td>%s</td>"
 			"<td>%s</td><td>%s</td>", fss_jstr(r, "series"), fss_jstr(r, "stat"),
 			fss_jstr(r, "series"), fss_jstr(r, "stat"), a, b);
@@ -620,7 +617,7 @@ static void trace_top(FILE *f, struct json_object *arr, const char *what,
 		for (p = 0; p < SVG_NPH; p++)
 			bs->b[bs->n].share[p] = fss_jnum(fss_j(fss_j(r, "phases"),
 						 svg_phase_names[p]), "share");
-		fmt_us(lbl, 32, fss_jnum(r, "mean_us"));
+		svg_fmt_us(lbl, 32, fss_jnum(r, "mean_us"));
 		snprintf(bs->b[bs->n].note, sizeof(bs->b[0].note), "mean %.32s", lbl);
 		bs->n++;
 	}
@@ -712,7 +709,7 @@ static void render_trace(FILE *f, struct json_object *doc)
 		for (int p = 0; p < SVG_NPH; p++)
 			bs->b[0].share[p] = fss_jnum(fss_j(fss_j(all, "phases"),
 						     svg_phase_names[p]), "share");
-		fmt_us(buf, 32, fss_jnum(all, "mean_us"));
+		svg_fmt_us(buf, 32, fss_jnum(all, "mean_us"));
 		snprintf(bs->b[0].note, sizeof(bs->b[0].note), "mean %.32s", buf);
 		bs->n = 1;
 		svg_phase_legend(f);
@@ -723,6 +720,7 @@ static void render_trace(FILE *f, struct json_object *doc)
 	trace_top(f, fss_j(doc, "processes"), "process", "name",
 		  "Top processes by sync time");
 	trace_top(f, fss_j(doc, "files"), "file", "path", "Top files by sync time");
+	html_blame_trace(f, doc);
 	if (any_db_class(fss_j(doc, "classes")))
 		trace_top(f, fss_j(doc, "classes"), "class", "label",
 			  "Database files by class (docs/databases.md)");

@@ -14,7 +14,10 @@
  *    (tid 1, 2, ...; a lane holds requests that do not overlap): write,
  *    flush, fua, preflush;
  *  - a process per filesystem journal ("journal 7:0"): commits on lanes;
- *  - flow arrows from each sync to every request painted into it.
+ *  - flow arrows from each sync to every request painted into it;
+ *  - blame (docs/blame.md): each sync slice's args carry its first causes,
+ *    and a process that caused time in another process's sync, when it
+ *    has syncs of its own in the trace, gets an instant on its track.
  * Times are microseconds with three decimals: exact nanoseconds.
  */
 #include <math.h>
@@ -26,6 +29,9 @@
 
 #define DEV_PID_BASE	5000000		/* above any pid_max */
 #define JNL_PID_BASE	6000000
+#define BLAME_ARGS	8		/* causes of a sync in its args */
+#define JSON_OUT	(JSON_C_TO_STRING_PLAIN | \
+			 JSON_C_TO_STRING_NOSLASHESCAPE)
 
 struct span {
 	char key[64];			/* dedupe: dev/id/start */
@@ -46,6 +52,13 @@ struct flow {
 	size_t rq;			/* index in pctx.rq */
 };
 
+/* an instant on a blamed process's track, drawn if it has a track */
+struct blamed {
+	long long pid;
+	double ts;			/* ns: the sync's start */
+	struct json_object *args;
+};
+
 struct pctx {
 	FILE *f;
 	bool first;
@@ -57,6 +70,9 @@ struct pctx {
 	char devs[64][16];		/* disks and journals seen, pid order */
 	int ndev;
 	struct json_object *threads;	/* "pid/tid" -> name */
+	struct json_object *pids;	/* pids with sync slices */
+	struct blamed *bl;
+	size_t nbl, cbl;
 };
 
 static void ts_us(char *b, size_t len, double ns)
@@ -121,6 +137,94 @@ static size_t span_add(struct spans *s, const char *key, const char *dev,
 	return s->n++;
 }
 
+static void copy_key(struct json_object *to, struct json_object *from,
+		     const char *key)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(from, key, &v) && v)
+		json_object_object_add(to, key, json_object_get(v));
+}
+
+/* a cause of a sync's blame as args: its keys that are not null */
+static struct json_object *cause_args(struct json_object *x)
+{
+	static const char *const keys[] = { "pid", "comm", "cgroup", "phase",
+		"blamed_ns", "share", "self", "unattributed" };
+	struct json_object *o = json_object_new_object();
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		copy_key(o, x, keys[k]);
+	return o;
+}
+
+/* x caused time in ev's sync: an instant for its process, kept for later */
+static void blamed_add(struct pctx *c, struct json_object *ev,
+		       struct json_object *x, double start)
+{
+	struct json_object *a;
+
+	if (!fss_j(x, "pid") || json_object_get_boolean(fss_j(x, "self")) ||
+	    fss_jint(x, "pid", 0) == fss_jint(ev, "pid", 0))
+		return;
+	if (c->nbl == c->cbl) {
+		size_t nc = c->cbl ? c->cbl * 2 : 1024;
+		struct blamed *nb = realloc(c->bl, nc * sizeof(*nb));
+
+		if (!nb)
+			return;
+		c->bl = nb;
+		c->cbl = nc;
+	}
+	a = json_object_new_object();
+	json_object_object_add(a, "victim_pid",
+			       json_object_get(fss_j(ev, "pid")));
+	json_object_object_add(a, "victim_tid",
+			       json_object_get(fss_j(ev, "tid")));
+	json_object_object_add(a, "victim_comm",
+			       json_object_get(fss_j(ev, "comm")));
+	copy_key(a, x, "phase");
+	copy_key(a, x, "blamed_ns");
+	copy_key(a, x, "share");
+	c->bl[c->nbl++] = (struct blamed){ fss_jint(x, "pid", 0), start, a };
+}
+
+/* the args of a sync slice: what it is, and its blame (docs/blame.md) */
+static struct json_object *sync_args(struct pctx *c, struct json_object *ev,
+				     double start, double total)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *b = fss_j(ev, "blame"), *a;
+	size_t i, n;
+
+	json_object_object_add(o, "test", json_object_new_string(
+				       fss_jstr(ev, "test") ?: ""));
+	json_object_object_add(o, "total_ns",
+			       json_object_new_int64(llround(total)));
+	json_object_object_add(o, "ino",
+			       json_object_new_int64(fss_jint(ev, "ino", 0)));
+	json_object_object_add(o, "dev", json_object_new_string(
+				       fss_jstr(ev, "dev") ?: ""));
+	if (!b || !json_object_is_type(b, json_type_array))
+		return o;
+	n = json_object_array_length(b);
+	a = json_object_new_array();
+	for (i = 0; i < n && i < BLAME_ARGS; i++) {
+		struct json_object *x = json_object_array_get_idx(b, i);
+
+		json_object_array_add(a, cause_args(x));
+		blamed_add(c, ev, x, start);
+	}
+	json_object_object_add(o, "blame", a);
+	if (n > BLAME_ARGS)
+		json_object_object_add(o, "blame_unlisted",
+				       json_object_new_int64(n - BLAME_ARGS));
+	copy_key(o, ev, "blame_self_ns");
+	copy_key(o, ev, "blame_others_ns");
+	copy_key(o, ev, "blame_unattributed_ns");
+	return o;
+}
+
 static void sync_event(struct json_object *ev, void *arg)
 {
 	struct pctx *c = arg;
@@ -129,6 +233,7 @@ static void sync_event(struct json_object *ev, void *arg)
 	long long pid = fss_jint(ev, "pid", 0), tid = fss_jint(ev, "tid", 0);
 	double start = fss_jnum(ev, "start_ns"), total = fss_jnum(ev, "total_ns");
 	char ts[32], dur[32], key[48], tname[64];
+	struct json_object *args;
 	size_t i;
 
 	if (!segs || !isfinite(start) || !isfinite(total)) {
@@ -139,13 +244,16 @@ static void sync_event(struct json_object *ev, void *arg)
 	snprintf(key, sizeof(key), "%lld/%lld", pid, tid);
 	snprintf(tname, sizeof(tname), "%s %lld", fss_jstr(ev, "comm") ?: "?", tid);
 	json_object_object_add(c->threads, key, json_object_new_string(tname));
+	snprintf(key, sizeof(key), "%lld", pid);
+	json_object_object_add(c->pids, key, NULL);
 	ts_us(ts, sizeof(ts), start);
 	ts_us(dur, sizeof(dur), total);
-	emit(c, "{\"ph\":\"X\",\"cat\":\"sync\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%lld,"
-	     "\"ts\":%s,\"dur\":%s,\"args\":{\"test\":\"%s\",\"total_ns\":%.0f,"
-	     "\"ino\":%lld,\"dev\":\"%s\"}}", fss_jstr(ev, "kind") ?: "sync", pid, tid,
-	     ts, dur, fss_jstr(ev, "test") ?: "", total, fss_jint(ev, "ino", 0),
-	     fss_jstr(ev, "dev") ?: "");
+	args = sync_args(c, ev, start, total);
+	emit(c, "{\"ph\":\"X\",\"cat\":\"sync\",\"name\":\"%s\",\"pid\":%lld,"
+	     "\"tid\":%lld,\"ts\":%s,\"dur\":%s,\"args\":%s}",
+	     fss_jstr(ev, "kind") ?: "sync", pid, tid, ts, dur,
+	     json_object_to_json_string_ext(args, JSON_OUT));
+	json_object_put(args);
 	for (i = 0; i < json_object_array_length(segs); i++) {
 		struct json_object *s = json_object_array_get_idx(segs, i);
 		double off = json_object_get_double(json_object_array_get_idx(s, 0));
@@ -287,6 +395,29 @@ static void emit_flow_ends(struct pctx *c)
 	}
 }
 
+/* the instants of blamed processes that have a track (syncs of their own) */
+static void emit_blamed(struct pctx *c)
+{
+	char ts[32], key[32];
+
+	for (size_t i = 0; i < c->nbl; i++) {
+		struct blamed *b = &c->bl[i];
+
+		snprintf(key, sizeof(key), "%lld", b->pid);
+		if (json_object_object_get_ex(c->pids, key, NULL)) {
+			ts_us(ts, sizeof(ts), b->ts);
+			emit(c, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"blame\","
+			     "\"name\":\"blamed: %s\",\"pid\":%lld,"
+			     "\"tid\":%lld,\"ts\":%s,\"args\":%s}",
+			     fss_jstr(b->args, "phase") ?: "?", b->pid, b->pid,
+			     ts, json_object_to_json_string_ext(b->args,
+								JSON_OUT));
+		}
+		json_object_put(b->args);
+	}
+	c->nbl = 0;
+}
+
 static void emit_names(struct pctx *c)
 {
 	json_object_object_foreach(c->threads, key, val) {
@@ -315,6 +446,7 @@ int fss_render_perfetto(struct json_object *doc, FILE *f,
 		return -1;
 	}
 	c.threads = json_object_new_object();
+	c.pids = json_object_new_object();
 	c.rq.index = json_object_new_object();
 	c.jnl.index = json_object_new_object();
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":"
@@ -336,11 +468,16 @@ int fss_render_perfetto(struct json_object *doc, FILE *f,
 		emit_spans(&c, &c.rq, DEV_PID_BASE, "rq", "disk");
 		emit_spans(&c, &c.jnl, JNL_PID_BASE, "commit", "journal");
 		emit_flow_ends(&c);
+		emit_blamed(&c);
 		emit_names(&c);
 		fprintf(f, "\n],\"fsyncscope\":{\"syncs_drawn\":%zu,\"syncs_in_events\":%lld}}\n",
 			c.nsync, fss_events_count(ro->events_path, err, errlen));
 	}
+	for (size_t i = 0; i < c.nbl; i++)
+		json_object_put(c.bl[i].args);
+	free(c.bl);
 	json_object_put(c.threads);
+	json_object_put(c.pids);
 	json_object_put(c.rq.index);
 	json_object_put(c.jnl.index);
 	free(c.rq.v);

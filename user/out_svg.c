@@ -31,6 +31,18 @@ void svg_esc(FILE *f, const char *s)
 	}
 }
 
+void svg_fmt_us(char *buf, size_t len, double us)
+{
+	if (!isfinite(us))
+		snprintf(buf, len, "n/a");
+	else if (us < 10000)
+		snprintf(buf, len, "%.1f µs", us);
+	else if (us < 1e7)
+		snprintf(buf, len, "%.3f ms", us / 1e3);
+	else
+		snprintf(buf, len, "%.3f s", us / 1e6);
+}
+
 /* "1 µs", "10 ms", "1 s" for a power of ten of ns; else 3 digits. */
 static void dur_label(char *buf, size_t len, double ns)
 {
@@ -75,6 +87,74 @@ void svg_phase_legend(FILE *f)
 		fprintf(f, "<li><span class=\"sw\" style=\"background:%s\"></span>%s</li>",
 			svg_phase_colors[i], svg_phase_names[i]);
 	fputs("</ul>\n", f);
+}
+
+void svg_legend(FILE *f, const char *const *names, const char *const *colors,
+		int n)
+{
+	fputs("<ul class=\"legend\">", f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "<li><span class=\"sw\" style=\"background:%s\">"
+			"</span>", colors[i]);
+		svg_esc(f, names[i]);
+		fputs("</li>", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+/* x axis of the stacked bars: 0..100 % under rows of height rh */
+static void share_axis(FILE *f, int lw, int bw, int y, const char *title)
+{
+	for (int t = 0; t <= 4; t++) {
+		double x = lw + bw * t / 4.0;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+			"class=\"ax\"/><text x=\"%.1f\" y=\"%d\" class=\"tick\" "
+			"text-anchor=\"middle\">%d</text>\n", x, y, x, y + 4, x,
+			y + 16, t * 25);
+	}
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"ax\"/>\n",
+		lw, y, lw + bw, y);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axt\" text-anchor=\"middle\">",
+		lw + bw / 2, y + 34);
+	svg_esc(f, title);
+	fputs("</text>\n", f);
+}
+
+void svg_cause_bars(FILE *f, const char *title, const struct svg_cbar *bars,
+		    int n, const char *axis)
+{
+	const int lw = 190, bw = 400, rh = 22, top = 8, w = lw + bw + 120;
+
+	fig_open(f, title, w, top + n * rh + 42, "shares causes");
+	for (int i = 0; i < n; i++) {
+		double x = lw, y = top + i * rh;
+
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"lbl\" "
+			"text-anchor=\"end\">", lw - 6, y + 15);
+		svg_esc(f, bars[i].label);
+		fputs("</text>\n", f);
+		for (int s = 0; s < bars[i].nseg && s < SVG_NSEG; s++) {
+			const struct svg_seg *g = &bars[i].seg[s];
+			double wd = fmin(g->share, 1.0 - (x - lw) / bw) * bw;
+
+			if (!isfinite(g->share) || g->share <= 0 || wd <= 0)
+				continue;
+			fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+				"height=\"%d\" fill=\"%s\" stroke=\"#888\" "
+				"stroke-width=\"0.3\"><title>", x, y + 3, wd,
+				rh - 6, g->color);
+			svg_esc(f, g->name);
+			fprintf(f, " %.1f %%</title></rect>\n", g->share * 100);
+			x += wd;
+		}
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"lbl\">",
+			lw + bw + 6, y + 15);
+		svg_esc(f, bars[i].note);
+		fputs("</text>\n", f);
+	}
+	share_axis(f, lw, bw, top + n * rh, axis);
+	fig_close(f, NULL);
 }
 
 void svg_stacked_shares(FILE *f, const char *title, const struct svg_bar *bars,

@@ -20,6 +20,9 @@ extern const char *const svg_phase_colors[SVG_NPH];
 /* HTML-escaped text. */
 void svg_esc(FILE *f, const char *s);
 
+/* A duration given in us: "188.6 µs", "4.321 ms", "1.234 s"; n/a if NAN. */
+void svg_fmt_us(char *buf, size_t len, double us);
+
 /* A legend of the six phases (HTML, not SVG). */
 void svg_phase_legend(FILE *f);
 
@@ -35,6 +38,31 @@ struct svg_bar {
 };
 void svg_stacked_shares(FILE *f, const char *title, const struct svg_bar *bars,
 			int n);
+
+/*
+ * Stacked horizontal bars of named segments with their own colours (blame:
+ * causes rather than phases): shares 0..1 of the row's whole; what is not
+ * covered stays blank.  A legend of the names is the caller's
+ * (svg_legend).  axis: the x axis title.
+ */
+#define SVG_NSEG	12
+struct svg_seg {
+	const char *name;
+	double share;
+	const char *color;
+};
+struct svg_cbar {
+	const char *label;
+	struct svg_seg seg[SVG_NSEG];
+	int nseg;
+	char note[48];
+};
+void svg_cause_bars(FILE *f, const char *title, const struct svg_cbar *bars,
+		    int n, const char *axis);
+
+/* A legend (HTML) of n names with their colours. */
+void svg_legend(FILE *f, const char *const *names, const char *const *colors,
+		int n);
 
 /* Marks drawn on a histogram: label and value (ns). */
 struct svg_mark {
