@@ -15,24 +15,70 @@
 #include "trace.h"
 #include "workload.h"
 
-int fss_cli_parse(const struct argp *argp, int argc, char **argv,
-		  void *input, const char *prog, int bad_rc)
+/* ---- -h/--help and --usage of every command --------------------------- */
+
+enum { CLI_USAGE = 0x1200 };
+
+/* run, compare, report, diff: argp's own words, --usage without a letter */
+static const struct argp_option help_list_options[] = {
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ "usage", CLI_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ 0 },
+};
+
+/* trace, devices, exporter (the libbpf-tools style): -u too */
+static const struct argp_option help_show_options[] = {
+	{ "help", 'h', NULL, 0, "Show this help", -1 },
+	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
+	{ 0 },
+};
+
+/* what was asked for (ARGP_HELP_*), 0: nothing; one parse at a time */
+static unsigned int help_asked;
+
+static error_t help_parse(int key, char *arg, struct argp_state *state)
 {
-	char **av, *buf = NULL, *nl;
+	(void)arg;
+	(void)state;
+	switch (key) {
+	case 'h':
+		help_asked = ARGP_HELP_STD_HELP;	/* wins over --usage */
+		break;
+	case 'u':
+	case CLI_USAGE:
+		if (!help_asked)
+			help_asked = ARGP_HELP_USAGE;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp help_argps[] = {
+	[FSS_CLI_HELP_LIST] = { .options = help_list_options, .parser = help_parse },
+	[FSS_CLI_HELP_SHOW] = { .options = help_show_options, .parser = help_parse },
+};
+
+/* ---- parsing ----------------------------------------------------------- */
+
+/* argp_parse() with argp's and getopt's messages in memory (*msg) */
+static error_t cli__argp_parse(const struct argp *argp, int argc, char **argv,
+			       void *input, const char *prog, char **msg)
+{
 	size_t len = 0;
 	FILE *saved = stderr, *mem;
+	char **av;
 	error_t err;
 
+	*msg = NULL;
 	av = calloc(argc + 1, sizeof(*av));
-	if (!av) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return bad_rc;
-	}
+	if (!av)
+		return ENOMEM;
 	for (int i = 0; i < argc; i++)
 		av[i] = argv[i];
 	av[0] = (char *)prog;
-	/* argp's and getopt's messages go to memory: only a first line is shown */
-	mem = open_memstream(&buf, &len);
+	mem = open_memstream(msg, &len);
 	if (mem)
 		stderr = mem;
 	err = argp_parse(argp, argc, av, ARGP_NO_EXIT | ARGP_NO_HELP, NULL,
@@ -42,21 +88,60 @@ int fss_cli_parse(const struct argp *argp, int argc, char **argv,
 		fclose(mem);
 	}
 	free(av);
-	if (!err && !(buf && buf[0])) {
-		free(buf);
-		return 0;
-	}
-	if (buf && buf[0]) {
-		nl = strchr(buf, '\n');
+	return err;
+}
+
+/* the first line of what argp said, or why it stopped */
+static void cli__bad_line(const char *prog, char *msg, error_t err)
+{
+	char *nl;
+
+	if (msg && msg[0]) {
+		nl = strchr(msg, '\n');
 		if (nl)
 			*nl = '\0';
-		fprintf(stderr, "%s (try '%s --help')\n", buf, prog);
+		fprintf(stderr, "%s (try '%s --help')\n", msg, prog);
 	} else {
 		fprintf(stderr, "%s: bad arguments (%s) (try '%s --help')\n",
 			prog, strerror(err), prog);
 	}
-	free(buf);
-	return bad_rc;
+}
+
+bool fss_cli_parse(const struct argp *argp, int argc, char **argv,
+		   void *input, const char *prog, enum fss_cli_help help,
+		   int *rc)
+{
+	struct argp root = *argp;
+	struct argp_child *kids;
+	char *msg = NULL;
+	error_t err;
+	int n = 0;
+
+	/* the command's argp with the help options as one more child */
+	while (argp->children && argp->children[n].argp)
+		n++;
+	kids = calloc(n + 2, sizeof(*kids));
+	if (!kids) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		*rc = 2;
+		return true;
+	}
+	if (n)
+		memcpy(kids, argp->children, n * sizeof(*kids));
+	kids[n].argp = &help_argps[help];
+	root.children = kids;
+	help_asked = 0;
+	err = cli__argp_parse(&root, argc, argv, input, prog, &msg);
+	*rc = 0;
+	if (err || (msg && msg[0])) {
+		cli__bad_line(prog, msg, err);
+		*rc = 2;
+	} else if (help_asked) {
+		argp_help(&root, stdout, help_asked, (char *)prog);
+	}
+	free(msg);
+	free(kids);
+	return *rc || help_asked;
 }
 
 int fss_cli_usage_error(const char *prog, const char *msg)

@@ -13,14 +13,26 @@
 #include "doc.h"
 
 /*
- * argp_parse() with prog ("fsyncscope run") as the program name and every
- * message argp or a parser prints (argp_error) cut to its first line, as
- * "LINE (try 'PROG --help')".  argv[0] is not used.  Parsed with
- * ARGP_NO_EXIT | ARGP_NO_HELP: the command's own -h/--usage print help.
- * Returns 0, or bad_rc after printing that one line.
+ * The words of -h/--help and --usage, which fss_cli_parse() adds to every
+ * command (help group -1): LIST "Give this help list" and --usage alone
+ * (run, compare, report, diff), SHOW "Show this help" and -u, --usage
+ * (trace, devices, exporter).
  */
-int fss_cli_parse(const struct argp *argp, int argc, char **argv,
-		  void *input, const char *prog, int bad_rc);
+enum fss_cli_help { FSS_CLI_HELP_LIST, FSS_CLI_HELP_SHOW };
+
+/*
+ * argp_parse() of a command's argp, with -h/--help and --usage (help) added,
+ * prog ("fsyncscope run") as the program name and every message argp or a
+ * parser prints (argp_error) cut to its first line, as "LINE (try 'PROG
+ * --help')".  argv[0] is not used.  Parsed with ARGP_NO_EXIT | ARGP_NO_HELP;
+ * the help or usage asked for is printed on stdout once the whole command
+ * line parsed (--help wins over --usage).  Returns true when the command
+ * is done, to exit with *rc: 0 after the help or usage, 2 (a usage error)
+ * after that one line; false: go on, the options are in input.
+ */
+bool fss_cli_parse(const struct argp *argp, int argc, char **argv,
+		   void *input, const char *prog, enum fss_cli_help help,
+		   int *rc);
 
 /* "PROG: MSG (try 'PROG --help')" on stderr; returns 2 (a usage error). */
 int fss_cli_usage_error(const char *prog, const char *msg);

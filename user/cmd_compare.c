@@ -37,7 +37,7 @@
 
 enum {
 	OPT_FS = 256, OPT_DIR, OPT_SIZE, OPT_MKFS_OPTS, OPT_SCRATCH, OPT_DESTROY,
-	OPT_METHOD, OPT_DIRECT, OPT_PATTERN, OPT_SAVE, OPT_USAGE,
+	OPT_METHOD, OPT_DIRECT, OPT_PATTERN, OPT_SAVE,
 };
 
 static const char doc[] =
@@ -99,8 +99,6 @@ static const struct argp_option options[] = {
 	{ "save", OPT_SAVE, "FILE", 0, "Also save the result document (JSON) to "
 	  "FILE, whatever --format prints: 'fsyncscope report FILE' renders "
 	  "it again", 5 },
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
 };
 
@@ -154,14 +152,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->wl;
-		break;
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		o->help = true;
-		break;
-	case OPT_USAGE:
-		argp_state_help(state, stdout, ARGP_HELP_USAGE);
-		o->help = true;
 		break;
 	case OPT_FS:
 		if (parse_fs_list(o, arg)) {
@@ -587,8 +577,8 @@ int cmd_compare(int argc, char **argv)
 	};
 	fss_cli_wl_defaults(&c->o.wl);
 	c->o.wl.file_size = DEF_FILE_SIZE;
-	rc = fss_cli_parse(&cmp_argp, argc, argv, &c->o, PROG, 2);
-	if (rc || c->o.help)
+	if (fss_cli_parse(&cmp_argp, argc, argv, &c->o, PROG,
+			  FSS_CLI_HELP_LIST, &rc))
 		goto done;
 	rc = check_combinations(&c->o);
 	if (rc)

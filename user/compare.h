@@ -62,7 +62,6 @@ struct cmp_opts {
 	bool direct;
 	enum fss_pattern pattern;
 	bool pattern_set;
-	bool help;
 };
 
 /* One workload: the same on every filesystem. */

@@ -32,7 +32,7 @@
 
 enum {
 	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE, OPT_METHOD, OPT_DIRECT,
-	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_USAGE, OPT_NO_BLAME,
+	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_NO_BLAME,
 };
 
 static const char doc[] =
@@ -87,8 +87,6 @@ static const struct argp_option options[] = {
 	  "perfetto; records ~2.5x larger)", 5 },
 	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused the syncs' "
 	  "time (blame, docs/blame.md: on by default)", 5 },
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
 };
 
@@ -117,14 +115,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->wl;
-		break;
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		o->help = true;
-		break;
-	case OPT_USAGE:
-		argp_state_help(state, stdout, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
-		o->help = true;
 		break;
 	case OPT_EVENTS_DETAIL:
 		o->events_detail = true;
@@ -428,8 +418,8 @@ int cmd_run(int argc, char **argv)
 
 	fss_cli_wl_defaults(&o.wl);
 	o.wl.file_size = SUITE_FILE_SIZE;
-	rc = fss_cli_parse(&run_argp, argc, argv, &o, PROG, 2);
-	if (rc || o.help)
+	if (fss_cli_parse(&run_argp, argc, argv, &o, PROG, FSS_CLI_HELP_LIST,
+			  &rc))
 		return rc;
 	rc = check_combinations(&o);
 	if (rc)

@@ -42,7 +42,6 @@ struct run_opts {
 	enum fss_pattern pattern;
 	unsigned int sweep[MAX_SWEEP];
 	int nsweep;
-	bool help;
 };
 
 /* One run while it goes: its target, workload, tracer and tests. */
