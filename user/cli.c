@@ -358,6 +358,127 @@ const struct argp fss_cli_wl_argp = {
 	.parser = wl_parse,
 };
 
+/* ---- the workload's shape (run, compare) ------------------------------ */
+
+enum { CLI_METHOD = 0x1300, CLI_PATTERN, CLI_DIRECT };
+
+/* run: one custom test */
+static const struct argp_option shape_one_options[] = {
+	{ "method", CLI_METHOD, "M", 0, "open_datasync, open_sync, fdatasync, "
+	  "fsync, none, sync_file_range, pwritev2_dsync, fsync_writethrough "
+	  "(default fdatasync)", 3 },
+	{ "direct", CLI_DIRECT, NULL, 0, "Open with O_DIRECT", 3 },
+	{ "pattern", CLI_PATTERN, "P", 0, "overwrite (default), append, random",
+	  3 },
+	{ 0 },
+};
+
+/* compare: the same workloads on every filesystem */
+static const struct argp_option shape_list_options[] = {
+	{ "method", CLI_METHOD, "M[,M...]", 0, "Only these methods (open_datasync, "
+	  "open_sync, fdatasync, fsync, pwritev2_dsync, sync_file_range, none), "
+	  "one workload each with --pattern", 3 },
+	{ "direct", CLI_DIRECT, NULL, 0, "O_DIRECT for every workload "
+	  "(open_datasync always uses it)", 3 },
+	{ "pattern", CLI_PATTERN, "P", 0, "overwrite, append or random for every "
+	  "workload (default: each workload's own)", 3 },
+	{ 0 },
+};
+
+void fss_cli_shape_defaults(struct fss_cli_shape *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->methods[0] = FSS_M_FDATASYNC;
+	s->pattern = FSS_PAT_OVERWRITE;
+}
+
+/* M[,M...]: different methods (fsync_writethrough is none), added to s */
+static int shape__methods(struct fss_cli_shape *s, const char *arg)
+{
+	char buf[256], *tok, *save = NULL;
+	enum fss_method m;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (fss_method_parse(tok, &m) || m == FSS_M_FSYNC_WRITETHROUGH ||
+		    s->nmethods >= FSS_M_MAX)
+			return -1;
+		for (int i = 0; i < s->nmethods; i++)
+			if (s->methods[i] == m)
+				return -1;
+		s->methods[s->nmethods++] = m;
+	}
+	return s->nmethods ? 0 : -1;
+}
+
+static error_t shape__method(struct fss_cli_shape *s, bool list,
+			     const char *arg, struct argp_state *state)
+{
+	if (!list) {
+		if (fss_method_parse(arg, &s->methods[0])) {
+			argp_error(state, "unknown --method '%s'", arg);
+			return EINVAL;
+		}
+		s->nmethods = 1;
+	} else if (shape__methods(s, arg)) {
+		argp_error(state, "bad --method '%s': different methods from "
+			   "open_datasync, open_sync, fdatasync, fsync, "
+			   "pwritev2_dsync, sync_file_range, none", arg);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static error_t shape__parse(int key, char *arg, struct argp_state *state,
+			    bool list)
+{
+	struct fss_cli_shape *s = state->input;
+	error_t err;
+
+	switch (key) {
+	case CLI_METHOD:
+		err = shape__method(s, list, arg, state);
+		if (err)
+			return err;
+		break;
+	case CLI_DIRECT:
+		s->direct = true;
+		break;
+	case CLI_PATTERN:
+		if (fss_pattern_parse(arg, &s->pattern)) {
+			argp_error(state, "unknown --pattern '%s' (overwrite, append, "
+				   "random)", arg);
+			return EINVAL;
+		}
+		s->pattern_set = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	s->set = true;
+	return 0;
+}
+
+static error_t shape_one_parse(int key, char *arg, struct argp_state *state)
+{
+	return shape__parse(key, arg, state, false);
+}
+
+static error_t shape_list_parse(int key, char *arg, struct argp_state *state)
+{
+	return shape__parse(key, arg, state, true);
+}
+
+const struct argp fss_cli_shape_argp[] = {
+	[FSS_CLI_SHAPE_ONE] = { .options = shape_one_options,
+				.parser = shape_one_parse },
+	[FSS_CLI_SHAPE_LIST] = { .options = shape_list_options,
+				 .parser = shape_list_parse },
+};
+
 /* ---- the live commands' options (trace, exporter) ---- */
 
 enum { CLI_MOUNT = 0x1100, CLI_LIVE_STRATEGY, CLI_CALIB_DIR };

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "doc.h"
+#include "workload.h"
 
 /*
  * The words of -h/--help and --usage, which fss_cli_parse() adds to every
@@ -89,6 +90,30 @@ struct fss_cli_wl {
 void fss_cli_wl_defaults(struct fss_cli_wl *w);
 
 extern const struct argp fss_cli_wl_argp;
+
+/*
+ * The workload's shape, which `run` and `compare` share: --method,
+ * --pattern, --direct (help group 3; the command gives the header).  An
+ * argp child, fss_cli_shape_argp[ONE] for run (one method; methods[0] is
+ * fdatasync until --method says otherwise) or [LIST] for compare (a list
+ * of different methods, a workload each; fsync_writethrough is none);
+ * the command points state->child_inputs[i] at its struct fss_cli_shape
+ * in ARGP_KEY_INIT, after fss_cli_shape_defaults().
+ */
+enum fss_cli_shape_kind { FSS_CLI_SHAPE_ONE, FSS_CLI_SHAPE_LIST };
+
+struct fss_cli_shape {
+	enum fss_method methods[FSS_M_MAX];	/* --method, in order given */
+	int nmethods;				/* 0: not given */
+	enum fss_pattern pattern;		/* --pattern (overwrite) */
+	bool pattern_set;
+	bool direct;				/* --direct */
+	bool set;				/* any of the three given */
+};
+
+void fss_cli_shape_defaults(struct fss_cli_shape *s);
+
+extern const struct argp fss_cli_shape_argp[2];
 
 /*
  * The options of the live commands (trace, exporter): which syncs and how

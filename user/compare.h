@@ -21,6 +21,7 @@
 #define CMP_PROG		"fsyncscope compare"
 #define CMP_MAX_FS		3
 #define CMP_MAX_WL		8
+_Static_assert(CMP_MAX_WL >= FSS_M_MAX, "a workload for each --method");
 #define CMP_MAX_MKFS_ARGS	48
 #define CMP_FS_KINDS		3
 
@@ -55,13 +56,9 @@ struct cmp_opts {
 	const char *scratch_dev;
 	bool destroy;
 	const char *save;		/* --save FILE: the document, as JSON */
-	/* workload (more in wl: -s, -n, --bs..., tracing, output) */
+	/* workload: -s, -n, --bs..., tracing, output; --method, --pattern... */
 	struct fss_cli_wl wl;
-	enum fss_method methods[CMP_MAX_WL];
-	int nmethods;
-	bool direct;
-	enum fss_pattern pattern;
-	bool pattern_set;
+	struct fss_cli_shape shape;
 };
 
 /* One workload: the same on every filesystem. */
