@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * cli.c - command-line pieces shared by the subcommands (cli.h): one-line
- * argp errors, number parsers, and the workload and tracing options of
- * `run` and `compare` as one argp child.
+ * argp errors and every command's -h/--help and --usage, number parsers,
+ * and the argp children of options several commands take: the workload
+ * and tracing options of `run` and `compare`, the workload's shape of both,
+ * the live options of `trace` and `exporter`.
  */
 #include <argp.h>
 #include <errno.h>

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * cli.h - command-line pieces shared by the subcommands: argp parsing that
- * keeps bad input to one line on stderr, number parsers, and the argp child
- * with the workload and tracing options of `run` and `compare`.
+ * keeps bad input to one line on stderr and gives every command its
+ * -h/--help and --usage, number parsers, and the argp children with the
+ * workload and tracing options of `run` and `compare`, the workload's
+ * shape (both), the live options (`trace`, `exporter`).
  */
 #ifndef __FSS_CLI_H
 #define __FSS_CLI_H
