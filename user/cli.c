@@ -195,6 +195,28 @@ int fss_cli_out_arg(struct argp_state *state, const char *opt,
 	return 0;
 }
 
+int fss_cli_parse_list(const char *arg, int (*lookup)(const char *name),
+		       int *out, int *n, int max)
+{
+	char buf[256], *tok, *save = NULL;
+	int k;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		k = lookup(tok);
+		if (k < 0 || *n >= max)
+			return -1;
+		for (int i = 0; i < *n; i++)
+			if (out[i] == k)
+				return -1;
+		out[(*n)++] = k;
+	}
+	return *n ? 0 : -1;
+}
+
 bool fss_cli_parse_double(const char *s, double *out)
 {
 	char *end;
@@ -394,38 +416,30 @@ void fss_cli_shape_defaults(struct fss_cli_shape *s)
 	s->pattern = FSS_PAT_OVERWRITE;
 }
 
-/* M[,M...]: different methods (fsync_writethrough is none), added to s */
-static int shape__methods(struct fss_cli_shape *s, const char *arg)
+/* a method of a list (fsync_writethrough is none), or -1 */
+static int shape__list_method(const char *name)
 {
-	char buf[256], *tok, *save = NULL;
 	enum fss_method m;
 
-	if (strlen(arg) >= sizeof(buf))
+	if (fss_method_parse(name, &m) || m == FSS_M_FSYNC_WRITETHROUGH)
 		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (fss_method_parse(tok, &m) || m == FSS_M_FSYNC_WRITETHROUGH ||
-		    s->nmethods >= FSS_M_MAX)
-			return -1;
-		for (int i = 0; i < s->nmethods; i++)
-			if (s->methods[i] == m)
-				return -1;
-		s->methods[s->nmethods++] = m;
-	}
-	return s->nmethods ? 0 : -1;
+	return m;
 }
 
 static error_t shape__method(struct fss_cli_shape *s, bool list,
 			     const char *arg, struct argp_state *state)
 {
+	enum fss_method m;
+
 	if (!list) {
-		if (fss_method_parse(arg, &s->methods[0])) {
+		if (fss_method_parse(arg, &m)) {
 			argp_error(state, "unknown --method '%s'", arg);
 			return EINVAL;
 		}
+		s->methods[0] = m;
 		s->nmethods = 1;
-	} else if (shape__methods(s, arg)) {
+	} else if (fss_cli_parse_list(arg, shape__list_method, s->methods,
+				      &s->nmethods, FSS_M_MAX)) {
 		argp_error(state, "bad --method '%s': different methods from "
 			   "open_datasync, open_sync, fdatasync, fsync, "
 			   "pwritev2_dsync, sync_file_range, none", arg);

@@ -55,6 +55,14 @@ int fss_cli_parse_seconds(const char *s, double max, double *out);
 int fss_cli_out_arg(struct argp_state *state, const char *opt,
 		    const char *arg, const char **out);
 
+/*
+ * NAME[,NAME...], different names, each an index by lookup (0 and up, or
+ * -1: no name), added to out[*n...] (max in all; what out holds counts as
+ * given).  0, or -1: none, too long, no name, twice, too many.
+ */
+int fss_cli_parse_list(const char *arg, int (*lookup)(const char *name),
+		       int *out, int *n, int max);
+
 /* A whole string as a finite double / a base-10 long: true when it is. */
 bool fss_cli_parse_double(const char *s, double *out);
 bool fss_cli_parse_long(const char *s, long *out);
@@ -105,7 +113,8 @@ extern const struct argp fss_cli_wl_argp;
 enum fss_cli_shape_kind { FSS_CLI_SHAPE_ONE, FSS_CLI_SHAPE_LIST };
 
 struct fss_cli_shape {
-	enum fss_method methods[FSS_M_MAX];	/* --method, in order given */
+	int methods[FSS_M_MAX];		/* --method: enum fss_method, in
+					 * the order given */
 	int nmethods;				/* 0: not given */
 	enum fss_pattern pattern;		/* --pattern (overwrite) */
 	bool pattern_set;

@@ -98,27 +98,6 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
-static int parse_fs_list(struct cmp_opts *o, const char *arg)
-{
-	char buf[256], *tok, *save = NULL;
-	int k;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg);
-	o->nfs = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		k = cmp_fs_lookup(tok);
-		if (k < 0 || o->nfs >= CMP_MAX_FS)
-			return -1;
-		for (int i = 0; i < o->nfs; i++)
-			if (o->fs[i] == k)
-				return -1;
-		o->fs[o->nfs++] = k;
-	}
-	return o->nfs ? 0 : -1;
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct cmp_opts *o = state->input;
@@ -131,7 +110,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		state->child_inputs[1] = &o->shape;
 		break;
 	case OPT_FS:
-		if (parse_fs_list(o, arg)) {
+		o->nfs = 0;
+		if (fss_cli_parse_list(arg, cmp_fs_lookup, o->fs, &o->nfs,
+				       CMP_MAX_FS)) {
 			argp_error(state, "bad --fs '%s': up to 3 different of ext4, "
 				   "xfs, btrfs, comma-separated", arg);
 			return EINVAL;
