@@ -58,8 +58,10 @@ static error_t help_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp help_argps[] = {
-	[FSS_CLI_HELP_LIST] = { .options = help_list_options, .parser = help_parse },
-	[FSS_CLI_HELP_SHOW] = { .options = help_show_options, .parser = help_parse },
+	[FSS_CLI_HELP_LIST] = { .options = help_list_options,
+				.parser = help_parse },
+	[FSS_CLI_HELP_SHOW] = { .options = help_show_options,
+				.parser = help_parse },
 };
 
 /* ---- parsing ----------------------------------------------------------- */
@@ -399,13 +401,13 @@ static const struct argp_option shape_one_options[] = {
 
 /* compare: the same workloads on every filesystem */
 static const struct argp_option shape_list_options[] = {
-	{ "method", CLI_METHOD, "M[,M...]", 0, "Only these methods (open_datasync, "
-	  "open_sync, fdatasync, fsync, pwritev2_dsync, sync_file_range, none), "
-	  "one workload each with --pattern", 3 },
+	{ "method", CLI_METHOD, "M[,M...]", 0, "Only these methods "
+	  "(open_datasync, open_sync, fdatasync, fsync, pwritev2_dsync, "
+	  "sync_file_range, none), one workload each with --pattern", 3 },
 	{ "direct", CLI_DIRECT, NULL, 0, "O_DIRECT for every workload "
 	  "(open_datasync always uses it)", 3 },
-	{ "pattern", CLI_PATTERN, "P", 0, "overwrite, append or random for every "
-	  "workload (default: each workload's own)", 3 },
+	{ "pattern", CLI_PATTERN, "P", 0, "overwrite, append or random for "
+	  "every workload (default: each workload's own)", 3 },
 	{ 0 },
 };
 
@@ -465,8 +467,8 @@ static error_t shape__parse(int key, char *arg, struct argp_state *state,
 		break;
 	case CLI_PATTERN:
 		if (fss_pattern_parse(arg, &s->pattern)) {
-			argp_error(state, "unknown --pattern '%s' (overwrite, append, "
-				   "random)", arg);
+			argp_error(state, "unknown --pattern '%s' (overwrite, "
+				   "append, random)", arg);
 			return EINVAL;
 		}
 		s->pattern_set = true;

@@ -223,7 +223,8 @@ static int check_combinations(struct cmp_opts *o)
 			return 2;
 		}
 	}
-	if (o->shape.pattern_set && o->shape.pattern == FSS_PAT_APPEND && o->wl.file_size_set)
+	if (o->shape.pattern_set && o->shape.pattern == FSS_PAT_APPEND &&
+	    o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append");
 	if (o->wl.file_size_set && o->wl.file_size < o->wl.bs * o->wl.wps)
 		return usage_error("--file-size is smaller than --bs x "
@@ -297,8 +298,8 @@ static int wl_build(const struct cmp_opts *o, struct cmp_wl *w)
 
 	if (o->shape.nmethods) {
 		for (int i = 0; i < o->shape.nmethods; i++)
-			wl_fill(o, &w[n++], o->shape.methods[i], FSS_PAT_OVERWRITE,
-				false);
+			wl_fill(o, &w[n++], o->shape.methods[i],
+				FSS_PAT_OVERWRITE, false);
 		return n;
 	}
 	wl_fill(o, &w[n++], FSS_M_FDATASYNC, FSS_PAT_OVERWRITE, false);

@@ -114,8 +114,8 @@ int cmd_report(int argc, char **argv)
 	if (fss_cli_parse(&argp, argc, argv, &o, PROG, FSS_CLI_HELP_LIST, &rc))
 		return rc;
 	if (!o.in)
-		return fss_cli_usage_error(PROG, "no FILE: which saved result to "
-					   "render?");
+		return fss_cli_usage_error(PROG, "no FILE: which saved result "
+					   "to render?");
 	if (o.hist && !o.fmt_set)
 		o.fmt = FSS_FMT_TEXT;
 	if (o.hist && o.fmt != FSS_FMT_TEXT)

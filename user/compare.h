@@ -21,9 +21,11 @@
 #define CMP_PROG		"fsyncscope compare"
 #define CMP_MAX_FS		3
 #define CMP_MAX_WL		8
-_Static_assert(CMP_MAX_WL >= FSS_M_MAX, "a workload for each --method");
 #define CMP_MAX_MKFS_ARGS	48
 #define CMP_FS_KINDS		3
+
+/* compare --method: a workload for each method at most */
+_Static_assert(CMP_MAX_WL >= FSS_M_MAX, "a workload for each --method");
 
 struct json_object;
 

@@ -206,11 +206,13 @@ static int check_combinations(struct run_opts *o)
 	need = o->wl.bs * o->wl.wps;
 	if (o->shape.pattern == FSS_PAT_OVERWRITE && (o->shared || o->file))
 		need *= o->nsweep ? 1 : o->wl.jobs;
-	if (o->custom && o->shape.pattern == FSS_PAT_OVERWRITE && o->wl.file_size_set &&
+	if (o->custom && o->shape.pattern == FSS_PAT_OVERWRITE &&
+	    o->wl.file_size_set &&
 	    o->wl.file_size < need)
 		return usage_error("--file-size is smaller than --bs x "
 				   "--writes-per-sync (x --jobs on a shared file)");
-	if (o->custom && o->shape.pattern == FSS_PAT_RANDOM && o->wl.file_size < o->wl.bs)
+	if (o->custom && o->shape.pattern == FSS_PAT_RANDOM &&
+	    o->wl.file_size < o->wl.bs)
 		return usage_error("--file-size is smaller than --bs");
 	if (o->wl.strategy) {
 		enum fss_strategy st;
