@@ -138,7 +138,7 @@ $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
 
-$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/fileclass.c user/checkpoint.c user/dbview.c user/out_text_db.c user/myroles.c user/hist.c $(ATTR_SRCS) user/doc.c user/fmt.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/fileclass.c user/checkpoint.c user/dbview.c user/live_agg.c user/out_text_db.c user/myroles.c user/hist.c $(ATTR_SRCS) user/doc.c user/fmt.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c libmariadb) -lm -o $@
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * cli.c - command-line pieces shared by the subcommands (cli.h): one-line
- * argp errors, number parsers, and the workload and tracing options of
- * `run` and `compare` as one argp child.
+ * argp errors and every command's -h/--help and --usage, number parsers,
+ * and the argp children of options several commands take: the workload
+ * and tracing options of `run` and `compare`, the workload's shape of both,
+ * the live options of `trace` and `exporter`.
  */
 #include <argp.h>
 #include <errno.h>
@@ -15,24 +17,72 @@
 #include "trace.h"
 #include "workload.h"
 
-int fss_cli_parse(const struct argp *argp, int argc, char **argv,
-		  void *input, const char *prog, int bad_rc)
+/* ---- -h/--help and --usage of every command --------------------------- */
+
+enum { CLI_USAGE = 0x1200 };
+
+/* run, compare, report, diff: argp's own words, --usage without a letter */
+static const struct argp_option help_list_options[] = {
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ "usage", CLI_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ 0 },
+};
+
+/* trace, devices, exporter (the libbpf-tools style): -u too */
+static const struct argp_option help_show_options[] = {
+	{ "help", 'h', NULL, 0, "Show this help", -1 },
+	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
+	{ 0 },
+};
+
+/* what was asked for (ARGP_HELP_*), 0: nothing; one parse at a time */
+static unsigned int help_asked;
+
+static error_t help_parse(int key, char *arg, struct argp_state *state)
 {
-	char **av, *buf = NULL, *nl;
+	(void)arg;
+	(void)state;
+	switch (key) {
+	case 'h':
+		help_asked = ARGP_HELP_STD_HELP;	/* wins over --usage */
+		break;
+	case 'u':
+	case CLI_USAGE:
+		if (!help_asked)
+			help_asked = ARGP_HELP_USAGE;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp help_argps[] = {
+	[FSS_CLI_HELP_LIST] = { .options = help_list_options,
+				.parser = help_parse },
+	[FSS_CLI_HELP_SHOW] = { .options = help_show_options,
+				.parser = help_parse },
+};
+
+/* ---- parsing ----------------------------------------------------------- */
+
+/* argp_parse() with argp's and getopt's messages in memory (*msg) */
+static error_t cli__argp_parse(const struct argp *argp, int argc, char **argv,
+			       void *input, const char *prog, char **msg)
+{
 	size_t len = 0;
 	FILE *saved = stderr, *mem;
+	char **av;
 	error_t err;
 
+	*msg = NULL;
 	av = calloc(argc + 1, sizeof(*av));
-	if (!av) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return bad_rc;
-	}
+	if (!av)
+		return ENOMEM;
 	for (int i = 0; i < argc; i++)
 		av[i] = argv[i];
 	av[0] = (char *)prog;
-	/* argp's and getopt's messages go to memory: only a first line is shown */
-	mem = open_memstream(&buf, &len);
+	mem = open_memstream(msg, &len);
 	if (mem)
 		stderr = mem;
 	err = argp_parse(argp, argc, av, ARGP_NO_EXIT | ARGP_NO_HELP, NULL,
@@ -42,21 +92,60 @@ int fss_cli_parse(const struct argp *argp, int argc, char **argv,
 		fclose(mem);
 	}
 	free(av);
-	if (!err && !(buf && buf[0])) {
-		free(buf);
-		return 0;
-	}
-	if (buf && buf[0]) {
-		nl = strchr(buf, '\n');
+	return err;
+}
+
+/* the first line of what argp said, or why it stopped */
+static void cli__bad_line(const char *prog, char *msg, error_t err)
+{
+	char *nl;
+
+	if (msg && msg[0]) {
+		nl = strchr(msg, '\n');
 		if (nl)
 			*nl = '\0';
-		fprintf(stderr, "%s (try '%s --help')\n", buf, prog);
+		fprintf(stderr, "%s (try '%s --help')\n", msg, prog);
 	} else {
 		fprintf(stderr, "%s: bad arguments (%s) (try '%s --help')\n",
 			prog, strerror(err), prog);
 	}
-	free(buf);
-	return bad_rc;
+}
+
+bool fss_cli_parse(const struct argp *argp, int argc, char **argv,
+		   void *input, const char *prog, enum fss_cli_help help,
+		   int *rc)
+{
+	struct argp root = *argp;
+	struct argp_child *kids;
+	char *msg = NULL;
+	error_t err;
+	int n = 0;
+
+	/* the command's argp with the help options as one more child */
+	while (argp->children && argp->children[n].argp)
+		n++;
+	kids = calloc(n + 2, sizeof(*kids));
+	if (!kids) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		*rc = 2;
+		return true;
+	}
+	if (n)
+		memcpy(kids, argp->children, n * sizeof(*kids));
+	kids[n].argp = &help_argps[help];
+	root.children = kids;
+	help_asked = 0;
+	err = cli__argp_parse(&root, argc, argv, input, prog, &msg);
+	*rc = 0;
+	if (err || (msg && msg[0])) {
+		cli__bad_line(prog, msg, err);
+		*rc = 2;
+	} else if (help_asked) {
+		argp_help(&root, stdout, help_asked, (char *)prog);
+	}
+	free(msg);
+	free(kids);
+	return *rc || help_asked;
 }
 
 int fss_cli_usage_error(const char *prog, const char *msg)
@@ -106,6 +195,28 @@ int fss_cli_out_arg(struct argp_state *state, const char *opt,
 	}
 	*out = arg;
 	return 0;
+}
+
+int fss_cli_parse_list(const char *arg, int (*lookup)(const char *name),
+		       int *out, int *n, int max)
+{
+	char buf[256], *tok, *save = NULL;
+	int k;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		k = lookup(tok);
+		if (k < 0 || *n >= max)
+			return -1;
+		for (int i = 0; i < *n; i++)
+			if (out[i] == k)
+				return -1;
+		out[(*n)++] = k;
+	}
+	return *n ? 0 : -1;
 }
 
 bool fss_cli_parse_double(const char *s, double *out)
@@ -271,6 +382,119 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 const struct argp fss_cli_wl_argp = {
 	.options = wl_options,
 	.parser = wl_parse,
+};
+
+/* ---- the workload's shape (run, compare) ------------------------------ */
+
+enum { CLI_METHOD = 0x1300, CLI_PATTERN, CLI_DIRECT };
+
+/* run: one custom test */
+static const struct argp_option shape_one_options[] = {
+	{ "method", CLI_METHOD, "M", 0, "open_datasync, open_sync, fdatasync, "
+	  "fsync, none, sync_file_range, pwritev2_dsync, fsync_writethrough "
+	  "(default fdatasync)", 3 },
+	{ "direct", CLI_DIRECT, NULL, 0, "Open with O_DIRECT", 3 },
+	{ "pattern", CLI_PATTERN, "P", 0, "overwrite (default), append, random",
+	  3 },
+	{ 0 },
+};
+
+/* compare: the same workloads on every filesystem */
+static const struct argp_option shape_list_options[] = {
+	{ "method", CLI_METHOD, "M[,M...]", 0, "Only these methods "
+	  "(open_datasync, open_sync, fdatasync, fsync, pwritev2_dsync, "
+	  "sync_file_range, none), one workload each with --pattern", 3 },
+	{ "direct", CLI_DIRECT, NULL, 0, "O_DIRECT for every workload "
+	  "(open_datasync always uses it)", 3 },
+	{ "pattern", CLI_PATTERN, "P", 0, "overwrite, append or random for "
+	  "every workload (default: each workload's own)", 3 },
+	{ 0 },
+};
+
+void fss_cli_shape_defaults(struct fss_cli_shape *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->methods[0] = FSS_M_FDATASYNC;
+	s->pattern = FSS_PAT_OVERWRITE;
+}
+
+/* a method of a list (fsync_writethrough is none), or -1 */
+static int shape__list_method(const char *name)
+{
+	enum fss_method m;
+
+	if (fss_method_parse(name, &m) || m == FSS_M_FSYNC_WRITETHROUGH)
+		return -1;
+	return m;
+}
+
+static error_t shape__method(struct fss_cli_shape *s, bool list,
+			     const char *arg, struct argp_state *state)
+{
+	enum fss_method m;
+
+	if (!list) {
+		if (fss_method_parse(arg, &m)) {
+			argp_error(state, "unknown --method '%s'", arg);
+			return EINVAL;
+		}
+		s->methods[0] = m;
+		s->nmethods = 1;
+	} else if (fss_cli_parse_list(arg, shape__list_method, s->methods,
+				      &s->nmethods, FSS_M_MAX)) {
+		argp_error(state, "bad --method '%s': different methods from "
+			   "open_datasync, open_sync, fdatasync, fsync, "
+			   "pwritev2_dsync, sync_file_range, none", arg);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static error_t shape__parse(int key, char *arg, struct argp_state *state,
+			    bool list)
+{
+	struct fss_cli_shape *s = state->input;
+	error_t err;
+
+	switch (key) {
+	case CLI_METHOD:
+		err = shape__method(s, list, arg, state);
+		if (err)
+			return err;
+		break;
+	case CLI_DIRECT:
+		s->direct = true;
+		break;
+	case CLI_PATTERN:
+		if (fss_pattern_parse(arg, &s->pattern)) {
+			argp_error(state, "unknown --pattern '%s' (overwrite, "
+				   "append, random)", arg);
+			return EINVAL;
+		}
+		s->pattern_set = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	s->set = true;
+	return 0;
+}
+
+static error_t shape_one_parse(int key, char *arg, struct argp_state *state)
+{
+	return shape__parse(key, arg, state, false);
+}
+
+static error_t shape_list_parse(int key, char *arg, struct argp_state *state)
+{
+	return shape__parse(key, arg, state, true);
+}
+
+const struct argp fss_cli_shape_argp[] = {
+	[FSS_CLI_SHAPE_ONE] = { .options = shape_one_options,
+				.parser = shape_one_parse },
+	[FSS_CLI_SHAPE_LIST] = { .options = shape_list_options,
+				 .parser = shape_list_parse },
 };
 
 /* ---- the live commands' options (trace, exporter) ---- */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * cli.h - command-line pieces shared by the subcommands: argp parsing that
- * keeps bad input to one line on stderr, number parsers, and the argp child
- * with the workload and tracing options of `run` and `compare`.
+ * keeps bad input to one line on stderr and gives every command its
+ * -h/--help and --usage, number parsers, and the argp children with the
+ * workload and tracing options of `run` and `compare`, the workload's
+ * shape (both), the live options (`trace`, `exporter`).
  */
 #ifndef __FSS_CLI_H
 #define __FSS_CLI_H
@@ -11,16 +13,29 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "doc.h"
+#include "workload.h"
 
 /*
- * argp_parse() with prog ("fsyncscope run") as the program name and every
- * message argp or a parser prints (argp_error) cut to its first line, as
- * "LINE (try 'PROG --help')".  argv[0] is not used.  Parsed with
- * ARGP_NO_EXIT | ARGP_NO_HELP: the command's own -h/--usage print help.
- * Returns 0, or bad_rc after printing that one line.
+ * The words of -h/--help and --usage, which fss_cli_parse() adds to every
+ * command (help group -1): LIST "Give this help list" and --usage alone
+ * (run, compare, report, diff), SHOW "Show this help" and -u, --usage
+ * (trace, devices, exporter).
  */
-int fss_cli_parse(const struct argp *argp, int argc, char **argv,
-		  void *input, const char *prog, int bad_rc);
+enum fss_cli_help { FSS_CLI_HELP_LIST, FSS_CLI_HELP_SHOW };
+
+/*
+ * argp_parse() of a command's argp, with -h/--help and --usage (help) added,
+ * prog ("fsyncscope run") as the program name and every message argp or a
+ * parser prints (argp_error) cut to its first line, as "LINE (try 'PROG
+ * --help')".  argv[0] is not used.  Parsed with ARGP_NO_EXIT | ARGP_NO_HELP;
+ * the help or usage asked for is printed on stdout once the whole command
+ * line parsed (--help wins over --usage).  Returns true when the command
+ * is done, to exit with *rc: 0 after the help or usage, 2 (a usage error)
+ * after that one line; false: go on, the options are in input.
+ */
+bool fss_cli_parse(const struct argp *argp, int argc, char **argv,
+		   void *input, const char *prog, enum fss_cli_help help,
+		   int *rc);
 
 /* "PROG: MSG (try 'PROG --help')" on stderr; returns 2 (a usage error). */
 int fss_cli_usage_error(const char *prog, const char *msg);
@@ -39,6 +54,14 @@ int fss_cli_parse_seconds(const char *s, double max, double *out);
  */
 int fss_cli_out_arg(struct argp_state *state, const char *opt,
 		    const char *arg, const char **out);
+
+/*
+ * NAME[,NAME...], different names, each an index by lookup (0 and up, or
+ * -1: no name), added to out[*n...] (max in all; what out holds counts as
+ * given).  0, or -1: none, too long, no name, twice, too many.
+ */
+int fss_cli_parse_list(const char *arg, int (*lookup)(const char *name),
+		       int *out, int *n, int max);
 
 /* A whole string as a finite double / a base-10 long: true when it is. */
 bool fss_cli_parse_double(const char *s, double *out);
@@ -77,6 +100,31 @@ struct fss_cli_wl {
 void fss_cli_wl_defaults(struct fss_cli_wl *w);
 
 extern const struct argp fss_cli_wl_argp;
+
+/*
+ * The workload's shape, which `run` and `compare` share: --method,
+ * --pattern, --direct (help group 3; the command gives the header).  An
+ * argp child, fss_cli_shape_argp[ONE] for run (one method; methods[0] is
+ * fdatasync until --method says otherwise) or [LIST] for compare (a list
+ * of different methods, a workload each; fsync_writethrough is none);
+ * the command points state->child_inputs[i] at its struct fss_cli_shape
+ * in ARGP_KEY_INIT, after fss_cli_shape_defaults().
+ */
+enum fss_cli_shape_kind { FSS_CLI_SHAPE_ONE, FSS_CLI_SHAPE_LIST };
+
+struct fss_cli_shape {
+	int methods[FSS_M_MAX];		/* --method: enum fss_method, in
+					 * the order given */
+	int nmethods;				/* 0: not given */
+	enum fss_pattern pattern;		/* --pattern (overwrite) */
+	bool pattern_set;
+	bool direct;				/* --direct */
+	bool set;				/* any of the three given */
+};
+
+void fss_cli_shape_defaults(struct fss_cli_shape *s);
+
+extern const struct argp fss_cli_shape_argp[2];
 
 /*
  * The options of the live commands (trace, exporter): which syncs and how

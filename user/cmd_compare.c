@@ -37,7 +37,7 @@
 
 enum {
 	OPT_FS = 256, OPT_DIR, OPT_SIZE, OPT_MKFS_OPTS, OPT_SCRATCH, OPT_DESTROY,
-	OPT_METHOD, OPT_DIRECT, OPT_PATTERN, OPT_SAVE, OPT_USAGE,
+	OPT_SAVE,
 };
 
 static const char doc[] =
@@ -70,7 +70,10 @@ static const char doc[] =
 "130/143 stopped by SIGINT/SIGTERM (what was measured is printed).\n"
 "See docs/compare.md for the table and the JSON contract.";
 
-/* Groups 2, 3 and 5 hold the shared options of fss_cli_wl_argp too. */
+/*
+ * Groups 2, 3 and 5 hold the shared options of fss_cli_wl_argp too, group 3
+ * those of the workload's shape (fss_cli_shape_argp).
+ */
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Filesystems and where they are made:", 1 },
 	{ "fs", OPT_FS, "LIST", 0, "Filesystems in order, from ext4, xfs, btrfs "
@@ -88,62 +91,12 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Test length:", 2 },
 	{ NULL, 0, NULL, 0, "Workloads (default: fdatasync overwrite, fsync "
 	  "append, open_datasync):", 3 },
-	{ "method", OPT_METHOD, "M[,M...]", 0, "Only these methods (open_datasync, "
-	  "open_sync, fdatasync, fsync, pwritev2_dsync, sync_file_range, none), "
-	  "one workload each with --pattern", 3 },
-	{ "direct", OPT_DIRECT, NULL, 0, "O_DIRECT for every workload "
-	  "(open_datasync always uses it)", 3 },
-	{ "pattern", OPT_PATTERN, "P", 0, "overwrite, append or random for every "
-	  "workload (default: each workload's own)", 3 },
 	{ NULL, 0, NULL, 0, "Tracing and output:", 5 },
 	{ "save", OPT_SAVE, "FILE", 0, "Also save the result document (JSON) to "
 	  "FILE, whatever --format prints: 'fsyncscope report FILE' renders "
 	  "it again", 5 },
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
 };
-
-static int parse_fs_list(struct cmp_opts *o, const char *arg)
-{
-	char buf[256], *tok, *save = NULL;
-	int k;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg);
-	o->nfs = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		k = cmp_fs_lookup(tok);
-		if (k < 0 || o->nfs >= CMP_MAX_FS)
-			return -1;
-		for (int i = 0; i < o->nfs; i++)
-			if (o->fs[i] == k)
-				return -1;
-		o->fs[o->nfs++] = k;
-	}
-	return o->nfs ? 0 : -1;
-}
-
-static int parse_methods(struct cmp_opts *o, const char *arg)
-{
-	char buf[256], *tok, *save = NULL;
-	enum fss_method m;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (fss_method_parse(tok, &m) || m == FSS_M_FSYNC_WRITETHROUGH ||
-		    o->nmethods >= CMP_MAX_WL)
-			return -1;
-		for (int i = 0; i < o->nmethods; i++)
-			if (o->methods[i] == m)
-				return -1;
-		o->methods[o->nmethods++] = m;
-	}
-	return o->nmethods ? 0 : -1;
-}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -154,17 +107,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->wl;
-		break;
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		o->help = true;
-		break;
-	case OPT_USAGE:
-		argp_state_help(state, stdout, ARGP_HELP_USAGE);
-		o->help = true;
+		state->child_inputs[1] = &o->shape;
 		break;
 	case OPT_FS:
-		if (parse_fs_list(o, arg)) {
+		o->nfs = 0;
+		if (fss_cli_parse_list(arg, cmp_fs_lookup, o->fs, &o->nfs,
+				       CMP_MAX_FS)) {
 			argp_error(state, "bad --fs '%s': up to 3 different of ext4, "
 				   "xfs, btrfs, comma-separated", arg);
 			return EINVAL;
@@ -219,25 +167,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_DESTROY:
 		o->destroy = true;
 		break;
-	case OPT_METHOD:
-		if (parse_methods(o, arg)) {
-			argp_error(state, "bad --method '%s': different methods from "
-				   "open_datasync, open_sync, fdatasync, fsync, "
-				   "pwritev2_dsync, sync_file_range, none", arg);
-			return EINVAL;
-		}
-		break;
-	case OPT_DIRECT:
-		o->direct = true;
-		break;
-	case OPT_PATTERN:
-		if (fss_pattern_parse(arg, &o->pattern)) {
-			argp_error(state, "unknown --pattern '%s' (overwrite, append, "
-				   "random)", arg);
-			return EINVAL;
-		}
-		o->pattern_set = true;
-		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (images go in --dir DIR)",
 			   arg);
@@ -250,6 +179,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child children[] = {
 	{ &fss_cli_wl_argp, 0, NULL, 0 },
+	{ &fss_cli_shape_argp[FSS_CLI_SHAPE_LIST], 0, NULL, 0 },
 	{ 0 },
 };
 
@@ -293,7 +223,8 @@ static int check_combinations(struct cmp_opts *o)
 			return 2;
 		}
 	}
-	if (o->pattern_set && o->pattern == FSS_PAT_APPEND && o->wl.file_size_set)
+	if (o->shape.pattern_set && o->shape.pattern == FSS_PAT_APPEND &&
+	    o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append");
 	if (o->wl.file_size_set && o->wl.file_size < o->wl.bs * o->wl.wps)
 		return usage_error("--file-size is smaller than --bs x "
@@ -310,9 +241,9 @@ static void wl_fill(const struct cmp_opts *o, struct cmp_wl *w,
 	const char *pat;
 	size_t l;
 
-	if (o->pattern_set)
-		p = o->pattern;
-	direct = direct || o->direct;
+	if (o->shape.pattern_set)
+		p = o->shape.pattern;
+	direct = direct || o->shape.direct;
 	memset(w, 0, sizeof(*w));
 	w->spec = (struct fss_wl_spec){
 		.method = m,
@@ -365,9 +296,10 @@ static int wl_build(const struct cmp_opts *o, struct cmp_wl *w)
 {
 	int n = 0;
 
-	if (o->nmethods) {
-		for (int i = 0; i < o->nmethods; i++)
-			wl_fill(o, &w[n++], o->methods[i], FSS_PAT_OVERWRITE, false);
+	if (o->shape.nmethods) {
+		for (int i = 0; i < o->shape.nmethods; i++)
+			wl_fill(o, &w[n++], o->shape.methods[i],
+				FSS_PAT_OVERWRITE, false);
 		return n;
 	}
 	wl_fill(o, &w[n++], FSS_M_FDATASYNC, FSS_PAT_OVERWRITE, false);
@@ -583,12 +515,12 @@ int cmd_compare(int argc, char **argv)
 		.fs = { 0, 1 },
 		.nfs = 2,
 		.size = DEF_SIZE,
-		.pattern = FSS_PAT_OVERWRITE,
 	};
 	fss_cli_wl_defaults(&c->o.wl);
+	fss_cli_shape_defaults(&c->o.shape);
 	c->o.wl.file_size = DEF_FILE_SIZE;
-	rc = fss_cli_parse(&cmp_argp, argc, argv, &c->o, PROG, 2);
-	if (rc || c->o.help)
+	if (fss_cli_parse(&cmp_argp, argc, argv, &c->o, PROG,
+			  FSS_CLI_HELP_LIST, &rc))
 		goto done;
 	rc = check_combinations(&c->o);
 	if (rc)

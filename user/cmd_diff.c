@@ -19,10 +19,9 @@ struct diff_cli {
 	const char *a, *b, *out;
 	enum fss_fmt fmt;
 	struct fss_diff_opts d;
-	bool help;
 };
 
-enum { OPT_FAIL = 256, OPT_RESAMPLES, OPT_SEED, OPT_MIN_PCT, OPT_MIN_US, OPT_USAGE };
+enum { OPT_FAIL = 256, OPT_RESAMPLES, OPT_SEED, OPT_MIN_PCT, OPT_MIN_US };
 
 static const char doc[] =
 "Compare two saved results of one kind (run, compare or trace --json): for each "
@@ -51,8 +50,6 @@ static const struct argp_option options[] = {
 	  "microseconds (default 5, the tracer's cost per sync)", 0 },
 	{ "resamples", OPT_RESAMPLES, "N", 0, "Bootstrap resamples (default 1000)", 0 },
 	{ "seed", OPT_SEED, "N", 0, "Generator seed (default 1; same seed, same result)", 0 },
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
 };
 
@@ -73,14 +70,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	unsigned long long v;
 
 	switch (key) {
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		o->help = true;
-		break;
-	case OPT_USAGE:
-		argp_state_help(state, stdout, ARGP_HELP_USAGE);
-		o->help = true;
-		break;
 	case 'f':
 		if (fss_fmt_parse(arg, &o->fmt)) {
 			argp_error(state, "unknown --format '%s' (text, json, html, csv)", arg);
@@ -135,12 +124,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		break;
-	case ARGP_KEY_END:
-		if (!o->b && !o->help) {
-			argp_error(state, "two saved results are needed: A.json B.json");
-			return EINVAL;
-		}
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -157,9 +140,11 @@ int cmd_diff(int argc, char **argv)
 	int rc, failed;
 
 	fss_diff_defaults(&o.d);
-	rc = fss_cli_parse(&argp, argc, argv, &o, PROG, 2);
-	if (rc || o.help)
+	if (fss_cli_parse(&argp, argc, argv, &o, PROG, FSS_CLI_HELP_LIST, &rc))
 		return rc;
+	if (!o.b)
+		return fss_cli_usage_error(PROG, "two saved results are needed: "
+					   "A.json B.json");
 	rc = 2;
 	if (!(a = fss_doc_load(o.a, err, sizeof(err))) ||
 	    !(b = fss_doc_load(o.b, err, sizeof(err))) ||

@@ -48,7 +48,6 @@ static struct {
 	unsigned int labels;
 	unsigned long long max_series;
 	double interval;
-	bool help, usage;
 } env;
 
 static const char doc[] =
@@ -90,8 +89,6 @@ static const struct argp_option opts[] = {
 	{ "interval", OPT_INTERVAL, "SECS", 0, "Drain the tracer and write the textfile every SECS (default 5)", 0 },
 	{ "labels", OPT_LABELS, "LIST", 0, "Labels of the sync series: kind,device,comm,cgroup (default kind,device)", 0 },
 	{ "max-series", OPT_MAX_SERIES, "N", 0, "At most N label sets (default 500); the rest folded into comm=\"other\"", 0 },
-	{ "help", 'h', NULL, 0, "Show this help", -1 },
-	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
 	{},
 };
 
@@ -129,12 +126,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_SERIES:
 		if (fss_cli_parse_uint(arg, FSS_M_MAX_SERIES, &env.max_series))
 			return bad(state, "--max-series: not 1 to %d: '%s'", FSS_M_MAX_SERIES, arg);
-		break;
-	case 'h':
-		env.help = true;
-		break;
-	case 'u':
-		env.usage = true;
 		break;
 	case ARGP_KEY_ARG:
 		return bad(state, "unexpected argument '%s'", arg);
@@ -491,16 +482,8 @@ int cmd_exporter(int argc, char **argv)
 	env.labels = FSS_ML_DEFAULT;
 	env.max_series = 500;
 	env.interval = 5;
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 2))
-		return 2;
-	if (env.help) {
-		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, PROG);
-		return 0;
-	}
-	if (env.usage) {
-		argp_help(&argp, stdout, ARGP_HELP_USAGE, PROG);
-		return 0;
-	}
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, FSS_CLI_HELP_SHOW, &rc))
+		return rc;
 	rc = check_targets(&to, &lfd);
 	if (rc)
 		return rc;

@@ -19,10 +19,10 @@ struct report_opts {
 	const char *in, *out, *events;
 	unsigned long long max_syncs;
 	enum fss_fmt fmt;
-	bool fmt_set, hist, help;
+	bool fmt_set, hist;
 };
 
-enum { OPT_EVENTS = 256, OPT_HIST, OPT_MAX_SYNCS, OPT_USAGE };
+enum { OPT_EVENTS = 256, OPT_HIST, OPT_MAX_SYNCS };
 
 static const char doc[] =
 "Render a saved fsyncscope result (the --json output of run, compare, trace "
@@ -54,8 +54,6 @@ static const struct argp_option options[] = {
 	{ "max-syncs", OPT_MAX_SYNCS, "N", 0, "perfetto: draw the first N syncs "
 	  "of the events file (default 50000; the trace says how many there were)", 0 },
 	{ "json", 'j', NULL, 0, "Same as --format json", 0 },
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
 };
 
@@ -64,14 +62,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct report_opts *o = state->input;
 
 	switch (key) {
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		o->help = true;
-		break;
-	case OPT_USAGE:
-		argp_state_help(state, stdout, ARGP_HELP_USAGE);
-		o->help = true;
-		break;
 	case 'f':
 		if (fss_fmt_parse(arg, &o->fmt)) {
 			argp_error(state, "unknown --format '%s' (html, csv, json, text)", arg);
@@ -105,12 +95,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->in = arg;
 		break;
-	case ARGP_KEY_END:
-		if (!o->in && !o->help) {
-			argp_error(state, "no FILE: which saved result to render?");
-			return EINVAL;
-		}
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -127,9 +111,11 @@ int cmd_report(int argc, char **argv)
 	char err[512];
 	int rc;
 
-	rc = fss_cli_parse(&argp, argc, argv, &o, PROG, 2);
-	if (rc || o.help)
+	if (fss_cli_parse(&argp, argc, argv, &o, PROG, FSS_CLI_HELP_LIST, &rc))
 		return rc;
+	if (!o.in)
+		return fss_cli_usage_error(PROG, "no FILE: which saved result "
+					   "to render?");
 	if (o.hist && !o.fmt_set)
 		o.fmt = FSS_FMT_TEXT;
 	if (o.hist && o.fmt != FSS_FMT_TEXT)

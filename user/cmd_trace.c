@@ -56,7 +56,6 @@ static struct {
 	double slower_ms;	/* < 0: off */
 	bool json;
 	int npos;
-	bool help, usage;
 	char **cmd;		/* -- CMD ARGS...: NULL-terminated, or NULL */
 	enum fss_fmt format;	/* --format: text, json, html, perfetto */
 	const char *output;	/* -o FILE */
@@ -131,8 +130,6 @@ static const struct argp_option opts[] = {
 	  "painted stretches, requests and commits (for perfetto)", 2 },
 	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused each sync's "
 	  "time (blame: on by default; off costs the least)", 2 },
-	{ "help", 'h', NULL, 0, "Show this help", -1 },
-	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
 	{},
 };
 
@@ -194,12 +191,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'j':
 		env.json = true;
-		break;
-	case 'h':
-		env.help = true;
-		break;
-	case 'u':
-		env.usage = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (env.npos == 0) {
@@ -561,6 +552,8 @@ struct trace_run {
 /* the options into env: -1 to go on, else the exit code */
 static int trace_parse(int argc, char **argv)
 {
+	int rc;
+
 	memset(&env, 0, sizeof(env));
 	env.top = 10;
 	env.slower_ms = -1;
@@ -574,13 +567,8 @@ static int trace_parse(int argc, char **argv)
 		argc = i;
 		break;
 	}
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 2))
-		return 2;
-	if (env.help || env.usage) {
-		argp_help(&argp, stdout, env.help ? ARGP_HELP_STD_HELP :
-			  ARGP_HELP_USAGE, PROG);
-		return 0;
-	}
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, FSS_CLI_HELP_SHOW, &rc))
+		return rc;
 	return -1;
 }
 

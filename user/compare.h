@@ -24,6 +24,9 @@
 #define CMP_MAX_MKFS_ARGS	48
 #define CMP_FS_KINDS		3
 
+/* compare --method: a workload for each method at most */
+_Static_assert(CMP_MAX_WL >= FSS_M_MAX, "a workload for each --method");
+
 struct json_object;
 
 /* ---- filesystems (compare_fs.c) ----------------------------------------- */
@@ -55,14 +58,9 @@ struct cmp_opts {
 	const char *scratch_dev;
 	bool destroy;
 	const char *save;		/* --save FILE: the document, as JSON */
-	/* workload (more in wl: -s, -n, --bs..., tracing, output) */
+	/* workload: -s, -n, --bs..., tracing, output; --method, --pattern... */
 	struct fss_cli_wl wl;
-	enum fss_method methods[CMP_MAX_WL];
-	int nmethods;
-	bool direct;
-	enum fss_pattern pattern;
-	bool pattern_set;
-	bool help;
+	struct fss_cli_shape shape;
 };
 
 /* One workload: the same on every filesystem. */

@@ -157,9 +157,11 @@ static struct json_object *options_json(const struct cmp_opts *o)
 	json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->wl.bs));
 	json_object_object_add(j, "writes_per_sync", json_object_new_int(o->wl.wps));
 	json_object_object_add(j, "jobs", json_object_new_int(o->wl.jobs));
-	json_object_object_add(j, "direct", json_object_new_boolean(o->direct));
-	json_object_object_add(j, "pattern", o->pattern_set ?
-			       json_object_new_string(fss_pattern_name(o->pattern)) : NULL);
+	json_object_object_add(j, "direct",
+			       json_object_new_boolean(o->shape.direct));
+	json_object_object_add(j, "pattern", !o->shape.pattern_set ? NULL :
+			       json_object_new_string(
+					fss_pattern_name(o->shape.pattern)));
 	json_object_object_add(j, "file_size",
 			       json_object_new_int64((int64_t)o->wl.file_size));
 	for (int i = 0; i < o->nfs; i++) {

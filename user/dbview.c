@@ -48,21 +48,6 @@ static int role_index(struct fss_dbview *v, const char *name)
 	return v->nroles++;
 }
 
-static void stat_add(struct fss_dbstat *g, const struct fss_sync_result *r)
-{
-	g->syncs++;
-	if (r->ret < 0)
-		g->errors++;
-	g->total_ns += r->total;
-	if (r->total > g->max_ns)
-		g->max_ns = r->total;
-	for (int p = 0; p < FSS_PH_MAX; p++)
-		g->phase_ns[p] += r->phase_ns[p];
-	if (r->kind < FSS_SYNC_KIND_MAX)
-		g->by_kind[r->kind]++;
-	fss_shist_add(&g->h, r->total);
-}
-
 void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 		    const char *path, const struct fss_dbrole *role)
 {
@@ -82,7 +67,7 @@ void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 		rname = role->role[0] ? role->role :
 			role->db == FSS_DB_POSTGRES ? "unknown" :
 			fss_db_name(role->db);
-	stat_add(&v->cls[c], r);
+	live_gstat_add(&v->cls[c], r);
 	ri = role_index(v, rname);
 	if (r->kind < FSS_SYNC_KIND_MAX)
 		v->by_role[c][ri][r->kind]++;
@@ -150,8 +135,8 @@ static struct json_object *kinds_json(const __u64 *by_kind)
 	return o;
 }
 
-/* the group shape of trace's other tables (live.c gstat_json) */
-static struct json_object *stat_json(const struct fss_dbstat *g)
+/* the group shape of trace's other tables (live_doc.c gstat_json) */
+static struct json_object *stat_json(const struct gstat *g)
 {
 	struct json_object *o = json_object_new_object();
 	bool n = g->syncs > 0;

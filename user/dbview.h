@@ -15,18 +15,17 @@
 #include "dbrole.h"
 #include "fileclass.h"
 #include "hist.h"
+#include "live_agg.h"
 
 #define FSS_DBV_ROLES	24	/* roles counted per class; more go to "more" */
 
-struct fss_dbstat {
-	__u64 syncs, errors, total_ns, max_ns;
-	__u64 phase_ns[FSS_PH_MAX];
-	__u64 by_kind[FSS_SYNC_KIND_MAX];
-	struct fss_shist h;
-};
-
+/*
+ * A class's syncs are a group of trace's other tables: a gstat of
+ * live_agg.h, summed by live_gstat_add (the JSON shows its syncs, errors,
+ * times, phases, kinds and histogram).
+ */
 struct fss_dbview {
-	struct fss_dbstat cls[FSS_FC_MAX];
+	struct gstat cls[FSS_FC_MAX];
 	char roles[FSS_DBV_ROLES][32];
 	int nroles;
 	__u64 by_role[FSS_FC_MAX][FSS_DBV_ROLES][FSS_SYNC_KIND_MAX];

@@ -38,7 +38,6 @@
 static struct {
 	bool json;
 	const char *arg;
-	bool help, usage;
 	const char *probe;	/* --probe PATH */
 	double seconds;
 	bool seconds_set;
@@ -88,8 +87,6 @@ static const struct argp_option opts[] = {
 	{ "seconds", 's', "SECS", 0, "--probe: run SECS seconds (default 2)", 0 },
 	{ "count", 'n', "N", 0, "--probe: run N syncs instead", 0 },
 	{ "verbose", 'v', NULL, 0, "--probe: tracer strategy and progress on stderr", 0 },
-	{ "help", 'h', NULL, 0, "Show this help", -1 },
-	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
 	{},
 };
 
@@ -137,12 +134,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		env.verbose++;
-		break;
-	case 'h':
-		env.help = true;
-		break;
-	case 'u':
-		env.usage = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (env.arg) {
@@ -581,21 +572,12 @@ static int devices_run(void);
 
 int cmd_devices(int argc, char **argv)
 {
-	char *name = PROG;
 	int rc;
 
 	memset(&env, 0, sizeof(env));
 	env.seconds = PROBE_SECONDS;
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, 2))
-		return 2;
-	if (env.help) {
-		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, name);
-		return 0;
-	}
-	if (env.usage) {
-		argp_help(&argp, stdout, ARGP_HELP_USAGE, name);
-		return 0;
-	}
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, FSS_CLI_HELP_SHOW, &rc))
+		return rc;
 	if (!env.probe && (env.seconds_set || env.count || env.verbose))
 		return fss_cli_usage_error(PROG, "-s, --count and -v apply to "
 					   "--probe only");

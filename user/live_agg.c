@@ -32,7 +32,7 @@ static bool saw_flush(const struct fss_sync_result *r)
 	       r->phase_ns[FSS_PH_DEV_FLUSH];
 }
 
-static void gstat_add(struct gstat *g, const struct fss_sync_result *r)
+void live_gstat_add(struct gstat *g, const struct fss_sync_result *r)
 {
 	g->syncs++;
 	if (r->ret < 0)
@@ -216,22 +216,22 @@ void live_window_add_sync(struct window *w, const struct fss_sync_result *r)
 {
 	struct group *g;
 
-	gstat_add(&w->all, r);
+	live_gstat_add(&w->all, r);
 	if (r->kind < FSS_SYNC_KIND_MAX)
-		gstat_add(&w->kind[r->kind], r);
+		live_gstat_add(&w->kind[r->kind], r);
 	g = live_tbl_get(&w->tbl[G_PROC], r->pid, 0);
 	if (g)
-		gstat_add(&g->st, r);
+		live_gstat_add(&g->st, r);
 	blamed_add(w, r);
 	g = live_tbl_get(&w->tbl[G_FILE], r->dev, r->ino);
 	if (g) {
-		gstat_add(&g->st, r);
+		live_gstat_add(&g->st, r);
 		g->last_pid = r->pid;
 	}
 	/* msync records carry no file, hence no device */
 	g = r->dev ? live_tbl_get(&w->tbl[G_DEV], r->dev, 0) : NULL;
 	if (g)
-		gstat_add(&g->st, r);
+		live_gstat_add(&g->st, r);
 }
 
 void live_window_add_commit(struct window *w, __u32 dev, __u64 ns,

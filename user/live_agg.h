@@ -43,6 +43,9 @@ struct gstat {
 	struct fss_shist h;
 };
 
+/* one attributed sync into g: every sum above and the histogram */
+void live_gstat_add(struct gstat *g, const struct fss_sync_result *r);
+
 /*
  * A quantile of a group's sync times in ns (0: none).  Percentiles come
  * from hist.c's histogram in its sparse form (64 buckets per power of two,

@@ -31,8 +31,8 @@
 #define PROG		"fsyncscope run"
 
 enum {
-	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE, OPT_METHOD, OPT_DIRECT,
-	OPT_SHARED, OPT_PATTERN, OPT_SWEEP, OPT_USAGE, OPT_NO_BLAME,
+	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE,
+	OPT_SHARED, OPT_SWEEP, OPT_NO_BLAME,
 };
 
 static const char doc[] =
@@ -60,16 +60,14 @@ static const char doc[] =
 "130/143 stopped by SIGINT/SIGTERM (partial results printed).\n"
 "See docs/run.md for the JSON contract.";
 
-/* Groups 2, 3 and 5 hold the shared options of fss_cli_wl_argp too. */
+/*
+ * Groups 2, 3 and 5 hold the shared options of fss_cli_wl_argp too, group 3
+ * those of the workload's shape (fss_cli_shape_argp).
+ */
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Test length:", 2 },
 	{ NULL, 0, NULL, 0, "Custom test (fio-style; replaces the suite):", 3 },
-	{ "method", OPT_METHOD, "M", 0, "open_datasync, open_sync, fdatasync, fsync, "
-	  "none, sync_file_range, pwritev2_dsync, fsync_writethrough (default "
-	  "fdatasync)", 3 },
-	{ "direct", OPT_DIRECT, NULL, 0, "Open with O_DIRECT", 3 },
 	{ "shared-file", OPT_SHARED, NULL, 0, "All jobs on one file (default: one each)", 3 },
-	{ "pattern", OPT_PATTERN, "P", 0, "overwrite (default), append, random", 3 },
 	{ "sweep", OPT_SWEEP, "jobs=LIST", 0, "Run the custom test once per job count "
 	  "in LIST (e.g. jobs=1,2,4,8) with a Little's-law check", 3 },
 	{ NULL, 0, NULL, 0, "Files:", 4 },
@@ -87,8 +85,6 @@ static const struct argp_option options[] = {
 	  "perfetto; records ~2.5x larger)", 5 },
 	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused the syncs' "
 	  "time (blame, docs/blame.md: on by default)", 5 },
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ 0 },
 };
 
@@ -117,14 +113,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->wl;
-		break;
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		o->help = true;
-		break;
-	case OPT_USAGE:
-		argp_state_help(state, stdout, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
-		o->help = true;
+		state->child_inputs[1] = &o->shape;
 		break;
 	case OPT_EVENTS_DETAIL:
 		o->events_detail = true;
@@ -143,27 +132,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FORCE:
 		o->force = true;
 		break;
-	case OPT_METHOD:
-		if (fss_method_parse(arg, &o->method)) {
-			argp_error(state, "unknown --method '%s'", arg);
-			return EINVAL;
-		}
-		o->custom = true;
-		break;
-	case OPT_DIRECT:
-		o->direct = true;
-		o->custom = true;
-		break;
 	case OPT_SHARED:
 		o->shared = true;
-		o->custom = true;
-		break;
-	case OPT_PATTERN:
-		if (fss_pattern_parse(arg, &o->pattern)) {
-			argp_error(state, "unknown --pattern '%s' (overwrite, append, "
-				   "random)", arg);
-			return EINVAL;
-		}
 		o->custom = true;
 		break;
 	case OPT_SWEEP:
@@ -183,8 +153,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->dir = arg;
 		break;
 	case ARGP_KEY_END:
-		/* --bs, --writes-per-sync, --jobs, --file-size */
-		if (o->wl.workload_set)
+		/* --bs, --writes-per-sync, --jobs, --file-size; the shape */
+		if (o->wl.workload_set || o->shape.set)
 			o->custom = true;
 		break;
 	default:
@@ -195,6 +165,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child children[] = {
 	{ &fss_cli_wl_argp, 0, NULL, 0 },
+	{ &fss_cli_shape_argp[FSS_CLI_SHAPE_ONE], 0, NULL, 0 },
 	{ 0 },
 };
 
@@ -229,17 +200,19 @@ static int check_combinations(struct run_opts *o)
 		return usage_error("--sweep jobs=... and --jobs cannot be combined");
 	if (o->force && !o->file)
 		return usage_error("--force only applies to --file PATH");
-	if (o->pattern == FSS_PAT_APPEND && o->wl.file_size_set)
+	if (o->shape.pattern == FSS_PAT_APPEND && o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append "
 				   "(the file starts empty and grows)");
 	need = o->wl.bs * o->wl.wps;
-	if (o->pattern == FSS_PAT_OVERWRITE && (o->shared || o->file))
+	if (o->shape.pattern == FSS_PAT_OVERWRITE && (o->shared || o->file))
 		need *= o->nsweep ? 1 : o->wl.jobs;
-	if (o->custom && o->pattern == FSS_PAT_OVERWRITE && o->wl.file_size_set &&
+	if (o->custom && o->shape.pattern == FSS_PAT_OVERWRITE &&
+	    o->wl.file_size_set &&
 	    o->wl.file_size < need)
 		return usage_error("--file-size is smaller than --bs x "
 				   "--writes-per-sync (x --jobs on a shared file)");
-	if (o->custom && o->pattern == FSS_PAT_RANDOM && o->wl.file_size < o->wl.bs)
+	if (o->custom && o->shape.pattern == FSS_PAT_RANDOM &&
+	    o->wl.file_size < o->wl.bs)
 		return usage_error("--file-size is smaller than --bs");
 	if (o->wl.strategy) {
 		enum fss_strategy st;
@@ -271,7 +244,7 @@ static __u64 files_needed(const struct run_opts *o, char *what, size_t len)
 		if (i == 0 || o->sweep[i] > jobs)
 			jobs = o->sweep[i];
 	nfiles = o->shared || o->file ? 1 : jobs;
-	if (o->pattern == FSS_PAT_APPEND) {
+	if (o->shape.pattern == FSS_PAT_APPEND) {
 		per = (o->wl.count ? o->wl.count : 1) * one * jobs / nfiles;
 		fss_preflight_size(a, sizeof(a), per);
 		snprintf(what, len, "%llu file%s growing to %s%s",
@@ -279,7 +252,7 @@ static __u64 files_needed(const struct run_opts *o, char *what, size_t len)
 			 o->wl.count ? "" : " at least");
 	} else {
 		per = o->wl.file_size;
-		if (nfiles == 1 && o->pattern == FSS_PAT_OVERWRITE)
+		if (nfiles == 1 && o->shape.pattern == FSS_PAT_OVERWRITE)
 			one *= jobs;
 		if (per < one)
 			per = one;
@@ -352,7 +325,7 @@ static int tracer_start(struct ctx *c)
 		fss_strategy_parse(o->wl.strategy, &to.strategy);
 	/* a custom test makes one kind of sync; the suite all of them */
 	if (o->custom)
-		to.sync_kinds = fss_method_sync_kinds(o->method);
+		to.sync_kinds = fss_method_sync_kinds(o->shape.methods[0]);
 	if (o->file && !stat(o->file, &fst) && S_ISBLK(fst.st_mode)) {
 		/* syncs on the device node itself: filter by disk only */
 		__u32 k = fss_kdev(major(fst.st_rdev), minor(fst.st_rdev));
@@ -415,10 +388,7 @@ static int finish(struct ctx *c, __u64 drops, const struct sweep_row *rows,
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = {
-		.method = FSS_M_FDATASYNC,
-		.pattern = FSS_PAT_OVERWRITE,
-	};
+	struct run_opts o = { 0 };
 	struct fss_run_sigs sigs;
 	struct sweep_row rows[MAX_SWEEP];
 	struct ctx c = { .o = &o, .txt = { .f = stdout } };
@@ -428,8 +398,9 @@ int cmd_run(int argc, char **argv)
 
 	fss_cli_wl_defaults(&o.wl);
 	o.wl.file_size = SUITE_FILE_SIZE;
-	rc = fss_cli_parse(&run_argp, argc, argv, &o, PROG, 2);
-	if (rc || o.help)
+	fss_cli_shape_defaults(&o.shape);
+	if (fss_cli_parse(&run_argp, argc, argv, &o, PROG, FSS_CLI_HELP_LIST,
+			  &rc))
 		return rc;
 	rc = check_combinations(&o);
 	if (rc)

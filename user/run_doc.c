@@ -58,18 +58,21 @@ struct json_object *run_options_json(const struct run_opts *o)
 	json_object_object_add(j, "file", o->file ? json_object_new_string(o->file) : NULL);
 	json_object_object_add(j, "force", json_object_new_boolean(o->force));
 	if (o->custom) {
+		const struct fss_cli_shape *sh = &o->shape;
 		struct json_object *sw = NULL;
 
-		json_object_object_add(j, "method",
-				       json_object_new_string(fss_method_name(o->method)));
+		json_object_object_add(j, "method", json_object_new_string(
+					fss_method_name(sh->methods[0])));
 		json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->wl.bs));
-		json_object_object_add(j, "direct", json_object_new_boolean(o->direct));
+		json_object_object_add(j, "direct",
+				       json_object_new_boolean(sh->direct));
 		json_object_object_add(j, "writes_per_sync", json_object_new_int(o->wl.wps));
 		json_object_object_add(j, "jobs", json_object_new_int(o->wl.jobs));
 		json_object_object_add(j, "shared_file", json_object_new_boolean(o->shared));
-		json_object_object_add(j, "pattern",
-				       json_object_new_string(fss_pattern_name(o->pattern)));
-		json_object_object_add(j, "file_size", o->pattern == FSS_PAT_APPEND ? NULL :
+		json_object_object_add(j, "pattern", json_object_new_string(
+					fss_pattern_name(sh->pattern)));
+		json_object_object_add(j, "file_size",
+				       sh->pattern == FSS_PAT_APPEND ? NULL :
 				       json_object_new_int64((int64_t)o->wl.file_size));
 		if (o->nsweep) {
 			sw = json_object_new_array();

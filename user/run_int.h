@@ -36,13 +36,10 @@ struct run_opts {
 	bool force;
 	/* custom test */
 	bool custom;
-	enum fss_method method;
-	bool direct;
+	struct fss_cli_shape shape;	/* --method, --pattern, --direct */
 	bool shared;
-	enum fss_pattern pattern;
 	unsigned int sweep[MAX_SWEEP];
 	int nsweep;
-	bool help;
 };
 
 /* One run while it goes: its target, workload, tracer and tests. */

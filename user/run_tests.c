@@ -230,13 +230,13 @@ static struct fss_wl_spec custom_spec(const struct run_opts *o, unsigned int job
 {
 	struct fss_wl_spec s = base_spec(o);
 
-	s.method = o->method;
+	s.method = o->shape.methods[0];
 	s.bs = o->wl.bs;
-	s.direct = o->direct;
+	s.direct = o->shape.direct;
 	s.writes_per_sync = o->wl.wps;
 	s.jobs = jobs;
 	s.shared_file = o->shared || o->file;
-	s.pattern = o->pattern;
+	s.pattern = o->shape.pattern;
 	s.file_size = o->wl.file_size;
 	return s;
 }
@@ -249,11 +249,11 @@ static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
 	size_label(bs, sizeof(bs), o->wl.bs);
 	snprintf(buf, len, "%s: %s, %s x%u per %s, %s%s, %s I/O, %s:",
 		 sweep ? "Sweep over jobs" : "Custom test",
-		 fss_method_name(o->method), bs, o->wl.wps,
-		 fss_method_syncs(o->method) ? "sync" : "op",
-		 fss_pattern_name(o->pattern),
-		 o->pattern == FSS_PAT_APPEND ? "" : " writes",
-		 o->direct ? "O_DIRECT" : "buffered",
+		 fss_method_name(o->shape.methods[0]), bs, o->wl.wps,
+		 fss_method_syncs(o->shape.methods[0]) ? "sync" : "op",
+		 fss_pattern_name(o->shape.pattern),
+		 o->shape.pattern == FSS_PAT_APPEND ? "" : " writes",
+		 o->shape.direct ? "O_DIRECT" : "buffered",
 		 o->shared || o->file ? "one shared file" :
 		 (sweep || o->wl.jobs > 1) ? "one file per job" : "one file");
 	return buf;
@@ -285,9 +285,9 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 			snprintf(r->label, sizeof(r->label), "jobs=%u", levels[i]);
 		} else {
 			snprintf(r->name, sizeof(r->name), "custom.%s",
-				 fss_method_name(o->method));
+				 fss_method_name(o->shape.methods[0]));
 			snprintf(r->label, sizeof(r->label), "%s",
-				 fss_method_name(o->method));
+				 fss_method_name(o->shape.methods[0]));
 		}
 		r->spec.name = r->name;
 		rc = run_test(c, r, NULL);
