@@ -30,6 +30,7 @@ teardown() {
 start_trace() {
 	local name="$1"
 	shift
+	rm -f "$FSS_SCRATCH/$name.out" "$FSS_SCRATCH/$name.err"	# no stale line
 	"$FSS_BIN" trace "$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
 	trace_pid=$!
 	bg_pids+=("$trace_pid")

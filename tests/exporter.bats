@@ -42,6 +42,7 @@ free_port() {
 start_exporter() {
 	local name="$1"
 	shift
+	rm -f "$FSS_SCRATCH/$name.out" "$FSS_SCRATCH/$name.err"	# no stale line
 	"${exp_prefix[@]}" "$FSS_BIN" exporter "$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
 	exp_pid=$!
 	bg_pids+=("$exp_pid")

@@ -60,6 +60,9 @@ go() {
 start_trace() {
 	tout="$FSS_SCRATCH/trace.out"
 	terr="$FSS_SCRATCH/trace.err"
+	# a file left by an earlier tracer would satisfy wait_for before this
+	# one's shell has truncated it
+	rm -f "$tout" "$terr"
 	"$FSS_BIN" trace "$@" > "$tout" 2> "$terr" 3>&- &
 	trace_pid=$!
 	bg_pids+=("$trace_pid")
