@@ -385,6 +385,9 @@ alone_case() {
 		"$FSS_SCRATCH/off.out"
 	jq -se 'map(select(.type == "summary"))[0] | .blame == null and .blamed == null' \
 		"$FSS_SCRATCH/off.out"
+	# the text says why, from the summary's blame_strategy
+	run -0 "$FSS_BIN" report "$FSS_SCRATCH/off.out" --format text
+	grep -qx 'BLAMED: off (--no-blame)' <<< "$output"
 	# text: each slow sync, then its blame line
 	run -0 --separate-stderr "$FSS_BIN" trace --slower 0 --mount "$FSS_MNT" \
 		-- "$BLAMER" append "$FSS_MNT/a" 0.5
