@@ -192,9 +192,9 @@ rejected() {
 
 # ---- one convention for every command (issue 21, item 6) ----
 
-@test "every command: --bogus, a bad number: exit 2 and one line; --help: exit 0" {
+@test "every command: --bogus, a bad number: exit 2 and one line; --help, -u: exit 0" {
 	local cmd bad
-	for cmd in run trace compare devices report diff; do
+	for cmd in run trace compare devices report diff exporter; do
 		run --separate-stderr "$FSS_BIN" "$cmd" --bogus
 		[ "$status" -eq 2 ] || { echo "$cmd --bogus: exit $status" >&2; return 1; }
 		[ "${#stderr_lines[@]}" -eq 1 ]
@@ -205,6 +205,7 @@ rejected() {
 		devices) bad="--probe $DIR -n 0" ;;
 		report) bad="--format bogus $DIR/none.json" ;;
 		diff) bad="--resamples x $DIR/a.json $DIR/b.json" ;;
+		exporter) bad="--max-series 0" ;;
 		esac
 		# shellcheck disable=SC2086
 		run --separate-stderr "$FSS_BIN" "$cmd" $bad
@@ -213,6 +214,12 @@ rejected() {
 		[ -z "$output" ]
 		run -0 --separate-stderr "$FSS_BIN" "$cmd" --help
 		[[ "$output" == *"EXAMPLES"* ]]
+		[ -z "$stderr" ]
+		# the same two help options, in the same words, everywhere
+		grep -qxE ' +-h, --help +Show this help' <<< "$output"
+		grep -qxE ' +-u, --usage +Show a short usage message' <<< "$output"
+		run -0 --separate-stderr "$FSS_BIN" "$cmd" -u
+		[[ "${lines[0]}" == "Usage: fsyncscope $cmd "* ]]
 		[ -z "$stderr" ]
 	done
 	assert_empty_dir

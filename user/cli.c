@@ -17,19 +17,10 @@
 #include "trace.h"
 #include "workload.h"
 
-/* ---- -h/--help and --usage of every command --------------------------- */
+/* ---- -h/--help and -u/--usage of every command ------------------------ */
 
-enum { CLI_USAGE = 0x1200 };
-
-/* run, compare, report, diff: argp's own words, --usage without a letter */
-static const struct argp_option help_list_options[] = {
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ "usage", CLI_USAGE, NULL, 0, "Give a short usage message", -1 },
-	{ 0 },
-};
-
-/* trace, devices, exporter (the libbpf-tools style): -u too */
-static const struct argp_option help_show_options[] = {
+/* every command: -h/--help and -u/--usage (help group -1, last) */
+static const struct argp_option help_options[] = {
 	{ "help", 'h', NULL, 0, "Show this help", -1 },
 	{ "usage", 'u', NULL, 0, "Show a short usage message", -1 },
 	{ 0 },
@@ -47,7 +38,6 @@ static error_t help_parse(int key, char *arg, struct argp_state *state)
 		help_asked = ARGP_HELP_STD_HELP;	/* wins over --usage */
 		break;
 	case 'u':
-	case CLI_USAGE:
 		if (!help_asked)
 			help_asked = ARGP_HELP_USAGE;
 		break;
@@ -57,11 +47,9 @@ static error_t help_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp help_argps[] = {
-	[FSS_CLI_HELP_LIST] = { .options = help_list_options,
-				.parser = help_parse },
-	[FSS_CLI_HELP_SHOW] = { .options = help_show_options,
-				.parser = help_parse },
+static const struct argp help_argp = {
+	.options = help_options,
+	.parser = help_parse,
 };
 
 /* ---- parsing ----------------------------------------------------------- */
@@ -112,8 +100,7 @@ static void cli__bad_line(const char *prog, char *msg, error_t err)
 }
 
 bool fss_cli_parse(const struct argp *argp, int argc, char **argv,
-		   void *input, const char *prog, enum fss_cli_help help,
-		   int *rc)
+		   void *input, const char *prog, int *rc)
 {
 	struct argp root = *argp;
 	struct argp_child *kids;
@@ -132,7 +119,7 @@ bool fss_cli_parse(const struct argp *argp, int argc, char **argv,
 	}
 	if (n)
 		memcpy(kids, argp->children, n * sizeof(*kids));
-	kids[n].argp = &help_argps[help];
+	kids[n].argp = &help_argp;
 	root.children = kids;
 	help_asked = 0;
 	err = cli__argp_parse(&root, argc, argv, input, prog, &msg);

@@ -16,15 +16,7 @@
 #include "workload.h"
 
 /*
- * The words of -h/--help and --usage, which fss_cli_parse() adds to every
- * command (help group -1): LIST "Give this help list" and --usage alone
- * (run, compare, report, diff), SHOW "Show this help" and -u, --usage
- * (trace, devices, exporter).
- */
-enum fss_cli_help { FSS_CLI_HELP_LIST, FSS_CLI_HELP_SHOW };
-
-/*
- * argp_parse() of a command's argp, with -h/--help and --usage (help) added,
+ * argp_parse() of a command's argp, with -h/--help and -u/--usage added,
  * prog ("fsyncscope run") as the program name and every message argp or a
  * parser prints (argp_error) cut to its first line, as "LINE (try 'PROG
  * --help')".  argv[0] is not used.  Parsed with ARGP_NO_EXIT | ARGP_NO_HELP;
@@ -34,8 +26,7 @@ enum fss_cli_help { FSS_CLI_HELP_LIST, FSS_CLI_HELP_SHOW };
  * after that one line; false: go on, the options are in input.
  */
 bool fss_cli_parse(const struct argp *argp, int argc, char **argv,
-		   void *input, const char *prog, enum fss_cli_help help,
-		   int *rc);
+		   void *input, const char *prog, int *rc);
 
 /* "PROG: MSG (try 'PROG --help')" on stderr; returns 2 (a usage error). */
 int fss_cli_usage_error(const char *prog, const char *msg);

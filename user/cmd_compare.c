@@ -519,8 +519,7 @@ int cmd_compare(int argc, char **argv)
 	fss_cli_wl_defaults(&c->o.wl);
 	fss_cli_shape_defaults(&c->o.shape);
 	c->o.wl.file_size = DEF_FILE_SIZE;
-	if (fss_cli_parse(&cmp_argp, argc, argv, &c->o, PROG,
-			  FSS_CLI_HELP_LIST, &rc))
+	if (fss_cli_parse(&cmp_argp, argc, argv, &c->o, PROG, &rc))
 		goto done;
 	rc = check_combinations(&c->o);
 	if (rc)

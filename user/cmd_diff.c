@@ -140,7 +140,7 @@ int cmd_diff(int argc, char **argv)
 	int rc, failed;
 
 	fss_diff_defaults(&o.d);
-	if (fss_cli_parse(&argp, argc, argv, &o, PROG, FSS_CLI_HELP_LIST, &rc))
+	if (fss_cli_parse(&argp, argc, argv, &o, PROG, &rc))
 		return rc;
 	if (!o.b)
 		return fss_cli_usage_error(PROG, "two saved results are needed: "

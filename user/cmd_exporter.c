@@ -482,7 +482,7 @@ int cmd_exporter(int argc, char **argv)
 	env.labels = FSS_ML_DEFAULT;
 	env.max_series = 500;
 	env.interval = 5;
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, FSS_CLI_HELP_SHOW, &rc))
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, &rc))
 		return rc;
 	rc = check_targets(&to, &lfd);
 	if (rc)

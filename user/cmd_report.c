@@ -111,7 +111,7 @@ int cmd_report(int argc, char **argv)
 	char err[512];
 	int rc;
 
-	if (fss_cli_parse(&argp, argc, argv, &o, PROG, FSS_CLI_HELP_LIST, &rc))
+	if (fss_cli_parse(&argp, argc, argv, &o, PROG, &rc))
 		return rc;
 	if (!o.in)
 		return fss_cli_usage_error(PROG, "no FILE: which saved result "

@@ -567,7 +567,7 @@ static int trace_parse(int argc, char **argv)
 		argc = i;
 		break;
 	}
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, FSS_CLI_HELP_SHOW, &rc))
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, &rc))
 		return rc;
 	return -1;
 }

@@ -576,7 +576,7 @@ int cmd_devices(int argc, char **argv)
 
 	memset(&env, 0, sizeof(env));
 	env.seconds = PROBE_SECONDS;
-	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, FSS_CLI_HELP_SHOW, &rc))
+	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, &rc))
 		return rc;
 	if (!env.probe && (env.seconds_set || env.count || env.verbose))
 		return fss_cli_usage_error(PROG, "-s, --count and -v apply to "

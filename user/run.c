@@ -399,8 +399,7 @@ int cmd_run(int argc, char **argv)
 	fss_cli_wl_defaults(&o.wl);
 	o.wl.file_size = SUITE_FILE_SIZE;
 	fss_cli_shape_defaults(&o.shape);
-	if (fss_cli_parse(&run_argp, argc, argv, &o, PROG, FSS_CLI_HELP_LIST,
-			  &rc))
+	if (fss_cli_parse(&run_argp, argc, argv, &o, PROG, &rc))
 		return rc;
 	rc = check_combinations(&o);
 	if (rc)
