@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,10 +267,16 @@ static void rq_done(struct fss_blame *b, struct open_rq *r, __u64 ts,
 {
 	struct disk_log *d = fss_blame__disk(b, r->dev, true);
 	struct done *x;
+	__u64 *blk;
 
 	r->completed = true;
 	if (!d)
 		return;
+	blk = &d->blk_issue[d->n % BL_NLOG / BL_LOGBLK];
+	if (d->n % BL_LOGBLK == 0)
+		*blk = UINT64_MAX;
+	if (r->issue && r->issue < *blk)
+		*blk = r->issue;
 	x = &d->log[d->n++ % BL_NLOG];
 	x->start = r->start;
 	x->issue = r->issue;

@@ -15,6 +15,7 @@
 #define BL_NDISK	8	/* disks with a request log */
 #define BL_NOPEN	16384	/* requests in flight (direct-mapped) */
 #define BL_NLOG		32768	/* completed requests per disk */
+#define BL_LOGBLK	64	/* log entries per block of blk_issue */
 #define BL_NFLUSH	16384	/* flushes per disk (issue times) */
 #define BL_NOWNER	4096	/* submitters (index 0: unknown) */
 #define BL_NCOMM	4096	/* comms by pid, direct-mapped (power of 2) */
@@ -79,6 +80,12 @@ struct disk_log {
 	__u32 dev;
 	struct done *log;		/* ring of BL_NLOG */
 	__u64 n;			/* appended so far */
+	/*
+	 * Per block of BL_LOGBLK log entries (ring, like the log): the
+	 * earliest non-zero issue time in it (UINT64_MAX: none), so a scan
+	 * for requests issued in a window skips blocks (blame_queue).
+	 */
+	__u64 blk_issue[BL_NLOG / BL_LOGBLK];
 	__u64 flush_issue[BL_NFLUSH];	/* issue times of flushes, ring */
 	__u64 nflush;
 };
