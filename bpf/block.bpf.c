@@ -66,6 +66,8 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	if (targ_disk_dev && dev != targ_disk_dev)
 		return 0;
 	count_hit(hook);
+	if (!rq_dev_marked(dev))
+		return 0;
 	e = rq_event_reserve(type, dev);
 	if (!e)
 		return 0;

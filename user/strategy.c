@@ -422,6 +422,12 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->floor_only = t->floor_only;
 	/* unfiltered: blame records only where traced syncs were seen */
 	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;
+	/*
+	 * No filesystem given: requests only on the disks of traced syncs
+	 * (a filesystem given without a known disk: every disk, as before)
+	 */
+	t->skel->rodata->rq_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev &&
+		!getenv("FSYNCSCOPE_ALL_DISKS");
 	t->skel->rodata->filter_tgids = t->opts.ntgids > 0;
 	t->skel->rodata->follow_forks = t->opts.follow_forks && t->opts.ntgids > 0;
 	if (t->opts.comm)

@@ -121,6 +121,34 @@ static void blame_dev_seen(struct fss_tracer *t, __u32 dev)
 	}
 }
 
+/*
+ * Unfiltered tracing: a traced sync on fs dev makes its disk one of
+ * interest (bpf/common.bpf.h, rq_devs; the sync's entry did so already
+ * when the kernel gave its file a disk).  A filesystem without a known
+ * disk (any disk's requests may belong to its syncs), or more filesystems
+ * than the table holds: every disk's requests, from now on.
+ */
+static void rq_dev_seen(struct fss_tracer *t, __u32 dev)
+{
+	__u8 one = 1;
+	__u32 disk;
+
+	if (!t->skel->rodata->rq_dev_filter || t->skel->bss->rq_dev_all || !dev)
+		return;
+	for (int i = 0; i < t->nrq_devs; i++)
+		if (t->rq_devs[i] == dev)
+			return;
+	disk = disk_of(dev, t);
+	if (!disk || t->nrq_devs == (int)(sizeof(t->rq_devs) /
+					  sizeof(t->rq_devs[0])) ||
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.rq_devs), &disk,
+				&one, BPF_ANY)) {
+		t->skel->bss->rq_dev_all = 1;
+		return;
+	}
+	t->rq_devs[t->nrq_devs++] = dev;
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fss_tracer *t = ctx;
@@ -164,8 +192,11 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (t->blame && ev.type != FSS_EV_SYNC &&
 	    (ev.type == FSS_EV_COMM || blame_wants(t, ev.dev)))
 		fss_blame_add(t->blame, &ev);
-	else if (t->blame && ev.dev)
-		blame_dev_seen(t, ev.dev);
+	if (ev.type == FSS_EV_SYNC && ev.dev) {
+		rq_dev_seen(t, ev.dev);
+		if (t->blame)
+			blame_dev_seen(t, ev.dev);
+	}
 	if (ev.type >= FSS_EV_JHANDLE)	/* blame's own records */
 		return 0;
 	/* syncs that began before the window belong to no test */
