@@ -147,58 +147,116 @@ static __always_inline void blame_credit(struct credit *c)
 }
 
 /*
- * The comm this CPU sent last, and whose (FSS_EV_COMM); for a task's own
+ * The comms this CPU sent last (FSS_EV_COMM), and whose; for a task's own
  * comm, its thread and exec count too: the same thread since the same
- * exec needs no bpf_get_current_comm to know it sent it already.
+ * exec needs no bpf_get_current_comm to know it sent it already.  A few
+ * slots, not one: a syncing process and its journal thread take turns on
+ * a CPU, and with one slot each of their requests sent its comm again.
+ * User space keeps one comm per pid (the last sent), so sending one for a
+ * pid drops this CPU's other slots of that pid.
  */
+#define COMM_SLOTS	4	/* power of 2 */
+
 struct comm_sent {
 	__u32 pid, tid;
 	__u32 exec_id;
-	bool own;			/* the current task's comm (not a dirtier's) */
+	__u8 used;
+	__u8 own;			/* the current task's comm (not a dirtier's) */
+	__u8 pad[2];
 	char comm[FSS_COMM_LEN];
+};
+
+struct comm_cache {
+	struct comm_sent s[COMM_SLOTS];
+	__u32 next;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct comm_sent);
+	__type(value, struct comm_cache);
 } blame_comm SEC(".maps");
+
+static __always_inline bool comm_eq(const char *a, const char *b)
+{
+	return *(__u64 *)a == *(__u64 *)b &&
+	       *(__u64 *)(a + 8) == *(__u64 *)(b + 8);
+}
+
+/* Was comm sent for pid by this CPU, and is it still its latest? */
+static __always_inline bool comm_known(const struct comm_cache *cc,
+				       __u32 pid, const char *comm)
+{
+	for (int k = 0; k < COMM_SLOTS; k++)
+		if (cc->s[k].used && cc->s[k].pid == pid &&
+		    comm_eq(cc->s[k].comm, comm))
+			return true;
+	return false;
+}
+
+/* Has this thread's own comm been sent since its exec? */
+static __always_inline bool comm_own_known(const struct comm_cache *cc,
+					   __u32 pid, __u32 tid, __u32 exec_id)
+{
+	for (int k = 0; k < COMM_SLOTS; k++)
+		if (cc->s[k].used && cc->s[k].own && cc->s[k].tid == tid &&
+		    cc->s[k].pid == pid && cc->s[k].exec_id == exec_id)
+			return true;
+	return false;
+}
+
+static __always_inline void comm_remember(struct comm_cache *cc, __u32 pid,
+					  __u32 tid, __u32 exec_id, bool own,
+					  const char *comm, bool sent)
+{
+	struct comm_sent *x;
+
+	if (sent)
+		for (int k = 0; k < COMM_SLOTS; k++)
+			if (cc->s[k].pid == pid)
+				cc->s[k].used = 0;
+	x = &cc->s[cc->next++ & (COMM_SLOTS - 1)];
+	x->pid = pid;
+	x->tid = tid;
+	x->exec_id = exec_id;
+	x->own = own;
+	x->used = 1;
+	__builtin_memcpy(x->comm, comm, FSS_COMM_LEN);
+}
 
 /*
  * Send pid's comm (the dirtier's from o, else the current task's) unless
- * this CPU sent the same last: the compact owner record that follows
- * carries none.  Reserved before that record, so read before it.  (A
- * thread renaming itself without exec keeps its earlier comm until another
- * thread's request comes between.)
+ * this CPU sent the same last for pid: the compact owner record that
+ * follows carries none.  Reserved before that record, so read before it.
+ * (A thread renaming itself without exec keeps its earlier comm until
+ * another comm of its process is sent from this CPU.)
  */
 static __always_inline void comm_send(__u32 pid, __u32 tid,
 				      struct inode_owner *o)
 {
 	char comm[FSS_COMM_LEN] = {};
-	struct comm_sent *last;
+	struct comm_cache *cc;
 	struct fss_event *e;
 	__u32 k = 0, exec_id = 0;
 
-	last = bpf_map_lookup_elem(&blame_comm, &k);
-	if (!last)
+	cc = bpf_map_lookup_elem(&blame_comm, &k);
+	if (!cc)
 		return;
 	if (o) {
-		if (last->pid == pid && !last->own &&
-		    *(__u64 *)last->comm == *(__u64 *)o->comm &&
-		    *(__u64 *)(last->comm + 8) == *(__u64 *)(o->comm + 8))
+		if (comm_known(cc, pid, o->comm))
 			return;
 		__builtin_memcpy(comm, o->comm, sizeof(comm));
 	} else {
 		exec_id = bpf_get_current_task_btf()->self_exec_id;
-		if (last->own && last->tid == tid && last->pid == pid &&
-		    last->exec_id == exec_id)
+		if (comm_own_known(cc, pid, tid, exec_id))
 			return;
 		bpf_get_current_comm(comm, sizeof(comm));
-		if (last->pid == pid &&
-		    *(__u64 *)last->comm == *(__u64 *)comm &&
-		    *(__u64 *)(last->comm + 8) == *(__u64 *)(comm + 8))
-			goto remember;		/* another thread, same comm */
+		if (comm_known(cc, pid, comm)) {
+			/* another thread, same comm */
+			comm_remember(cc, pid, tid, exec_id, true, comm, false);
+			return;
+		}
 	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
@@ -212,12 +270,7 @@ static __always_inline void comm_send(__u32 pid, __u32 tid,
 	e->ts = bpf_ktime_get_ns();
 	__builtin_memcpy(e->comm, comm, sizeof(comm));
 	event_submit(e);
-remember:
-	last->pid = pid;
-	last->tid = tid;
-	last->exec_id = exec_id;
-	last->own = !o;
-	__builtin_memcpy(last->comm, comm, sizeof(comm));
+	comm_remember(cc, pid, tid, exec_id, !o, comm, true);
 }
 
 SEC("tp/jbd2/jbd2_handle_stats")
