@@ -151,6 +151,28 @@ static void add_stats(struct fss_blame *b, const struct fss_event *ev)
 	t->st_logged = ev->blame.logged;
 }
 
+static void jthread_note(struct fss_blame *b, __u32 tid)
+{
+	for (unsigned int i = 0; i < b->njthreads && i < BL_NJTHREAD; i++)
+		if (b->jthreads[i] == tid)
+			return;
+	if (b->njthreads < BL_NJTHREAD)
+		b->jthreads[b->njthreads] = tid;
+	if (b->njthreads <= BL_NJTHREAD)
+		b->njthreads++;	/* past BL_NJTHREAD: the list is not used */
+}
+
+/* Can tid be a journal thread of a commit seen? */
+static bool jthread_maybe(const struct fss_blame *b, __u32 tid)
+{
+	if (b->njthreads > BL_NJTHREAD)
+		return true;
+	for (unsigned int i = 0; i < b->njthreads; i++)
+		if (b->jthreads[i] == tid)
+			return true;
+	return false;
+}
+
 static void add_commit(struct fss_blame *b, const struct fss_event *ev)
 {
 	struct commit *c = &b->commits[b->ncommits++ % BL_NCOMMIT];
@@ -158,6 +180,7 @@ static void add_commit(struct fss_blame *b, const struct fss_event *ev)
 	c->dev = ev->dev;
 	c->jtid = ev->journal.transaction;
 	c->thread = ev->tid;
+	jthread_note(b, ev->tid);
 	c->start = ev->ts;
 	c->end = ev->ts_end;
 }
@@ -189,8 +212,11 @@ __u64 fss_blame__commit_lower(const struct fss_blame *b, __u64 ts)
 const struct commit *fss_blame__commit_of_rq(const struct fss_blame *b,
 					     __u32 tid, __u64 ts)
 {
-	__u64 i = fss_blame__commit_lower(b, ts);
+	__u64 i;
 
+	if (!jthread_maybe(b, tid))
+		return NULL;
+	i = fss_blame__commit_lower(b, ts);
 	for (__u64 k = 0; k < 64 && i + k < b->ncommits; k++) {
 		const struct commit *c = &b->commits[(i + k) % BL_NCOMMIT];
 

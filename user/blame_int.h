@@ -12,6 +12,7 @@
 #define BL_NTX		8192	/* transactions, direct-mapped (power of 2) */
 #define BL_NCONTRIB	16	/* contributors per transaction */
 #define BL_NCOMMIT	8192	/* commits remembered, in end order */
+#define BL_NJTHREAD	32	/* journal threads told apart quickly */
 #define BL_NDISK	8	/* disks with a request log */
 #define BL_NOPEN	16384	/* requests in flight (direct-mapped) */
 #define BL_NLOG		32768	/* completed requests per disk */
@@ -96,6 +97,13 @@ struct fss_blame {
 	struct tx tx[BL_NTX];
 	struct commit commits[BL_NCOMMIT];
 	__u64 ncommits;
+	/*
+	 * The journal threads of the commits seen (BL_NJTHREAD; more: the
+	 * list is not used), so a request of any other thread is known to be
+	 * no commit's without a search.
+	 */
+	__u32 jthreads[BL_NJTHREAD];
+	unsigned int njthreads;
 	struct open_rq *open;		/* BL_NOPEN */
 	struct disk_log disks[BL_NDISK];
 	unsigned int ndisks;
