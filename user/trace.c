@@ -149,10 +149,42 @@ static void rq_dev_seen(struct fss_tracer *t, __u32 dev)
 	t->rq_devs[t->nrq_devs++] = dev;
 }
 
+/* One decoded event: to blame, to the attribution engine. */
+static void dispatch_event(struct fss_tracer *t, const struct fss_event *ev)
+{
+	if (verbose_level >= 4)
+		fprintf(stderr, "ev type=%u tid=%u dev=%u:%u ts=%llu end=%llu id=%llx flags=%#x bytes=%u comm=%.16s\n",
+			ev->type, ev->tid, ev->dev >> 20, ev->dev & 0xfffff,
+			(unsigned long long)ev->ts, (unsigned long long)ev->ts_end,
+			(unsigned long long)ev->rq.id, ev->rq.flags, ev->rq.bytes, ev->comm);
+	if (!t->collecting || !t->attr)
+		return;
+	if (t->opts.on_event)
+		t->opts.on_event(ev, t->opts.on_event_arg);
+	/* traced syncs: for blame's coalesced flushes (docs/blame.md) */
+	if (t->blame && ev->type == FSS_EV_SYNC && ev->ts >= t->window_start)
+		fss_blame_add(t->blame, ev);
+	if (t->blame && ev->type != FSS_EV_SYNC &&
+	    (ev->type == FSS_EV_COMM || blame_wants(t, ev->dev)))
+		fss_blame_add(t->blame, ev);
+	if (ev->type == FSS_EV_SYNC && ev->dev) {
+		rq_dev_seen(t, ev->dev);
+		if (t->blame)
+			blame_dev_seen(t, ev->dev);
+	}
+	if (ev->type >= FSS_EV_JHANDLE)	/* blame's own records */
+		return;
+	/* syncs that began before the window belong to no test */
+	if (ev->type == FSS_EV_SYNC && ev->ts < t->window_start)
+		return;
+	if (fss_attr_add(t->attr, ev) < 0)
+		t->add_errors++;
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fss_tracer *t = ctx;
-	struct fss_event ev;
+	struct fss_event ev, owner;
 	__u32 type;
 
 	if (size < sizeof(type))
@@ -172,38 +204,22 @@ static int handle_event(void *ctx, void *data, size_t size)
 			return 0;
 		memcpy(&w, data, sizeof(w));
 		fss_owner_event_widen(&w, &ev);
+	} else if (type == FSS_EV_RQ_START_OWNED) {
+		struct fss_rq_owned_event w;
+
+		if (size < sizeof(w))
+			return 0;
+		memcpy(&w, data, sizeof(w));
+		fss_rq_owned_widen(&w, &ev, &owner);
+		dispatch_event(t, &ev);
+		dispatch_event(t, &owner);
+		return 0;
 	} else {
 		if (size < sizeof(ev))
 			return 0;
 		memcpy(&ev, data, sizeof(ev));
 	}
-	if (verbose_level >= 4)
-		fprintf(stderr, "ev type=%u tid=%u dev=%u:%u ts=%llu end=%llu id=%llx flags=%#x bytes=%u comm=%.16s\n",
-			ev.type, ev.tid, ev.dev >> 20, ev.dev & 0xfffff,
-			(unsigned long long)ev.ts, (unsigned long long)ev.ts_end,
-			(unsigned long long)ev.rq.id, ev.rq.flags, ev.rq.bytes, ev.comm);
-	if (!t->collecting || !t->attr)
-		return 0;
-	if (t->opts.on_event)
-		t->opts.on_event(&ev, t->opts.on_event_arg);
-	/* traced syncs: for blame's coalesced flushes (docs/blame.md) */
-	if (t->blame && ev.type == FSS_EV_SYNC && ev.ts >= t->window_start)
-		fss_blame_add(t->blame, &ev);
-	if (t->blame && ev.type != FSS_EV_SYNC &&
-	    (ev.type == FSS_EV_COMM || blame_wants(t, ev.dev)))
-		fss_blame_add(t->blame, &ev);
-	if (ev.type == FSS_EV_SYNC && ev.dev) {
-		rq_dev_seen(t, ev.dev);
-		if (t->blame)
-			blame_dev_seen(t, ev.dev);
-	}
-	if (ev.type >= FSS_EV_JHANDLE)	/* blame's own records */
-		return 0;
-	/* syncs that began before the window belong to no test */
-	if (ev.type == FSS_EV_SYNC && ev.ts < t->window_start)
-		return 0;
-	if (fss_attr_add(t->attr, &ev) < 0)
-		t->add_errors++;
+	dispatch_event(t, &ev);
 	return 0;
 }
 
