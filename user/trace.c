@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include "trace_int.h"
 #include "devinfo.h"
+#include "fsnote.h"
 
 #define POLL_INTERVAL_MS	20
 #define DRAIN_LAG_NS		(300ULL * 1000 * 1000)
@@ -121,12 +122,31 @@ static void blame_dev_seen(struct fss_tracer *t, __u32 dev)
 	}
 }
 
+/* A filesystem in memory only: no block request can be its syncs'. */
+static bool fs_in_memory(__u32 dev)
+{
+	static const char *const types[] = {
+		"tmpfs", "ramfs", "devtmpfs", "hugetlbfs", "proc", "sysfs",
+		"mqueue", "debugfs", "tracefs", "securityfs", "cgroup2",
+		"cgroup", "bpf", "pstore", "configfs", "efivarfs",
+	};
+	char type[64];
+
+	if (fss_fstype_of(dev, type, sizeof(type)))
+		return false;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(type, types[i]))
+			return true;
+	return false;
+}
+
 /*
  * Unfiltered tracing: a traced sync on fs dev makes its disk one of
  * interest (bpf/common.bpf.h, rq_devs; the sync's entry did so already
  * when the kernel gave its file a disk).  A filesystem without a known
- * disk (any disk's requests may belong to its syncs), or more filesystems
- * than the table holds: every disk's requests, from now on.
+ * disk that is not one in memory (overlayfs, a network or FUSE fs: any
+ * disk's requests may belong to its syncs), or more filesystems than the
+ * table holds: every disk's requests, from now on.
  */
 static void rq_dev_seen(struct fss_tracer *t, __u32 dev)
 {
@@ -138,11 +158,17 @@ static void rq_dev_seen(struct fss_tracer *t, __u32 dev)
 	for (int i = 0; i < t->nrq_devs; i++)
 		if (t->rq_devs[i] == dev)
 			return;
+	if (t->nrq_devs == (int)(sizeof(t->rq_devs) / sizeof(t->rq_devs[0]))) {
+		t->skel->bss->rq_dev_all = 1;
+		return;
+	}
 	disk = disk_of(dev, t);
-	if (!disk || t->nrq_devs == (int)(sizeof(t->rq_devs) /
-					  sizeof(t->rq_devs[0])) ||
-	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.rq_devs), &disk,
-				&one, BPF_ANY)) {
+	if (!disk && fs_in_memory(dev)) {
+		t->rq_devs[t->nrq_devs++] = dev;	/* nothing to record */
+		return;
+	}
+	if (!disk || bpf_map_update_elem(bpf_map__fd(t->skel->maps.rq_devs),
+					 &disk, &one, BPF_ANY)) {
 		t->skel->bss->rq_dev_all = 1;
 		return;
 	}
