@@ -20,78 +20,7 @@
  * lookup or update, one ring record.  The programs are named blame_* and
  * load only when blame is on (user/trace.c).
  */
-#include "common.bpf.h"
-
-/* The inode a kernel thread is writing back (task storage; dev 0: none). */
-struct wb_ctx {
-	__u64 ino;
-	__u32 dev;
-	__u32 pad;
-};
-
-struct inode_key {
-	__u64 ino;
-	__u32 dev;
-	__u32 pad;
-};
-
-/* The process that last made an inode dirty (clean -> dirty). */
-struct inode_owner {
-	__u64 cgroup;
-	__u32 pid, tid;
-	char comm[FSS_COMM_LEN];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct wb_ctx);
-} blame_wb SEC(".maps");
-
-/* Bounded: the least recently dirtied inodes fall out first. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct inode_key);
-	__type(value, struct inode_owner);
-} blame_dirtier SEC(".maps");
-
-/*
- * Unfiltered tracing (no --mount/--dev): blame records only for the
- * filesystems and disks that traced syncs were seen on, which user space
- * adds here as they come (a storm on a device nobody syncs on costs one
- * hash lookup per request, and nothing in the ring buffer).
- */
-const volatile bool blame_dev_filter = false;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, __u32);			/* fs or disk dev_t */
-	__type(value, __u8);
-} blame_devs SEC(".maps");
-
-static __always_inline bool blame_fs_dev(__u32 dev)
-{
-	if (targ_fs_dev)
-		return dev == targ_fs_dev;
-	return !blame_dev_filter || bpf_map_lookup_elem(&blame_devs, &dev);
-}
-
-static __always_inline bool blame_disk_dev(__u32 dev)
-{
-	if (targ_disk_dev)
-		return dev == targ_disk_dev;
-	return !blame_dev_filter || bpf_map_lookup_elem(&blame_devs, &dev);
-}
-
-static __always_inline bool cur_is_kthread(void)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	return !task->mm;
-}
+#include "blame_owner.bpf.h"
 
 /*
  * A blame record of the current task, or NULL (counted as lost); who: with
@@ -107,117 +36,6 @@ static __always_inline struct fss_event *blame_reserve(__u32 type, __u32 dev,
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 	}
 	return e;
-}
-
-/* Whom the current task's work is credited to (blame_credit). */
-struct credit {
-	__u32 flags;			/* FSS_BL_* */
-	__u32 wb_dev;
-	__u64 ino;
-	struct inode_owner *o;		/* the inode's dirtier, or NULL */
-};
-
-/*
- * A kernel thread in writeback of an inode: say so, and credit the
- * inode's dirtier when it is known.
- */
-static __always_inline void blame_credit(struct credit *c)
-{
-	struct inode_key k = {};
-	struct wb_ctx *wb;
-
-	c->flags = 0;
-	c->wb_dev = 0;
-	c->ino = 0;
-	c->o = NULL;
-	if (!cur_is_kthread())
-		return;
-	c->flags |= FSS_BL_KTHREAD;
-	wb = bpf_task_storage_get(&blame_wb, bpf_get_current_task_btf(), 0, 0);
-	if (!wb || !wb->dev)
-		return;
-	c->flags |= FSS_BL_WB;
-	c->wb_dev = wb->dev;
-	c->ino = wb->ino;
-	k.dev = wb->dev;
-	k.ino = wb->ino;
-	c->o = bpf_map_lookup_elem(&blame_dirtier, &k);
-	if (c->o)
-		c->flags |= FSS_BL_OWNER;
-}
-
-/*
- * The comm this CPU sent last, and whose (FSS_EV_COMM); for a task's own
- * comm, its thread and exec count too: the same thread since the same
- * exec needs no bpf_get_current_comm to know it sent it already.
- */
-struct comm_sent {
-	__u32 pid, tid;
-	__u32 exec_id;
-	bool own;			/* the current task's comm (not a dirtier's) */
-	char comm[FSS_COMM_LEN];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct comm_sent);
-} blame_comm SEC(".maps");
-
-/*
- * Send pid's comm (the dirtier's from o, else the current task's) unless
- * this CPU sent the same last: the compact owner record that follows
- * carries none.  Reserved before that record, so read before it.  (A
- * thread renaming itself without exec keeps its earlier comm until another
- * thread's request comes between.)
- */
-static __always_inline void comm_send(__u32 pid, __u32 tid,
-				      struct inode_owner *o)
-{
-	char comm[FSS_COMM_LEN] = {};
-	struct comm_sent *last;
-	struct fss_event *e;
-	__u32 k = 0, exec_id = 0;
-
-	last = bpf_map_lookup_elem(&blame_comm, &k);
-	if (!last)
-		return;
-	if (o) {
-		if (last->pid == pid && !last->own &&
-		    *(__u64 *)last->comm == *(__u64 *)o->comm &&
-		    *(__u64 *)(last->comm + 8) == *(__u64 *)(o->comm + 8))
-			return;
-		__builtin_memcpy(comm, o->comm, sizeof(comm));
-	} else {
-		exec_id = bpf_get_current_task_btf()->self_exec_id;
-		if (last->own && last->tid == tid && last->pid == pid &&
-		    last->exec_id == exec_id)
-			return;
-		bpf_get_current_comm(comm, sizeof(comm));
-		if (last->pid == pid &&
-		    *(__u64 *)last->comm == *(__u64 *)comm &&
-		    *(__u64 *)(last->comm + 8) == *(__u64 *)(comm + 8))
-			goto remember;		/* another thread, same comm */
-	}
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_drop(2);
-		return;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->type = FSS_EV_COMM;
-	e->pid = pid;
-	e->tid = tid;
-	e->ts = bpf_ktime_get_ns();
-	__builtin_memcpy(e->comm, comm, sizeof(comm));
-	event_submit(e);
-remember:
-	last->pid = pid;
-	last->tid = tid;
-	last->exec_id = exec_id;
-	last->own = !o;
-	__builtin_memcpy(last->comm, comm, sizeof(comm));
 }
 
 SEC("tp/jbd2/jbd2_handle_stats")
@@ -282,18 +100,10 @@ static __always_inline int owner_event(__u64 id, __u32 dev, __u32 bytes,
 				       __u32 flags)
 {
 	struct fss_owner_event *e;
-	__u64 who, cg;
 	struct credit c;
+	__u64 who, cg;
 
-	blame_credit(&c);
-	if (c.o) {
-		who = ((__u64)c.o->pid << 32) | c.o->tid;
-		cg = c.o->cgroup;
-	} else {
-		who = bpf_get_current_pid_tgid();
-		cg = bpf_get_current_cgroup_id();
-	}
-	comm_send(who >> 32, (__u32)who, c.o);
+	owner_credit(&c, &who, &cg);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count_drop(2);

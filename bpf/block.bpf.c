@@ -12,7 +12,15 @@
  * (direct = true: the verifier knows the argument's type), the raw_tp set
  * with bpf_probe_read_kernel(); the body is one inlined function.
  */
-#include "common.bpf.h"
+#include "blame_owner.bpf.h"
+
+/*
+ * Blame on, tp_btf set, block_io_start in the kernel (user space sets it):
+ * btf_io_start sends each creation on a disk blame wants with its owner,
+ * one record (struct fss_rq_owned_event), and blame_rq_owner is not
+ * loaded.
+ */
+const volatile bool blame_in_rq __weak = false;
 
 /*
  * who: also say whether the current task is a kernel thread.  Only the
@@ -53,6 +61,30 @@ static __always_inline __u32 rq_flags(struct request *rq, const bool direct,
 	return f;
 }
 
+static __always_inline void rq_fill(struct fss_rq_event *e, struct request *rq,
+				    __u32 type, __s64 nr_bytes,
+				    const bool direct, const __u32 extra)
+{
+	e->id = (__u64)rq;
+	e->sector = FSS_RD(direct, rq, __sector);
+	e->bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
+	e->flags = rq_flags(rq, direct, type == FSS_EV_RQ_START ||
+			    type == FSS_EV_RQ_ISSUE) | extra;
+}
+
+/* Is the request to be recorded?  *dev: its disk. */
+static __always_inline bool rq_want(struct request *rq, __u32 hook,
+				    const bool direct, __u32 *dev)
+{
+	if (floor_hit(hook))
+		return false;
+	*dev = fss_rq_kdev(rq, direct);
+	if (targ_disk_dev && *dev != targ_disk_dev)
+		return false;
+	count_hit(hook);
+	return rq_dev_marked(*dev);
+}
+
 static __always_inline int rq_event(struct request *rq, __u32 type,
 				    __u32 hook, __s64 nr_bytes, const bool direct,
 				    const __u32 extra)
@@ -60,20 +92,58 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	struct fss_rq_event *e;
 	__u32 dev;
 
-	if (floor_hit(hook))
+	if (!rq_want(rq, hook, direct, &dev))
 		return 0;
-	dev = fss_rq_kdev(rq, direct);
-	if (targ_disk_dev && dev != targ_disk_dev)
-		return 0;
-	count_hit(hook);
 	e = rq_event_reserve(type, dev);
 	if (!e)
 		return 0;
-	e->id = (__u64)rq;
-	e->sector = FSS_RD(direct, rq, __sector);
-	e->bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
-	e->flags = rq_flags(rq, direct, type == FSS_EV_RQ_START ||
-			    type == FSS_EV_RQ_ISSUE) | extra;
+	rq_fill(e, rq, type, nr_bytes, direct, extra);
+	event_submit(e);
+	return 0;
+}
+
+/*
+ * A creation with its owner (blame_in_rq): what rq_event and blame's
+ * owner record would send, in one record; a disk blame does not want gets
+ * the plain one.
+ */
+static __always_inline int rq_start_owned(struct request *rq)
+{
+	struct fss_rq_owned_event *e;
+	struct credit c;
+	__u64 who, cg;
+	__u32 dev;
+
+	if (!rq_want(rq, FSS_HOOK_RQ_START, true, &dev))
+		return 0;
+	if (!blame_disk_dev(dev)) {
+		struct fss_rq_event *p = rq_event_reserve(FSS_EV_RQ_START, dev);
+
+		if (p) {
+			rq_fill(p, rq, FSS_EV_RQ_START, -1, true, FSS_RQ_CREATE);
+			event_submit(p);
+		}
+		return 0;
+	}
+	owner_credit(&c, &who, &cg);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_drop(0);
+		count_drop(2);
+		return 0;
+	}
+	e->rq.type = FSS_EV_RQ_START_OWNED;
+	e->rq.tid = (__u32)bpf_get_current_pid_tgid();
+	e->rq.ts = bpf_ktime_get_ns();
+	e->rq.dev = dev;
+	e->rq.nvme_opcode = 0;
+	rq_fill(&e->rq, rq, FSS_EV_RQ_START, -1, true, FSS_RQ_CREATE);
+	e->cgroup = cg;
+	e->ino = c.ino;
+	e->pid = who >> 32;
+	e->tid = (__u32)who;
+	e->wb_dev = c.wb_dev;
+	e->flags = c.flags;
 	event_submit(e);
 	return 0;
 }
@@ -82,6 +152,8 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 SEC("tp_btf/block_io_start")
 int BPF_PROG(btf_io_start, struct request *rq)
 {
+	if (blame_in_rq)
+		return rq_start_owned(rq);
 	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true,
 			FSS_RQ_CREATE);
 }

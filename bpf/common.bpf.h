@@ -50,7 +50,28 @@ struct sync_state {
 	__u32 dev;
 	__u32 fs_hook;
 	__u32 fd;
+	__u32 rq_marked;	/* fs dev whose disk this thread put in rq_devs */
+	__u32 pad;
 };
+
+/*
+ * Disks of interest (docs/model.md): unfiltered tracing (no --mount/--dev)
+ * records block and NVMe requests only on the disks of traced syncs.  A
+ * sync's entry puts its file's disk in rq_devs; user space puts there the
+ * disk it maps each traced sync's filesystem to, and sets rq_dev_all when
+ * it cannot (a filesystem whose disk it does not know: requests of any
+ * disk may belong to its syncs) or the map is full.  Requests elsewhere are
+ * only counted (hook_hits).
+ */
+const volatile bool rq_dev_filter __weak = false;
+__u32 rq_dev_all __weak = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* disk dev_t */
+	__type(value, __u8);
+} rq_devs SEC(".maps") __weak;
 
 /* Per-journal state of an in-flight jbd2 commit; start == 0: none. */
 struct commit_state {
@@ -261,6 +282,37 @@ static __always_inline void event_submit(void *e)
 static __always_inline __u32 sb_kdev(struct super_block *sb)
 {
 	return BPF_CORE_READ(sb, s_dev);
+}
+
+/* Are requests on disk dev recorded?  (targ_disk_dev is checked before.) */
+static __always_inline bool rq_dev_marked(__u32 dev)
+{
+	if (!rq_dev_filter || rq_dev_all)
+		return true;
+	return bpf_map_lookup_elem(&rq_devs, &dev) != NULL;
+}
+
+/*
+ * A traced sync on a file of sb (fs dev): its disk becomes one of
+ * interest before the sync makes any request.  Once per thread and
+ * filesystem (st->rq_marked); no disk (no s_bdev): user space decides.
+ */
+static __always_inline void rq_dev_mark(struct sync_state *st,
+					struct super_block *sb, __u32 dev)
+{
+	struct gendisk *disk;
+	__u8 one = 1;
+	__u32 d;
+
+	if (!rq_dev_filter || st->rq_marked == dev)
+		return;
+	st->rq_marked = dev;
+	disk = BPF_CORE_READ(sb, s_bdev, bd_disk);
+	if (!disk)
+		return;
+	d = ((__u32)BPF_CORE_READ(disk, major) << 20) |
+	    (__u32)BPF_CORE_READ(disk, first_minor);
+	bpf_map_update_elem(&rq_devs, &d, &one, BPF_NOEXIST);
 }
 
 #endif /* __COMMON_BPF_H */

@@ -28,6 +28,9 @@ enum fss_ev_type {
 	FSS_EV_COMM,		/* blame: the comm of pid (sent when it changes) */
 	FSS_EV_XLOG_FORCE,	/* blame: a traced sync forced the xfs log to
 				 * CIL sequence blame.id */
+	FSS_EV_RQ_START_OWNED,	/* on the wire only: an FSS_EV_RQ_START and its
+				 * FSS_EV_RQ_OWNER in one struct
+				 * fss_rq_owned_event (user space splits it) */
 	FSS_EV_MAX,
 };
 
@@ -215,6 +218,23 @@ struct fss_owner_event {
 	__u32 pad;
 };
 
+/*
+ * A request's creation with its owner (blame on, tp_btf block_io_start):
+ * one ring record instead of an fss_rq_event and an fss_owner_event.  rq
+ * is the creation as recorded (rq.type FSS_EV_RQ_START_OWNED, rq.tid the
+ * creating thread); the owner fields are an fss_owner_event's, with the
+ * same time, request, disk and bytes.
+ */
+struct fss_rq_owned_event {
+	struct fss_rq_event rq;
+	__u64 cgroup;		/* cgroup v2 id of the process credited */
+	__u64 ino;		/* FSS_BL_WB: inode under writeback */
+	__u32 pid;		/* process credited */
+	__u32 tid;		/* thread credited */
+	__u32 wb_dev;		/* FSS_BL_WB: its fs dev_t */
+	__u32 flags;		/* FSS_BL_* */
+};
+
 static inline void fss_owner_event_widen(const struct fss_owner_event *w,
 					 struct fss_event *ev)
 {
@@ -230,6 +250,27 @@ static inline void fss_owner_event_widen(const struct fss_owner_event *w,
 	ev->blame.blocks = w->bytes;
 	ev->blame.wb_dev = w->wb_dev;
 	ev->blame.flags = w->flags;
+}
+
+/* The two events of an fss_rq_owned_event: the creation, then the owner. */
+static inline void fss_rq_owned_widen(const struct fss_rq_owned_event *w,
+				      struct fss_event *start,
+				      struct fss_event *owner)
+{
+	fss_rq_event_widen(&w->rq, start);
+	start->type = FSS_EV_RQ_START;
+	__builtin_memset(owner, 0, sizeof(*owner));
+	owner->type = FSS_EV_RQ_OWNER;
+	owner->tid = w->tid;
+	owner->pid = w->pid;
+	owner->dev = w->rq.dev;
+	owner->ts = w->rq.ts;
+	owner->blame.cgroup = w->cgroup;
+	owner->blame.id = w->rq.id;
+	owner->blame.ino = w->ino;
+	owner->blame.blocks = w->rq.bytes;
+	owner->blame.wb_dev = w->wb_dev;
+	owner->blame.flags = w->flags;
 }
 
 #endif /* __FSYNCSCOPE_H */

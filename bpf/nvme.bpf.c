@@ -62,12 +62,16 @@ int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 	struct nvme_command___fss *cmd = cmdp;
 	struct nvme_pending p = {};
 	__u64 key = (__u64)rq;
+	__u32 dev;
 
 	if (floor_hit(FSS_HOOK_NVME))
 		return 0;
-	if (targ_disk_dev && fss_rq_kdev(rq, true) != targ_disk_dev)
+	dev = fss_rq_kdev(rq, true);
+	if (targ_disk_dev && dev != targ_disk_dev)
 		return 0;
 	count_hit(FSS_HOOK_NVME);
+	if (!rq_dev_marked(dev))
+		return 0;
 	p.ts = bpf_ktime_get_ns();
 	p.opcode = BPF_CORE_READ(cmd, common.opcode);
 	/* a requeued request is set up again: the latest setup counts */

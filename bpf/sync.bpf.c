@@ -50,6 +50,7 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	__u64 id = bpf_get_current_pid_tgid();
 	struct sync_state *st;
 	struct file *f = NULL;
+	struct super_block *sb = NULL;
 	__u32 dev = 0;
 	__u64 ino = 0;
 
@@ -68,7 +69,8 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	if (f) {
 		struct inode *inode = BPF_CORE_READ(f, f_inode);
 
-		dev = sb_kdev(BPF_CORE_READ(inode, i_sb));
+		sb = BPF_CORE_READ(inode, i_sb);
+		dev = sb_kdev(sb);
 		ino = BPF_CORE_READ(inode, i_ino);
 	}
 	if (targ_fs_dev && dev != targ_fs_dev &&
@@ -90,6 +92,8 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	st->dev = dev;
 	st->fs_hook = 0;
 	st->fd = fd;
+	if (sb)
+		rq_dev_mark(st, sb, dev);
 	count_hit(sync_hook(kind));
 	return 0;
 }

@@ -204,6 +204,33 @@ writer_case() {
 	[ "$(jq -n "$unknown <= 0.05 * $all")" = true ]
 }
 
+@test "blame: owners in the block_io_start records (tp_btf) and in blame's own (raw_tp) both name the writer" {
+	fss_mkfs ext4 512
+	mkdir "$FSS_MNT/o" "$FSS_MNT/w"
+	local hooks ow w ev
+	for hooks in tp_btf raw_tp; do
+		FSYNCSCOPE_BLOCK_HOOKS=$hooks scenario "own_$hooks" "
+			$BLAMER overwrite $FSS_MNT/o 3 > $FSS_SCRATCH/ow.pid &
+			sleep 1
+			$BLAMER writer $FSS_MNT/w 1 > $FSS_SCRATCH/w.pid
+			wait" --mount "$FSS_MNT"
+		ev="$FSS_SCRATCH/own_$hooks.ev"
+		ow="$(pid_of "$FSS_SCRATCH/ow.pid")"
+		w="$(pid_of "$FSS_SCRATCH/w.pid")"
+		# tp_btf: one record per creation, owner inside; raw_tp: not
+		jq -se --arg h "$hooks" 'map(select(.type == "start"))[0].strategy.blame |
+			test("in the block_io_start records") == ($h == "tp_btf")' \
+			"$FSS_SCRATCH/own_$hooks.out"
+		check_evidence "$ev"
+		[ "$(jq -s "[.[] | select(.pid == $ow) | .blame[] |
+			select(.pid == $w and .phase == \"device_flush\")] | length" \
+			"$ev")" -gt 0 ]
+		# the writer's comm came with its records
+		[ "$(jq -s "[.[] | .blame[]? | select(.pid == $w and
+			.comm != \"bigwriter\")] | length" "$ev")" -eq 0 ]
+	done
+}
+
 # apart_case FS: the victims on one FS image, the storm and the writer on
 # another (both FS): nothing of the victims' time is blamed on them
 apart_case() {

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,28 @@ static void add_stats(struct fss_blame *b, const struct fss_event *ev)
 	t->st_logged = ev->blame.logged;
 }
 
+static void jthread_note(struct fss_blame *b, __u32 tid)
+{
+	for (unsigned int i = 0; i < b->njthreads && i < BL_NJTHREAD; i++)
+		if (b->jthreads[i] == tid)
+			return;
+	if (b->njthreads < BL_NJTHREAD)
+		b->jthreads[b->njthreads] = tid;
+	if (b->njthreads <= BL_NJTHREAD)
+		b->njthreads++;	/* past BL_NJTHREAD: the list is not used */
+}
+
+/* Can tid be a journal thread of a commit seen? */
+static bool jthread_maybe(const struct fss_blame *b, __u32 tid)
+{
+	if (b->njthreads > BL_NJTHREAD)
+		return true;
+	for (unsigned int i = 0; i < b->njthreads; i++)
+		if (b->jthreads[i] == tid)
+			return true;
+	return false;
+}
+
 static void add_commit(struct fss_blame *b, const struct fss_event *ev)
 {
 	struct commit *c = &b->commits[b->ncommits++ % BL_NCOMMIT];
@@ -157,6 +180,7 @@ static void add_commit(struct fss_blame *b, const struct fss_event *ev)
 	c->dev = ev->dev;
 	c->jtid = ev->journal.transaction;
 	c->thread = ev->tid;
+	jthread_note(b, ev->tid);
 	c->start = ev->ts;
 	c->end = ev->ts_end;
 }
@@ -188,8 +212,11 @@ __u64 fss_blame__commit_lower(const struct fss_blame *b, __u64 ts)
 const struct commit *fss_blame__commit_of_rq(const struct fss_blame *b,
 					     __u32 tid, __u64 ts)
 {
-	__u64 i = fss_blame__commit_lower(b, ts);
+	__u64 i;
 
+	if (!jthread_maybe(b, tid))
+		return NULL;
+	i = fss_blame__commit_lower(b, ts);
 	for (__u64 k = 0; k < 64 && i + k < b->ncommits; k++) {
 		const struct commit *c = &b->commits[(i + k) % BL_NCOMMIT];
 
@@ -266,10 +293,16 @@ static void rq_done(struct fss_blame *b, struct open_rq *r, __u64 ts,
 {
 	struct disk_log *d = fss_blame__disk(b, r->dev, true);
 	struct done *x;
+	__u64 *blk;
 
 	r->completed = true;
 	if (!d)
 		return;
+	blk = &d->blk_issue[d->n % BL_NLOG / BL_LOGBLK];
+	if (d->n % BL_LOGBLK == 0)
+		*blk = UINT64_MAX;
+	if (r->issue && r->issue < *blk)
+		*blk = r->issue;
 	x = &d->log[d->n++ % BL_NLOG];
 	x->start = r->start;
 	x->issue = r->issue;

@@ -12,9 +12,11 @@
 #define BL_NTX		8192	/* transactions, direct-mapped (power of 2) */
 #define BL_NCONTRIB	16	/* contributors per transaction */
 #define BL_NCOMMIT	8192	/* commits remembered, in end order */
+#define BL_NJTHREAD	32	/* journal threads told apart quickly */
 #define BL_NDISK	8	/* disks with a request log */
 #define BL_NOPEN	16384	/* requests in flight (direct-mapped) */
 #define BL_NLOG		32768	/* completed requests per disk */
+#define BL_LOGBLK	64	/* log entries per block of blk_issue */
 #define BL_NFLUSH	16384	/* flushes per disk (issue times) */
 #define BL_NOWNER	4096	/* submitters (index 0: unknown) */
 #define BL_NCOMM	4096	/* comms by pid, direct-mapped (power of 2) */
@@ -79,6 +81,12 @@ struct disk_log {
 	__u32 dev;
 	struct done *log;		/* ring of BL_NLOG */
 	__u64 n;			/* appended so far */
+	/*
+	 * Per block of BL_LOGBLK log entries (ring, like the log): the
+	 * earliest non-zero issue time in it (UINT64_MAX: none), so a scan
+	 * for requests issued in a window skips blocks (blame_queue).
+	 */
+	__u64 blk_issue[BL_NLOG / BL_LOGBLK];
 	__u64 flush_issue[BL_NFLUSH];	/* issue times of flushes, ring */
 	__u64 nflush;
 };
@@ -89,6 +97,13 @@ struct fss_blame {
 	struct tx tx[BL_NTX];
 	struct commit commits[BL_NCOMMIT];
 	__u64 ncommits;
+	/*
+	 * The journal threads of the commits seen (BL_NJTHREAD; more: the
+	 * list is not used), so a request of any other thread is known to be
+	 * no commit's without a search.
+	 */
+	__u32 jthreads[BL_NJTHREAD];
+	unsigned int njthreads;
 	struct open_rq *open;		/* BL_NOPEN */
 	struct disk_log disks[BL_NDISK];
 	unsigned int ndisks;

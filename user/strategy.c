@@ -363,6 +363,15 @@ static bool blame_prog_ok(const char *n)
 static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset blk_set,
 			 bool nvme)
 {
+	/*
+	 * blame's owners ride on the block program's creation records (one
+	 * ring record per request), where that program is tp_btf
+	 * block_io_start; else blame_rq_owner or the bio programs send them
+	 */
+	bool in_rq = t->blame_on && blk_set == HS_BLOCK_BTF &&
+		     !blame_by_bio() && has_tracepoint_btf("block_io_start");
+
+	t->skel->rodata->blame_in_rq = in_rq;
 	for (int i = 0; i < t->nprogs; i++) {
 		struct prog_info *pi = &t->progs[i];
 		const char *n = bpf_program__name(pi->prog);
@@ -401,7 +410,8 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 			on = nvme;
 			break;
 		case HS_BLAME:
-			on = t->blame_on && blame_prog_ok(n);
+			on = t->blame_on && blame_prog_ok(n) &&
+			     !(in_rq && strstr(n, "rq_owner"));
 			break;
 		default:
 			break;
@@ -422,6 +432,12 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->floor_only = t->floor_only;
 	/* unfiltered: blame records only where traced syncs were seen */
 	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;
+	/*
+	 * No filesystem given: requests only on the disks of traced syncs
+	 * (a filesystem given without a known disk: every disk, as before)
+	 */
+	t->skel->rodata->rq_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev &&
+		!getenv("FSYNCSCOPE_ALL_DISKS");
 	t->skel->rodata->filter_tgids = t->opts.ntgids > 0;
 	t->skel->rodata->follow_forks = t->opts.follow_forks && t->opts.ntgids > 0;
 	if (t->opts.comm)
@@ -725,7 +741,9 @@ static void attach_blame(struct fss_tracer *t)
 	}
 	snprintf(t->blame_desc, sizeof(t->blame_desc), "%d hooks%s%s%s%s", n,
 		 blame_by_bio() ? ", submitters from bios (no block_io_start)" :
-		 "", blame_xfs_ok() ? "" :
+		 t->skel->rodata->blame_in_rq ?
+		 ", submitters in the block_io_start records" : "",
+		 blame_xfs_ok() ? "" :
 		 ", xfs log n/a (its tracepoints are not in vmlinux's BTF)",
 		 m ? "; not attached:" : "", missing);
 }

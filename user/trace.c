@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include "trace_int.h"
 #include "devinfo.h"
+#include "fsnote.h"
 
 #define POLL_INTERVAL_MS	20
 #define DRAIN_LAG_NS		(300ULL * 1000 * 1000)
@@ -121,10 +122,99 @@ static void blame_dev_seen(struct fss_tracer *t, __u32 dev)
 	}
 }
 
+/* A filesystem in memory only: no block request can be its syncs'. */
+static bool fs_in_memory(__u32 dev)
+{
+	static const char *const types[] = {
+		"tmpfs", "ramfs", "devtmpfs", "hugetlbfs", "proc", "sysfs",
+		"mqueue", "debugfs", "tracefs", "securityfs", "cgroup2",
+		"cgroup", "bpf", "pstore", "configfs", "efivarfs",
+	};
+	char type[64];
+
+	if (fss_fstype_of(dev, type, sizeof(type)))
+		return false;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(type, types[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Unfiltered tracing: a traced sync on fs dev makes its disk one of
+ * interest (bpf/common.bpf.h, rq_devs; the sync's entry did so already
+ * when the kernel gave its file a disk).  A filesystem without a known
+ * disk that is not one in memory (overlayfs, a network or FUSE fs: any
+ * disk's requests may belong to its syncs), or more filesystems than the
+ * table holds: every disk's requests, from now on.
+ */
+static void rq_dev_seen(struct fss_tracer *t, __u32 dev)
+{
+	__u8 one = 1;
+	__u32 disk;
+
+	if (!t->skel->rodata->rq_dev_filter || t->skel->bss->rq_dev_all || !dev)
+		return;
+	for (int i = 0; i < t->nrq_devs; i++)
+		if (t->rq_devs[i] == dev)
+			return;
+	if (t->nrq_devs == (int)(sizeof(t->rq_devs) / sizeof(t->rq_devs[0]))) {
+		t->skel->bss->rq_dev_all = 1;
+		return;
+	}
+	disk = disk_of(dev, t);
+	if (!disk && fs_in_memory(dev)) {
+		t->rq_devs[t->nrq_devs++] = dev;	/* nothing to record */
+		return;
+	}
+	if (!disk || bpf_map_update_elem(bpf_map__fd(t->skel->maps.rq_devs),
+					 &disk, &one, BPF_ANY)) {
+		t->skel->bss->rq_dev_all = 1;
+		return;
+	}
+	t->rq_devs[t->nrq_devs++] = dev;
+}
+
+/* One decoded event: to blame, to the attribution engine. */
+static void dispatch_event(struct fss_tracer *t, const struct fss_event *ev)
+{
+	if (verbose_level >= 4)
+		fprintf(stderr, "ev type=%u tid=%u dev=%u:%u ts=%llu end=%llu id=%llx flags=%#x bytes=%u comm=%.16s\n",
+			ev->type, ev->tid, ev->dev >> 20, ev->dev & 0xfffff,
+			(unsigned long long)ev->ts, (unsigned long long)ev->ts_end,
+			(unsigned long long)ev->rq.id, ev->rq.flags, ev->rq.bytes, ev->comm);
+	if (!t->collecting || !t->attr)
+		return;
+	if (t->opts.on_event)
+		t->opts.on_event(ev, t->opts.on_event_arg);
+	/*
+	 * traced syncs: for blame's coalesced flushes (docs/blame.md); only
+	 * they (unfiltered) turn recording and blame on for their fs and
+	 * disk, a request or commit elsewhere does not
+	 */
+	if (t->blame && ev->type == FSS_EV_SYNC && ev->ts >= t->window_start)
+		fss_blame_add(t->blame, ev);
+	if (t->blame && ev->type != FSS_EV_SYNC &&
+	    (ev->type == FSS_EV_COMM || blame_wants(t, ev->dev)))
+		fss_blame_add(t->blame, ev);
+	if (ev->type == FSS_EV_SYNC && ev->dev) {
+		rq_dev_seen(t, ev->dev);
+		if (t->blame)
+			blame_dev_seen(t, ev->dev);
+	}
+	if (ev->type >= FSS_EV_JHANDLE)	/* blame's own records */
+		return;
+	/* syncs that began before the window belong to no test */
+	if (ev->type == FSS_EV_SYNC && ev->ts < t->window_start)
+		return;
+	if (fss_attr_add(t->attr, ev) < 0)
+		t->add_errors++;
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fss_tracer *t = ctx;
-	struct fss_event ev;
+	struct fss_event ev, owner;
 	__u32 type;
 
 	if (size < sizeof(type))
@@ -144,41 +234,22 @@ static int handle_event(void *ctx, void *data, size_t size)
 			return 0;
 		memcpy(&w, data, sizeof(w));
 		fss_owner_event_widen(&w, &ev);
+	} else if (type == FSS_EV_RQ_START_OWNED) {
+		struct fss_rq_owned_event w;
+
+		if (size < sizeof(w))
+			return 0;
+		memcpy(&w, data, sizeof(w));
+		fss_rq_owned_widen(&w, &ev, &owner);
+		dispatch_event(t, &ev);
+		dispatch_event(t, &owner);
+		return 0;
 	} else {
 		if (size < sizeof(ev))
 			return 0;
 		memcpy(&ev, data, sizeof(ev));
 	}
-	if (verbose_level >= 4)
-		fprintf(stderr, "ev type=%u tid=%u dev=%u:%u ts=%llu end=%llu id=%llx flags=%#x bytes=%u comm=%.16s\n",
-			ev.type, ev.tid, ev.dev >> 20, ev.dev & 0xfffff,
-			(unsigned long long)ev.ts, (unsigned long long)ev.ts_end,
-			(unsigned long long)ev.rq.id, ev.rq.flags, ev.rq.bytes, ev.comm);
-	if (!t->collecting || !t->attr)
-		return 0;
-	if (t->opts.on_event)
-		t->opts.on_event(&ev, t->opts.on_event_arg);
-	/*
-	 * traced syncs: for blame's coalesced flushes (docs/blame.md), and
-	 * (unfiltered) they turn blame on for their fs and disk; only they:
-	 * a request or commit elsewhere does not
-	 */
-	if (t->blame && ev.type == FSS_EV_SYNC) {
-		if (ev.ts >= t->window_start)
-			fss_blame_add(t->blame, &ev);
-		if (ev.dev)
-			blame_dev_seen(t, ev.dev);
-	} else if (t->blame &&
-		   (ev.type == FSS_EV_COMM || blame_wants(t, ev.dev))) {
-		fss_blame_add(t->blame, &ev);
-	}
-	if (ev.type >= FSS_EV_JHANDLE)	/* blame's own records */
-		return 0;
-	/* syncs that began before the window belong to no test */
-	if (ev.type == FSS_EV_SYNC && ev.ts < t->window_start)
-		return 0;
-	if (fss_attr_add(t->attr, &ev) < 0)
-		t->add_errors++;
+	dispatch_event(t, &ev);
 	return 0;
 }
 

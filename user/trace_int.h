@@ -79,6 +79,9 @@ struct fss_tracer {
 	__u32 blame_devs[64];		/* fs and disk devs put in the blame_devs
 					 * map (unfiltered tracing only) */
 	int nblame_devs;
+	__u32 rq_devs[64];		/* fs devs whose disk is in the rq_devs
+					 * map (unfiltered tracing only) */
+	int nrq_devs;
 	__u64 drops_at_begin;
 	__u64 hits_at_begin[FSS_HOOK_MAX];
 	int add_errors;
