@@ -317,7 +317,7 @@ static bool blame_by_bio(void)
 
 /*
  * xfs log blame (bpf/blame_xfs.bpf.c): its tp_btf programs need the xfs
- * tracepoints in vmlinux's BTF (not there when xfs is a module).
+ * tracepoints in vmlinux's BTF or, xfs a module, in the loaded module's.
  */
 static bool blame_xfs_ok(void)
 {
@@ -744,7 +744,8 @@ static void attach_blame(struct fss_tracer *t)
 		 t->skel->rodata->blame_in_rq ?
 		 ", submitters in the block_io_start records" : "",
 		 blame_xfs_ok() ? "" :
-		 ", xfs log n/a (its tracepoints are not in vmlinux's BTF)",
+		 ", xfs log n/a (its tracepoints are not in the kernel's BTF:"
+		 " xfs not built in, and its module not loaded)",
 		 m ? "; not attached:" : "", missing);
 }
 
