@@ -8,6 +8,7 @@
 
 load lib
 load pg
+load blame
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -243,6 +244,40 @@ my_stop() {
 		sleep 0.1
 	done
 	kill -KILL "$pid" 2>/dev/null || true
+}
+
+@test "PostgreSQL beside a big writer: blame names it for the WAL syncs' time (docs/blame.md's example)" {
+	pg_start
+	blamer_build
+	mkdir "$FSS_MNT/w"
+	local s w txt="$FSS_BUILD/artifacts/pg-blame.txt"
+	start_trace b -c postgres --mount "$FSS_MNT" --json --slower 2
+	local tb=$trace_pid
+	"$BLAMER" writer "$FSS_MNT/w" 5 > "$FSS_SCRATCH/w.pid" &
+	bg_pids+=($!)
+	wait_for "$FSS_SCRATCH/w.pid" '^ready'
+	pgbench -T 4 -c 2
+	wait "${bg_pids[-1]}"
+	stop_trace "$tb"
+	w="$(pid_of "$FSS_SCRATCH/w.pid")"
+	s=$(summary b)
+	# PostgreSQL's syncs only (-c postgres), every one with its blame
+	fss_jq "$s" ".all.syncs > 0 and ([.processes[].pid] | index($w) == null)"
+	fss_jq "$s" '.blame.syncs == .all.syncs'
+	# the writer, which is not traced, is named first for their time
+	fss_jq "$s" ".blamed[0].pid == $w and .blamed[0].comm == \"bigwriter\""
+	fss_jq "$s" '.blamed[0].caused_ns >= 0.8 * .blame.others_ns'
+	jq -r '"bigwriter: \(.blamed[0].caused_ns) of \(.blame.others_ns) ns others-time of \(.all.syncs) PostgreSQL syncs; self \(.blame.self_ns) ns"' "$s" >&3
+	# slow syncs' records name it, with the counts behind each share
+	jq -c 'select(.type == "sync")' "$FSS_SCRATCH/b.out" > "$FSS_SCRATCH/b.slow"
+	[ "$(jq -s "[.[] | .blame[]? | select(.pid == $w)] | length" \
+		"$FSS_SCRATCH/b.slow")" -gt 0 ]
+	check_evidence "$FSS_SCRATCH/b.slow"
+	# the same, as text (the example in docs/blame.md)
+	mkdir -p "$FSS_BUILD/artifacts"
+	"$FSS_BIN" report "$FSS_SCRATCH/b.out" --format text > "$txt"
+	grep -q "^BLAMED" "$txt"
+	grep -qE "^ +$w bigwriter " "$txt"
 }
 
 @test "MariaDB: traced InnoDB syncs = Innodb_data_fsyncs delta within 2 %; redo, data, doublewrite classes" {
