@@ -34,50 +34,8 @@
  */
 #include "common.bpf.h"
 
-/*
- * blame.bpf.c's maps and settings, declared the same here (__weak: the
- * linker keeps that file's definitions).
- */
-struct wb_ctx {
-	__u64 ino;
-	__u32 dev;
-	__u32 pad;
-};
-
-struct inode_key {
-	__u64 ino;
-	__u32 dev;
-	__u32 pad;
-};
-
-struct inode_owner {
-	__u64 cgroup;
-	__u32 pid, tid;
-	char comm[FSS_COMM_LEN];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct wb_ctx);
-} blame_wb SEC(".maps") __weak;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct inode_key);
-	__type(value, struct inode_owner);
-} blame_dirtier SEC(".maps") __weak;
-
-const volatile bool blame_dev_filter __weak = false;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, __u32);
-	__type(value, __u8);
-} blame_devs SEC(".maps") __weak;
+/* blame.bpf.c's maps and settings (__weak: the linker keeps one of each) */
+#include "blame_owner.bpf.h"
 
 /*
  * The ticket of the transaction this task is committing (0: none), and in
