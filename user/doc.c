@@ -25,6 +25,16 @@ void fss_doc_stamp(struct json_object *doc, const char *kind)
 			       json_object_new_int(FSS_SCHEMA_VERSION));
 }
 
+const char *fss_doc_blame_na(const char *strategy, bool synced)
+{
+	if (strategy && (!strncmp(strategy, "off", 3) ||
+			 !strncmp(strategy, "n/a", 3)))
+		return strategy;
+	if (!synced)
+		return "n/a: no traced sync";
+	return "n/a (blame off: --no-blame, or its hooks did not attach)";
+}
+
 const char *fss_doc_kind(struct json_object *doc)
 {
 	struct json_object *v;

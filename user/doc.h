@@ -45,6 +45,14 @@ typedef int (*fss_doc_test_fn)(const char *key, struct json_object *test,
 int fss_doc_foreach_test(struct json_object *doc, fss_doc_test_fn fn, void *arg);
 
 /*
+ * Why a document has no blame, for its renderers: the blame strategy it
+ * recorded when that says "off ..." or "n/a ...", else "n/a: no traced
+ * sync" when it had none (synced false), else the generic reason (older
+ * documents record no strategy).
+ */
+const char *fss_doc_blame_na(const char *strategy, bool synced);
+
+/*
  * A number with a fixed number of decimals, its value what the text says;
  * NaN or infinity (not known) is null.
  */

@@ -72,17 +72,6 @@ static double blamed_all(struct json_object *b)
 	       nz(fss_jnum(b, "unattributed_ns"));
 }
 
-/* Why a document has no blame: its own words when it has them. */
-static const char *na_reason(const char *strategy, bool synced)
-{
-	if (strategy && (!strncmp(strategy, "off", 3) ||
-			 !strncmp(strategy, "n/a", 3)))
-		return strategy;
-	if (!synced)
-		return "n/a: no traced sync";
-	return "n/a (blame off: --no-blame, or its hooks did not attach)";
-}
-
 static void na_par(FILE *f, const char *key, const char *why)
 {
 	fputs("<p class=\"blame-na\"", f);
@@ -126,7 +115,7 @@ void html_blame_test(FILE *f, const char *key, struct json_object *t,
 	if (!test_traced(t))
 		return;
 	if (!b) {
-		na_par(f, key, na_reason(fss_jstr(fss_j(doc, "strategy"),
+		na_par(f, key, fss_doc_blame_na(fss_jstr(fss_j(doc, "strategy"),
 						  "blame"), true));
 		return;
 	}
@@ -428,7 +417,7 @@ void html_blame_trace(FILE *f, struct json_object *doc)
 	fputs("<h2>Blamed: who caused the traced syncs' journal, queue and "
 	      "device time</h2>\n", f);
 	if (!b) {
-		na_par(f, NULL, na_reason(fss_jstr(doc, "blame_strategy"),
+		na_par(f, NULL, fss_doc_blame_na(fss_jstr(doc, "blame_strategy"),
 			fss_jint(fss_j(doc, "all"), "syncs", 0) > 0));
 		return;
 	}

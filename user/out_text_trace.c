@@ -240,16 +240,9 @@ static void print_blamed(FILE *f, struct json_object *doc)
 	double dev_s = 0;
 
 	if (!b) {
-		const char *why = fss_jstr(doc, "blame_strategy");
-
-		/* off or n/a with its reason; older documents lack the key */
-		if (why && (!strncmp(why, "off", 3) || !strncmp(why, "n/a", 3)))
-			fprintf(f, "\nBLAMED: %s\n", why);
-		else if (!u64(fss_j(doc, "all"), "syncs"))
-			fprintf(f, "\nBLAMED: n/a: no traced sync\n");
-		else
-			fprintf(f, "\nBLAMED: n/a (blame off: --no-blame, or its "
-				"hooks did not attach)\n");
+		fprintf(f, "\nBLAMED: %s\n",
+			fss_doc_blame_na(fss_jstr(doc, "blame_strategy"),
+					 u64(fss_j(doc, "all"), "syncs") > 0));
 		return;
 	}
 	fprintf(f, "\nBLAMED (sync time caused in other processes' syncs; "
