@@ -31,11 +31,9 @@ teardown() {
 start_trace() {
 	local name="$1"
 	shift
-	rm -f "$FSS_SCRATCH/$name.out" "$FSS_SCRATCH/$name.err"	# no stale line
-	"$FSS_BIN" trace "$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
-	trace_pid=$!
-	bg_pids+=("$trace_pid")
-	wait_for "$FSS_SCRATCH/$name.err" '^fsyncscope: tracing .*\(Ctrl-C to stop\)$'
+	fss_start_bg "$name" err '^fsyncscope: tracing .*\(Ctrl-C to stop\)$' \
+		"$FSS_BIN" trace "$@" || return 1
+	trace_pid=$bg_pid
 }
 
 # stop_trace PID: Ctrl-C, and the tracer must exit 0

@@ -42,11 +42,9 @@ free_port() {
 start_exporter() {
 	local name="$1"
 	shift
-	rm -f "$FSS_SCRATCH/$name.out" "$FSS_SCRATCH/$name.err"	# no stale line
-	"${exp_prefix[@]}" "$FSS_BIN" exporter "$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
-	exp_pid=$!
-	bg_pids+=("$exp_pid")
-	wait_for "$FSS_SCRATCH/$name.err" '^fsyncscope: exporting'
+	fss_start_bg "$name" err '^fsyncscope: exporting' \
+		"${exp_prefix[@]}" "$FSS_BIN" exporter "$@" || return 1
+	exp_pid=$bg_pid
 }
 
 # stop_pid PID: SIGTERM, and it must exit 0

@@ -80,6 +80,22 @@ fss_cleanup() {
 	unset FSS_SCRATCH FSS_NIMG
 }
 
+# fss_start_bg NAME out|err REGEX CMD...: CMD in the background, its stdout
+# in $FSS_SCRATCH/NAME.out and stderr in NAME.err, its pid in bg_pid and
+# added to the suite's bg_pids; returns once a line of NAME.out or NAME.err
+# matches REGEX.  Both files are removed first: a line left by an earlier
+# process of the test would satisfy the wait before this one's shell has
+# truncated them.
+fss_start_bg() {
+	local name="$1" which="$2" re="$3"
+	shift 3
+	rm -f "$FSS_SCRATCH/$name.out" "$FSS_SCRATCH/$name.err"
+	"$@" > "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
+	bg_pid=$!
+	bg_pids+=("$bg_pid")
+	wait_for "$FSS_SCRATCH/$name.$which" "$re"
+}
+
 # fss_stop_bg [SIG...]: each signal (default TERM) in turn to every process
 # of the suite's bg_pids array, then wait for them; for teardowns
 fss_stop_bg() {

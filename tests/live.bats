@@ -41,11 +41,9 @@ start_syncer() {
 	local name="$1" dir="$2"
 	shift 2
 	mkfifo "$FSS_SCRATCH/$name.go"
-	"$SYNCER" --go "$FSS_SCRATCH/$name.go" "$@" "$dir" \
-		> "$FSS_SCRATCH/$name.out" 2> "$FSS_SCRATCH/$name.err" 3>&- &
-	syncer_pid=$!
-	bg_pids+=("$syncer_pid")
-	wait_for "$FSS_SCRATCH/$name.out" '^ready '
+	fss_start_bg "$name" out '^ready ' \
+		"$SYNCER" --go "$FSS_SCRATCH/$name.go" "$@" "$dir" || return 1
+	syncer_pid=$bg_pid
 }
 
 # go NAME...: let the syncers run, wait until each is done
@@ -60,13 +58,9 @@ go() {
 start_trace() {
 	tout="$FSS_SCRATCH/trace.out"
 	terr="$FSS_SCRATCH/trace.err"
-	# a file left by an earlier tracer would satisfy wait_for before this
-	# one's shell has truncated it
-	rm -f "$tout" "$terr"
-	"$FSS_BIN" trace "$@" > "$tout" 2> "$terr" 3>&- &
-	trace_pid=$!
-	bg_pids+=("$trace_pid")
-	wait_for "$terr" '^fsyncscope: tracing .*\(Ctrl-C to stop\)$'
+	fss_start_bg trace err '^fsyncscope: tracing .*\(Ctrl-C to stop\)$' \
+		"$FSS_BIN" trace "$@" || return 1
+	trace_pid=$bg_pid
 }
 
 # stop_trace: Ctrl-C, and the tracer must exit 0
