@@ -11,9 +11,7 @@ load vmlib
 load strategies
 
 setup_file() {
-	vm_in_guest || return 0
-	VM_MOUNT_OPTS=commit=300 vm_mkfs ext4
-	export VM_DIR="$BATS_FILE_TMPDIR"
+	VM_MOUNT_OPTS=commit=300 vm_fs_setup_file ext4
 }
 
 teardown_file() {
@@ -21,8 +19,7 @@ teardown_file() {
 }
 
 setup() {
-	vm_require_guest
-	VM_DIR="$BATS_FILE_TMPDIR"
+	vm_setup
 	VM_TAG=ext4-
 }
 

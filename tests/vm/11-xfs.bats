@@ -9,9 +9,7 @@ load vmlib
 load strategies
 
 setup_file() {
-	vm_in_guest || return 0
-	vm_mkfs xfs
-	export VM_DIR="$BATS_FILE_TMPDIR"
+	vm_fs_setup_file xfs
 }
 
 teardown_file() {
@@ -19,8 +17,7 @@ teardown_file() {
 }
 
 setup() {
-	vm_require_guest
-	VM_DIR="$BATS_FILE_TMPDIR"
+	vm_setup
 	VM_TAG=xfs-
 }
 

@@ -9,12 +9,8 @@
 
 load vmlib
 
-BLAMER="$FSS_BUILD/tests/blamer"
-
 setup_file() {
-	vm_in_guest || return 0
-	vm_mkfs ext4
-	export VM_DIR="$BATS_FILE_TMPDIR"
+	vm_fs_setup_file ext4
 }
 
 teardown_file() {
@@ -22,26 +18,12 @@ teardown_file() {
 }
 
 setup() {
-	vm_require_guest
-	VM_DIR="$BATS_FILE_TMPDIR"
+	vm_setup
 }
 
 @test "6.1: blame loads (submitters from bios) and names a metadata storm for the appender's journal time" {
-	[ -x "$BLAMER" ] || { echo "$BLAMER not built" >&2; return 1; }
-	mkdir -p "$VM_MNT/a" "$VM_MNT/s"
-	local out="$VM_DIR/blame.out" ev="$VM_DIR/blame.ev" rc=0
-	"$FSS_BIN" trace -j --mount "$VM_MNT" --events "$ev" -- bash -c "
-		$BLAMER append $VM_MNT/a 4 > $VM_DIR/app.pid &
-		sleep 1
-		$BLAMER storm $VM_MNT/s 2 > $VM_DIR/storm.pid
-		wait" > "$out" 2> "$VM_DIR/blame.err" || rc=$?
-	vm_artifact blame.out "$out"
-	vm_artifact blame.err "$VM_DIR/blame.err"
-	[ "$rc" -eq 0 ] || { tail -n 20 "$VM_DIR/blame.err" >&2; return 1; }
-	local app storm
-	app="$(awk '/^ready/ { print $2 }' "$VM_DIR/app.pid")"
-	storm="$(awk '/^ready/ { print $2 }' "$VM_DIR/storm.pid")"
-	[ -n "$app" ] && [ -n "$storm" ]
+	local out="$VM_DIR/blame.out" ev="$VM_DIR/blame.ev" app storm
+	vm_blame_storm blame
 	# the programs loaded, with the bio fallback, next to fentry
 	jq -s 'map(select(.type == "start"))[0]' "$out" > "$VM_DIR/start.json"
 	vm_jq_all "$VM_DIR/start.json" \

@@ -7,12 +7,8 @@
 
 load vmlib
 
-BLAMER="$FSS_BUILD/tests/blamer"
-
 setup_file() {
-	vm_in_guest || return 0
-	vm_mkfs xfs
-	export VM_DIR="$BATS_FILE_TMPDIR"
+	vm_fs_setup_file xfs
 }
 
 teardown_file() {
@@ -20,26 +16,13 @@ teardown_file() {
 }
 
 setup() {
-	vm_require_guest
-	VM_DIR="$BATS_FILE_TMPDIR"
+	vm_setup
 }
 
 @test "6.1 xfs (a module): blame's xfs programs load from its module BTF and name a metadata storm for the appender's log time" {
-	[ -x "$BLAMER" ] || { echo "$BLAMER not built" >&2; return 1; }
-	mkdir -p "$VM_MNT/a" "$VM_MNT/s"
-	local out="$VM_DIR/bx.out" ev="$VM_DIR/bx.ev" rc=0
-	"$FSS_BIN" trace -j -v --mount "$VM_MNT" --events "$ev" -- bash -c "
-		$BLAMER append $VM_MNT/a 4 > $VM_DIR/app.pid &
-		sleep 1
-		$BLAMER storm $VM_MNT/s 2 > $VM_DIR/storm.pid
-		wait" > "$out" 2> "$VM_DIR/bx.err" || rc=$?
-	vm_artifact blame-xfs.out "$out"
-	vm_artifact blame-xfs.err "$VM_DIR/bx.err"
-	[ "$rc" -eq 0 ] || { tail -n 20 "$VM_DIR/bx.err" >&2; return 1; }
-	local app storm by_storm others
-	app="$(awk '/^ready/ { print $2 }' "$VM_DIR/app.pid")"
-	storm="$(awk '/^ready/ { print $2 }' "$VM_DIR/storm.pid")"
-	[ -n "$app" ] && [ -n "$storm" ]
+	local out="$VM_DIR/blame-xfs.out" ev="$VM_DIR/blame-xfs.ev" app storm
+	local by_storm others
+	vm_blame_storm blame-xfs
 	# loaded from xfs's module BTF: no "xfs log n/a" in the strategy
 	jq -s 'map(select(.type == "start"))[0]' "$out" > "$VM_DIR/start.json"
 	vm_jq_all "$VM_DIR/start.json" \

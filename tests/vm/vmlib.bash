@@ -58,6 +58,45 @@ vm_mkfs() {
 	export VM_MNT VM_DEV
 }
 
+# vm_fs_setup_file FS [MKFS_OPTS...]: a suite's setup_file on one
+# filesystem: FS on the NVMe disk (in the guest only; VM_MOUNT_OPTS), and
+# VM_DIR the file's temporary directory
+vm_fs_setup_file() {
+	vm_in_guest || return 0
+	vm_mkfs "$@" || return 1
+	export VM_DIR="$BATS_FILE_TMPDIR"
+}
+
+# vm_setup: a test's setup: only in the guest; VM_DIR
+vm_setup() {
+	vm_require_guest
+	VM_DIR="$BATS_FILE_TMPDIR"
+}
+
+# vm_blame_storm NAME [TRACE_OPTS...]: the blame scenario of the VM lane on
+# $VM_MNT: a 4 KiB append + fsync appender, joined after a second by a
+# metadata storm (tests/helpers/blamer.c), under `trace -j --mount --events`;
+# its JSON Lines in $VM_DIR/NAME.out, events in NAME.ev; sets app and storm
+# (their pids)
+vm_blame_storm() {
+	local name="$1" blamer="$FSS_BUILD/tests/blamer" rc=0
+	shift
+	[ -x "$blamer" ] || { echo "$blamer not built" >&2; return 1; }
+	mkdir -p "$VM_MNT/a" "$VM_MNT/s"
+	"$FSS_BIN" trace -j "$@" --mount "$VM_MNT" --events "$VM_DIR/$name.ev" \
+		-- bash -c "
+		$blamer append $VM_MNT/a 4 > $VM_DIR/$name.app &
+		sleep 1
+		$blamer storm $VM_MNT/s 2 > $VM_DIR/$name.storm
+		wait" > "$VM_DIR/$name.out" 2> "$VM_DIR/$name.err" || rc=$?
+	vm_artifact "$name.out" "$VM_DIR/$name.out"
+	vm_artifact "$name.err" "$VM_DIR/$name.err"
+	[ "$rc" -eq 0 ] || { tail -n 20 "$VM_DIR/$name.err" >&2; return 1; }
+	app="$(awk '/^ready/ { print $2 }' "$VM_DIR/$name.app")"
+	storm="$(awk '/^ready/ { print $2 }' "$VM_DIR/$name.storm")"
+	[ -n "$app" ] && [ -n "$storm" ]
+}
+
 vm_cleanup() {
 	if mountpoint -q /tmp/fss-vm/mnt 2>/dev/null; then
 		umount /tmp/fss-vm/mnt 2>/dev/null || umount -l /tmp/fss-vm/mnt
