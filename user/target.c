@@ -339,20 +339,18 @@ int fss_mount_of_dev(__u32 blk, __u32 disk, bool exact, char *dir, size_t len,
 		dev_t d = mnt_fs_get_devno(fs);
 		__u32 k = fss_kdev(major(d), minor(d));
 		const char *root = mnt_fs_get_root(fs);
+		bool whole = root && !strcmp(root, "/");
 
 		if (!mnt_fs_get_target(fs) ||
 		    !(k == blk || (!exact && major(d) && fss_disk_of(k) == disk)))
 			continue;
 		/* the first match, unless a later one mounts the fs's root */
-		if (rc) {
+		if (rc || whole) {
 			snprintf(dir, len, "%s", mnt_fs_get_target(fs));
 			*fs_kdev = k;
 			rc = 0;
-		} else if (root && !strcmp(root, "/")) {
-			snprintf(dir, len, "%s", mnt_fs_get_target(fs));
-			*fs_kdev = k;
 		}
-		if (root && !strcmp(root, "/"))
+		if (whole)
 			break;
 	}
 	mnt_free_iter(it);
