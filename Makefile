@@ -1,7 +1,9 @@
 # fsyncscope - explain why a sync is slow.
-# `make` builds ./fsyncscope; `make test` installs deps, builds, runs the bats
-# suites; `make run` installs deps, builds and runs the default workload.
-# V=1 shows the commands.
+# `make` builds ./fsyncscope; `make run` installs the build packages only,
+# builds and runs the default workload; `make test` installs every package
+# (build, package, tests: servers included), builds, runs the bats suites;
+# `make deb` builds build/fsyncscope_VERSION_ARCH.deb; `make print-deps`
+# shows the lists.  V=1 shows the commands.
 
 OUTPUT    ?= build
 PREFIX    ?= /usr/local
@@ -25,22 +27,30 @@ endif
 .SECONDARY:
 .DEFAULT_GOAL := all
 
-# Debian 12 packages, one reason each (see README "Dependencies").
-DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-	libjson-c-dev libmount-dev libnvme-dev libpq-dev libmariadb-dev libfuse3-dev \
-	fuse3 pkg-config make
+# Debian 12 packages by purpose, one reason each in README "Dependencies".
+# Build and run ./fsyncscope: all `make run` installs (no server, no test
+# tool: it may be run on a production database host).
+DEB_BUILD := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+	libjson-c-dev libmount-dev libnvme-dev libpq-dev libmariadb-dev \
+	pkg-config make gcc libc6-dev
+# `make deb`: dpkg-shlibdeps computes the package's Depends.
+DEB_PKG   := dpkg-dev
+# The tests only (`make test`, `make vmtest`): tools, fixtures, and the
+# servers fsyncscope is checked against.
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
+	libfuse3-dev fuse3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
-	curl iproute2 systemd
-DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
+	curl iproute2 systemd lintian debootstrap
+DEB_ALL   := $(DEB_BUILD) $(DEB_PKG) $(DEB_TEST)
 
 LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \
 	$(shell $(PKG_CONFIG) --cflags-only-I libpq libmariadb 2>/dev/null)
-LDLIBS    += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lelf -lz -lpthread -lm
+LDLIBS_OTHER := -lelf -lz -lpthread -lm
+LDLIBS    += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) $(LDLIBS_OTHER)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	-I$(OUTPUT) -Ibpf -I/usr/include/$(shell uname -m)-linux-gnu \
 	-Wall -Wno-unused-function
@@ -72,17 +82,40 @@ PLAYWRIGHT_VERSION ?= 1.65.2
 PY_TEST   := playwright==$(PLAYWRIGHT_VERSION)
 PYENV     := $(OUTPUT)/pyenv
 
-.PHONY: all deps pydeps run test unit vmtest install clean bench
+.PHONY: all deps deps-build deps-deb print-deps pydeps run test unit vmtest \
+	install deb clean bench
 all: fsyncscope $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
 
-deps:
-	$(Q)missing=$$(for p in $(DEB_ALL); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+# $(call apt_install,PACKAGES,TARGET): apt-get installs those of PACKAGES
+# that dpkg does not list as installed; nothing (no network) when none is.
+define apt_install
+	$(Q)missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS     installing:" $$missing; \
 		apt-get update -q >/dev/null && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing >/dev/null || \
-		{ echo "make deps: apt-get install failed for: $$missing" >&2; exit 1; }; \
+		{ echo "make $(2): apt-get install failed for: $$missing" >&2; exit 1; }; \
 	fi
+endef
+
+deps-build:
+	$(call apt_install,$(DEB_BUILD),deps-build)
+
+deps-deb:
+	$(call apt_install,$(DEB_BUILD) $(DEB_PKG),deps-deb)
+
+deps:
+	$(call apt_install,$(DEB_ALL),deps)
+
+# What each target installs, and the libraries the binary's build asks
+# pkg-config and the linker for (tests/deps.bats checks them against dpkg).
+print-deps:
+	@echo "build: $(strip $(DEB_BUILD))"
+	@echo "deb: $(strip $(DEB_PKG))"
+	@echo "test: $(strip $(DEB_TEST))"
+	@echo "pkg-config: $(LIBS_PC)"
+	@echo "pkg-config-test: fuse3"
+	@echo "ldlibs: $(filter -l%,$(LDLIBS_OTHER))"
 
 pydeps: deps
 	$(Q)if ! $(PYENV)/bin/python -c 'import playwright' 2>/dev/null; then \
@@ -146,12 +179,18 @@ $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) |
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
+# the FUSE fixtures need a test package: say so instead of a missing header
+need_fuse3 = $(Q)$(PKG_CONFIG) --exists fuse3 || \
+	{ echo "make: $@ needs libfuse3-dev, a test package (make deps)" >&2; exit 1; }
+
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
+	$(need_fuse3)
 	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags fuse3) $< $(shell $(PKG_CONFIG) --libs fuse3) -lpthread -o $@
 
 $(OUTPUT)/tests/passfs: tests/fixtures/passfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
+	$(need_fuse3)
 	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags fuse3) $< $(shell $(PKG_CONFIG) --libs fuse3) -o $@
 
 $(OUTPUT)/tests/syncer: tests/helpers/syncer.c | $(OUTPUT)/tests
@@ -170,9 +209,15 @@ test: deps pydeps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bats --tap tests/
 
-run: deps
-	$(Q)$(MAKE) --no-print-directory all
+# Only what building and running need: no test tool, no server.
+run: deps-build
+	$(Q)$(MAKE) --no-print-directory fsyncscope
 	./fsyncscope run $(RUN_ARGS)
+
+# A Debian package of ./fsyncscope (scripts/mkdeb, docs/package.md).
+deb: deps-deb
+	$(Q)$(MAKE) --no-print-directory fsyncscope
+	$(Q)scripts/mkdeb $(OUTPUT)
 
 vmtest: deps
 	$(Q)$(MAKE) --no-print-directory all
