@@ -2,7 +2,7 @@
 /* fsyncscope - explain why a sync is slow.  Subcommand dispatch. */
 #include <stdio.h>
 #include <string.h>
-#include "commands.h"
+#include "cmd/commands.h"
 
 const char *fss_version = "0.1.0";
 
