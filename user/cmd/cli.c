@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
+#include "lib/parse.h"
 #include "engine/tracer/tracer.h"
 #include "workload/workload.h"
 
@@ -141,35 +142,6 @@ int fss_cli_usage_error(const char *prog, const char *msg)
 	return 2;
 }
 
-int fss_cli_parse_uint(const char *s, unsigned long long max,
-		       unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v == 0 || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int fss_cli_parse_seconds(const char *s, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || end == s || !(v > 0) || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int fss_cli_out_arg(struct argp_state *state, const char *opt,
 		    const char *arg, const char **out)
 {
@@ -182,54 +154,6 @@ int fss_cli_out_arg(struct argp_state *state, const char *opt,
 	}
 	*out = arg;
 	return 0;
-}
-
-int fss_cli_parse_list(const char *arg, int (*lookup)(const char *name),
-		       int *out, int *n, int max)
-{
-	char buf[256], *tok, *save = NULL;
-	int k;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		k = lookup(tok);
-		if (k < 0 || *n >= max)
-			return -1;
-		for (int i = 0; i < *n; i++)
-			if (out[i] == k)
-				return -1;
-		out[(*n)++] = k;
-	}
-	return *n ? 0 : -1;
-}
-
-bool fss_cli_parse_double(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v))
-		return false;
-	*out = v;
-	return true;
-}
-
-bool fss_cli_parse_long(const char *s, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end)
-		return false;
-	*out = v;
-	return true;
 }
 
 /* ---- the workload and tracing options of run and compare -------------- */
@@ -282,7 +206,7 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 's':
-		if (fss_cli_parse_seconds(arg, 86400, &w->seconds)) {
+		if (fss_parse_seconds(arg, 86400, &w->seconds)) {
 			argp_error(state, "bad -s '%s': seconds, more than 0 and at "
 				   "most 86400 (e.g. 0.5, 30)", arg);
 			return EINVAL;
@@ -290,7 +214,7 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 		w->seconds_set = true;
 		break;
 	case 'n':
-		if (fss_cli_parse_uint(arg, 1ULL << 40, &v)) {
+		if (fss_parse_uint(arg, 1ULL << 40, &v)) {
 			argp_error(state, "bad --count '%s': a whole number from 1 to "
 				   "%llu", arg, 1ULL << 40);
 			return EINVAL;
@@ -306,7 +230,7 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 		w->workload_set = true;
 		break;
 	case CLI_WPS:
-		if (fss_cli_parse_uint(arg, 4096, &v)) {
+		if (fss_parse_uint(arg, 4096, &v)) {
 			argp_error(state, "bad --writes-per-sync '%s': 1 to 4096", arg);
 			return EINVAL;
 		}
@@ -314,7 +238,7 @@ static error_t wl_parse(int key, char *arg, struct argp_state *state)
 		w->workload_set = true;
 		break;
 	case CLI_JOBS:
-		if (fss_cli_parse_uint(arg, FSS_CLI_MAX_JOBS, &v)) {
+		if (fss_parse_uint(arg, FSS_CLI_MAX_JOBS, &v)) {
 			argp_error(state, "bad --jobs '%s': 1 to %d", arg,
 				   FSS_CLI_MAX_JOBS);
 			return EINVAL;
@@ -427,7 +351,7 @@ static error_t shape__method(struct fss_cli_shape *s, bool list,
 		}
 		s->methods[0] = m;
 		s->nmethods = 1;
-	} else if (fss_cli_parse_list(arg, shape__list_method, s->methods,
+	} else if (fss_parse_list(arg, shape__list_method, s->methods,
 				      &s->nmethods, FSS_M_MAX)) {
 		argp_error(state, "bad --method '%s': different methods from "
 			   "open_datasync, open_sync, fdatasync, fsync, "
@@ -511,7 +435,7 @@ static error_t live_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'p':
-		if (fss_cli_parse_uint(arg, INT_MAX, &v)) {
+		if (fss_parse_uint(arg, INT_MAX, &v)) {
 			argp_error(state, "-p: not a process id: '%s'", arg);
 			return EINVAL;
 		}

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "doc/doc.h"
+#include "lib/parse.h"
 #include "workload/workload.h"
 
 /*
@@ -31,13 +32,6 @@ bool fss_cli_parse(const struct argp *argp, int argc, char **argv,
 /* "PROG: MSG (try 'PROG --help')" on stderr; returns 2 (a usage error). */
 int fss_cli_usage_error(const char *prog, const char *msg);
 
-/* A decimal integer from 1 to max, nothing else.  0 or -1. */
-int fss_cli_parse_uint(const char *s, unsigned long long max,
-		       unsigned long long *out);
-
-/* Seconds: a number above 0 and at most max.  0 or -1. */
-int fss_cli_parse_seconds(const char *s, double max, double *out);
-
 /*
  * An output file option (-o, --save): checked now (fss_out_check), so a
  * result is never lost at the end of a long run; *out = arg, or one
@@ -45,18 +39,6 @@ int fss_cli_parse_seconds(const char *s, double max, double *out);
  */
 int fss_cli_out_arg(struct argp_state *state, const char *opt,
 		    const char *arg, const char **out);
-
-/*
- * NAME[,NAME...], different names, each an index by lookup (0 and up, or
- * -1: no name), added to out[*n...] (max in all; what out holds counts as
- * given).  0, or -1: none, too long, no name, twice, too many.
- */
-int fss_cli_parse_list(const char *arg, int (*lookup)(const char *name),
-		       int *out, int *n, int max);
-
-/* A whole string as a finite double / a base-10 long: true when it is. */
-bool fss_cli_parse_double(const char *s, double *out);
-bool fss_cli_parse_long(const char *s, long *out);
 
 /*
  * The options `run` and `compare` share, parsed by fss_cli_wl_argp (an argp

@@ -11,6 +11,4 @@ int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 
-extern const char *fss_version;
-
 #endif

@@ -118,7 +118,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.probe = arg;
 		break;
 	case 's':
-		if (fss_cli_parse_seconds(arg, 3600, &env.seconds)) {
+		if (fss_parse_seconds(arg, 3600, &env.seconds)) {
 			argp_error(state, "bad -s '%s': seconds, more than 0 and "
 				   "at most 3600 (e.g. 0.5, 30)", arg);
 			return EINVAL;
@@ -126,7 +126,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.seconds_set = true;
 		break;
 	case 'n':
-		if (fss_cli_parse_uint(arg, 10000000, &v)) {
+		if (fss_parse_uint(arg, 10000000, &v)) {
 			argp_error(state, "bad --count '%s': 1 to 10000000", arg);
 			return EINVAL;
 		}

@@ -101,14 +101,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		break;
 	case OPT_RESAMPLES:
-		if (fss_cli_parse_uint(arg, 100000, &v) || v < 100) {
+		if (fss_parse_uint(arg, 100000, &v) || v < 100) {
 			argp_error(state, "bad --resamples '%s': 100 to 100000", arg);
 			return EINVAL;
 		}
 		o->d.resamples = (int)v;
 		break;
 	case OPT_SEED:
-		if (fss_cli_parse_uint(arg, ~0ULL, &v)) {
+		if (fss_parse_uint(arg, ~0ULL, &v)) {
 			argp_error(state, "bad --seed '%s': a positive integer", arg);
 			return EINVAL;
 		}

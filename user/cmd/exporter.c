@@ -30,6 +30,7 @@
 #include "engine/attr/attr.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "lib/version.h"
 #include "sys/devinfo.h"
 #include "exporter/httpd.h"
 #include "exporter/metrics.h"
@@ -116,7 +117,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.textfile = arg;
 		break;
 	case OPT_INTERVAL:
-		if (fss_cli_parse_seconds(arg, 86400, &env.interval) || env.interval < 0.1)
+		if (fss_parse_seconds(arg, 86400, &env.interval) || env.interval < 0.1)
 			return bad(state, "--interval: not 0.1 to 86400 seconds: '%s'", arg);
 		break;
 	case OPT_LABELS:
@@ -124,7 +125,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			return bad(state, "--labels: '%s': a list of kind, device, comm, cgroup", arg);
 		break;
 	case OPT_MAX_SERIES:
-		if (fss_cli_parse_uint(arg, FSS_M_MAX_SERIES, &env.max_series))
+		if (fss_parse_uint(arg, FSS_M_MAX_SERIES, &env.max_series))
 			return bad(state, "--max-series: not 1 to %d: '%s'", FSS_M_MAX_SERIES, arg);
 		break;
 	case ARGP_KEY_ARG:
@@ -359,7 +360,7 @@ static void set_info(void)
 	struct json_object *sj = fss_tracer_strategy_json(T), *layers;
 	struct utsname u;
 
-	snprintf(M.info.version, sizeof(M.info.version), "%s", fss_version);
+	snprintf(M.info.version, sizeof(M.info.version), "%s", FSS_VERSION);
 	if (!uname(&u))
 		snprintf(M.info.kernel, sizeof(M.info.kernel), "%s", u.release);
 	M.start_time = (double)time(NULL);

@@ -83,7 +83,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->hist = true;
 		break;
 	case OPT_MAX_SYNCS:
-		if (fss_cli_parse_uint(arg, 100000000, &o->max_syncs)) {
+		if (fss_parse_uint(arg, 100000000, &o->max_syncs)) {
 			argp_error(state, "bad --max-syncs '%s': 1 to 100000000", arg);
 			return EINVAL;
 		}

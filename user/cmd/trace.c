@@ -175,17 +175,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.no_blame = true;
 		break;
 	case 'd':
-		if (!fss_cli_parse_double(arg, &d) || d <= 0 || d > 1e7)
+		if (!fss_parse_double(arg, &d) || d <= 0 || d > 1e7)
 			return bad(state, "-d '%s': seconds, more than 0 and at most 10000000", arg);
 		env.duration = d;
 		break;
 	case OPT_TOP:
-		if (!fss_cli_parse_long(arg, &l) || l <= 0 || l > 100000)
+		if (!fss_parse_long(arg, &l) || l <= 0 || l > 100000)
 			return bad(state, "--top '%s': a whole number from 1 to 100000", arg);
 		env.top = l;
 		break;
 	case OPT_SLOWER:
-		if (!fss_cli_parse_double(arg, &d) || d < 0 || d > 1e9)
+		if (!fss_parse_double(arg, &d) || d < 0 || d > 1e9)
 			return bad(state, "--slower '%s': milliseconds, 0 to 1000000000", arg);
 		env.slower_ms = d;
 		break;
@@ -194,11 +194,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (env.npos == 0) {
-			if (!fss_cli_parse_double(arg, &d) || d <= 0 || d > 1e7)
+			if (!fss_parse_double(arg, &d) || d <= 0 || d > 1e7)
 				return bad(state, "INTERVAL '%s': seconds, more than 0 and at most 10000000", arg);
 			env.interval = d;
 		} else if (env.npos == 1) {
-			if (!fss_cli_parse_long(arg, &l) || l <= 0)
+			if (!fss_parse_long(arg, &l) || l <= 0)
 				return bad(state, "COUNT '%s': a whole number from 1 to %ld", arg, LONG_MAX);
 			env.count = l;
 		} else {

@@ -13,7 +13,6 @@
 #include "lib/hist.h"
 #include "lib/stats.h"
 
-extern const char *fss_version;
 
 static const struct {
 	const char *name;
@@ -217,7 +216,6 @@ struct json_object *fss_diff_build(struct json_object *a, const char *a_path,
 	}
 	doc = json_object_new_object();
 	fss_doc_stamp(doc, "diff");
-	json_object_object_add(doc, "version", json_object_new_string(fss_version));
 	json_object_object_add(doc, "of", json_object_new_string(ka));
 	json_object_object_add(doc, "a", side_json(a, a_path));
 	json_object_object_add(doc, "b", side_json(b, b_path));

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 #include "doc/doc.h"
+#include "lib/version.h"
 
 #define SCHEMA_PREFIX	"fsyncscope/"
 
@@ -23,6 +24,8 @@ void fss_doc_stamp(struct json_object *doc, const char *kind)
 	json_object_object_add(doc, "schema", json_object_new_string(s));
 	json_object_object_add(doc, "schema_version",
 			       json_object_new_int(FSS_SCHEMA_VERSION));
+	json_object_object_add(doc, "version",
+			       json_object_new_string(FSS_VERSION));
 }
 
 const char *fss_doc_blame_na(const char *strategy, bool synced)

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <json-c/json.h>
-#include "cmd/commands.h"
 #include "doc/doc.h"
 #include "sys/fsnote.h"
 #include "stats/live_agg.h"
@@ -419,7 +418,6 @@ struct json_object *live_doc_start(const struct live_start *s,
 
 	fss_doc_stamp(o, "trace");
 	json_object_object_add(o, "type", json_object_new_string("start"));
-	json_object_object_add(o, "version", json_object_new_string(fss_version));
 	json_object_object_add(o, "filters", filters_json(&s->filters));
 	json_object_object_add(o, "command", cmd_json(s->cmd));
 	json_object_object_add(o, "interval_s", s->interval_s ?

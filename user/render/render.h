@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "doc/doc.h"
+#include "doc/events.h"
 
 struct json_object;
 
@@ -107,21 +108,5 @@ int fss_text_compare(FILE *f, struct json_object *doc, bool hist);
 /* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */
 int fss_render_perfetto(struct json_object *doc, FILE *f,
 			const struct fss_render_opts *ro, char *err, size_t errlen);
-
-/*
- * Per-sync records of an --events file, for the timeline and the CSV:
- * calls fn for each line whose "test" is test (NULL: every line).
- */
-typedef void (*fss_event_fn)(struct json_object *ev, void *arg);
-int fss_events_each(const char *path, const char *test, fss_event_fn fn,
-		    void *arg, char *err, size_t errlen);
-/*
- * The same, parsing only every stride-th line (1: all) and at most limit
- * lines (0: no limit): long runs have millions.
- */
-int fss_events_some(const char *path, size_t stride, size_t limit,
-		    fss_event_fn fn, void *arg, char *err, size_t errlen);
-/* Lines in an events file, or -1 with err. */
-long long fss_events_count(const char *path, char *err, size_t errlen);
 
 #endif /* __FSS_RENDER_H */

@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 #include <libmount/libmount.h>
 #include <linux/magic.h>
-#include "cmd/cli.h"
+#include "lib/parse.h"
 #include "sys/target.h"
 
 /* ---- target facts ----------------------------------------------------- */
@@ -289,7 +289,7 @@ int fss_cgroup_id(const char *arg, __u64 *id, char *err, size_t errlen)
 	int mount_id;
 	long l;
 
-	if (fss_cli_parse_long(arg, &l)) {
+	if (fss_parse_long(arg, &l)) {
 		if (l <= 0) {
 			snprintf(err, errlen, "--cgroup %s: not a cgroup id", arg);
 			return -EINVAL;

@@ -24,8 +24,6 @@
 #include "lib/pctl.h"
 #include "workload/workload_int.h"
 
-volatile sig_atomic_t fss_wl_stop;
-
 #define LAT_CHUNK	(1u << 16)	/* latencies per chunk */
 #define MAX_CHUNKS	4096		/* per test: 256 Mi ops, 2 GiB of latencies */
 

@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 #include "workload/workload_int.h"
 
+/* Set by a signal handler (suite.c); the write loops and prefill poll it. */
+volatile sig_atomic_t fss_wl_stop;
+
 void wl__fill_random(char *p, size_t n, __u64 seed)
 {
 	__u64 s = seed | 1;

@@ -111,7 +111,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FS:
 		o->nfs = 0;
-		if (fss_cli_parse_list(arg, cmp_fs_lookup, o->fs, &o->nfs,
+		if (fss_parse_list(arg, cmp_fs_lookup, o->fs, &o->nfs,
 				       CMP_MAX_FS)) {
 			argp_error(state, "bad --fs '%s': up to 3 different of ext4, "
 				   "xfs, btrfs, comma-separated", arg);

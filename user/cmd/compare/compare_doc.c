@@ -229,8 +229,6 @@ struct json_object *cmp_doc_new(const struct cmp_opts *o,
 	struct json_object *doc = json_object_new_object(), *a;
 
 	fss_doc_stamp(doc, "compare");
-	json_object_object_add(doc, "version",
-			       json_object_new_string(fss_version));
 	json_object_object_add(doc, "host", fss_run_host_json());
 	json_object_object_add(doc, "images", o->scratch_dev ? NULL :
 			       where_json(o, pl));

@@ -99,7 +99,7 @@ static int parse_sweep(struct run_opts *o, const char *arg)
 	o->nsweep = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (o->nsweep >= MAX_SWEEP ||
-		    fss_cli_parse_uint(tok, FSS_CLI_MAX_JOBS, &v))
+		    fss_parse_uint(tok, FSS_CLI_MAX_JOBS, &v))
 			return -1;
 		o->sweep[o->nsweep++] = (unsigned int)v;
 	}

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 #include "cmd/commands.h"
+#include "lib/version.h"
 #include "doc/doc.h"
 #include "cmd/run/run_int.h"
 #include "engine/tracer/tracer.h"
@@ -37,7 +38,7 @@ void run_print_header(struct ctx *c)
 {
 	struct json_object *d = json_object_new_object();
 
-	json_object_object_add(d, "version", json_object_new_string(fss_version));
+	json_object_object_add(d, "version", json_object_new_string(FSS_VERSION));
 	json_object_object_add(d, "target", fss_target_info_json(&c->ti));
 	json_object_object_add(d, "options", run_options_json(c->o));
 	fss_text_run_header(stdout, d);
@@ -225,7 +226,6 @@ struct json_object *run_doc(struct ctx *c, __u64 drops,
 	struct json_object *doc = json_object_new_object(), *tests;
 
 	fss_doc_stamp(doc, "run");
-	json_object_object_add(doc, "version", json_object_new_string(fss_version));
 	json_object_object_add(doc, "host", fss_run_host_json());
 	json_object_object_add(doc, "target", fss_target_info_json(&c->ti));
 	json_object_object_add(doc, "options", run_options_json(c->o));

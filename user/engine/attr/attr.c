@@ -67,40 +67,6 @@ static void jrec_free(struct tnode *n, void *ctx)
 	free(n);
 }
 
-static void jthread_note(struct fss_attr *a, __u32 dev, __u32 tid, __u64 ts)
-{
-	unsigned int i, oldest = 0;
-
-	for (i = 0; i < a->njthreads; i++) {
-		struct jthread *j = &a->jthreads[i];
-
-		if (j->dev == dev && j->tid == tid) {
-			if (ts > j->last)
-				j->last = ts;
-			return;
-		}
-		if (j->last < a->jthreads[oldest].last)
-			oldest = i;
-	}
-	if (a->njthreads < ATTR_MAX_JTHREADS)
-		i = a->njthreads++;
-	else
-		i = oldest;
-	a->jthreads[i].dev = dev;
-	a->jthreads[i].tid = tid;
-	a->jthreads[i].last = ts;
-}
-
-bool attr_is_jthread(const struct fss_attr *a, __u32 dev, __u32 tid)
-{
-	unsigned int i;
-
-	for (i = 0; i < a->njthreads; i++)
-		if (a->jthreads[i].dev == dev && a->jthreads[i].tid == tid)
-			return true;
-	return false;
-}
-
 static int add_journal(struct fss_attr *a, const struct fss_event *ev)
 {
 	struct jrec *j = calloc(1, sizeof(*j));
@@ -117,7 +83,7 @@ static int add_journal(struct fss_attr *a, const struct fss_event *ev)
 		return -ENOMEM;
 	}
 	a->njnl++;
-	jthread_note(a, ev->dev, ev->tid, ev->ts_end);
+	attr_jthread_note(a, ev->dev, ev->tid, ev->ts_end);
 	return 0;
 }
 

@@ -165,6 +165,8 @@ void attr_rq_free(struct tnode *n, void *ctx);
 
 /* attr.c: journal threads */
 
+/* attr_jnl.c: note a journal thread at ts; is (dev, tid) one of them? */
+void attr_jthread_note(struct fss_attr *a, __u32 dev, __u32 tid, __u64 ts);
 bool attr_is_jthread(const struct fss_attr *a, __u32 dev, __u32 tid);
 
 /* attr_paint.c */

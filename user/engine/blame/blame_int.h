@@ -177,6 +177,7 @@ void fss_blame__coalesced(const struct fss_blame *b,
 			  const __u64 *fl, unsigned int nfl,
 			  struct fss_blame_coal *out);
 /* blame_sync.c */
+void fss_blame__jthread_note(struct fss_blame *b, __u32 tid);
 void fss_blame__acc_add(struct acc *a, __u32 owner, double weight,
 			__u64 units, __u64 count);
 

@@ -61,35 +61,6 @@ static const char *const R_UNKNOWN_RQ =
 static const char *const R_FOLDED =
 	"more contributors than the tables hold";
 
-static void acc_add(struct acc *a, __u32 owner, double weight, __u64 units,
-		    __u64 count)
-{
-	unsigned int i;
-
-	a->units_total += weight;
-	for (i = 0; i < a->n; i++)
-		if (a->it[i].owner == owner)
-			break;
-	if (i == a->n) {
-		if (a->n == BL_NACC) {
-			a->folded += weight;
-			return;
-		}
-		memset(&a->it[i], 0, sizeof(a->it[i]));
-		a->it[i].owner = owner;
-		a->n++;
-	}
-	a->it[i].weight += weight;
-	a->it[i].units += units;
-	a->it[i].count += count;
-}
-
-void fss_blame__acc_add(struct acc *a, __u32 owner, double weight,
-			__u64 units, __u64 count)
-{
-	acc_add(a, owner, weight, units, count);
-}
-
 /* ---- the request log ---- */
 
 static __u64 log_first(const struct disk_log *d)
@@ -139,14 +110,14 @@ static void credit_rq(struct fss_blame *b, struct acc *a, const struct done *x)
 	if (c)
 		t = fss_blame__tx_find(b, c->dev, c->jtid, false);
 	if (!t || !t->blocks) {
-		acc_add(a, x->owner, bytes, x->bytes, 1);
+		fss_blame__acc_add(a, x->owner, bytes, x->bytes, 1);
 		return;
 	}
 	for (unsigned int i = 0; i < t->ncontrib; i++) {
 		double w = bytes * (double)t->c[i].blocks / (double)t->blocks;
 
 		if (t->c[i].blocks)
-			acc_add(a, t->c[i].owner, w, llround(w), 1);
+			fss_blame__acc_add(a, t->c[i].owner, w, llround(w), 1);
 	}
 	if (t->folded_blocks) {
 		double w = bytes * (double)t->folded_blocks / (double)t->blocks;
@@ -184,8 +155,8 @@ static void journal_commit(struct fss_blame *b, struct acc *a,
 		__u64 u = by_blocks ? t->c[i].blocks : t->c[i].handles;
 
 		if (u)
-			acc_add(a, t->c[i].owner, w * u / total, t->c[i].blocks,
-				t->c[i].handles);
+			fss_blame__acc_add(a, t->c[i].owner, w * u / total,
+					   t->c[i].blocks, t->c[i].handles);
 	}
 	if (by_blocks ? t->folded_blocks : t->folded_handles) {
 		double f = w * (by_blocks ? t->folded_blocks :

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * out_text.c - plain text (80 columns) of a diff document, and the
- * biolatency-style --hist view of the histograms of run / compare tests
- * (run's, compare's and devices' own text: out_text_run.c,
- * out_text_compare.c, out_text_devices.c).
+ * out_text.c - the text dispatcher, and the plain text (80 columns) of a
+ * diff document (run's, compare's and devices' own text: out_text_run.c,
+ * out_text_compare.c, out_text_devices.c; the --hist view: text_hists.c).
  */
 #include <math.h>
 #include <string.h>
@@ -86,34 +85,6 @@ static void render_diff(FILE *f, struct json_object *doc)
 		fprintf(f, "\ngate --fail-if-slower %.3g%%: %lld row(s) of total/op p50 "
 			"or p99\nslower with the whole interval above that\n",
 			fss_jnum(m, "fail_if_slower_pct"), fss_jint(doc, "gate_failures", 0));
-}
-
-static const char *const series[] = {
-	"op", "total", "fs", "journal", "queue", "device_write", "device_flush", "other",
-};
-
-void fss_text_hists(FILE *f, struct json_object *t, int indent)
-{
-	struct json_object *hj = fss_j(t, "hist");
-	size_t i;
-
-	if (!hj) {
-		fprintf(f, "%*sno histogram (%s)\n", indent, "",
-			fss_jstr(t, "reason") ?: "n/a");
-		return;
-	}
-	for (i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
-		struct fss_hist h;
-		char title[160], p50[24], p99[24];
-
-		if (fss_hist_from_json(fss_j(hj, series[i]), &h) || !h.count)
-			continue;
-		fss_fmt_dur(p50, sizeof(p50), fss_hist_quantile_ns(&h, 0.5) / 1e3);
-		fss_fmt_dur(p99, sizeof(p99), fss_hist_quantile_ns(&h, 0.99) / 1e3);
-		snprintf(title, sizeof(title), "%s: %llu samples, p50 %s, p99 %s",
-			 i ? series[i] : "per op", (unsigned long long)h.count, p50, p99);
-		fss_hist_print(f, &h, title, indent);
-	}
 }
 
 int fss_render_text(struct json_object *doc, FILE *f,
