@@ -5,8 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "engine/blame/blame.h"
-#include "lib/cgpath.h"
+#include "doc/blame_json.h"
 #include "lib/comm.h"
 
 /* comm as ASCII: bytes outside printable ASCII become '?' */
@@ -174,10 +173,10 @@ void fss_blame_brief(const struct fss_blame_list *l, char *buf, size_t n)
 	}
 }
 
-void fss_blame_add_json(struct json_object *o, const struct fss_blame_list *l)
+void fss_blame_add_json(struct json_object *o, const struct fss_blame_list *l,
+			fss_cgroup_path_fn path, void *arg)
 {
-	json_object_object_add(o, "blame", fss_blame_json(l, fss_cgroup_path,
-							   NULL));
+	json_object_object_add(o, "blame", fss_blame_json(l, path, arg));
 	json_object_object_add(o, "blame_self_ns", u64_json(l->self_ns));
 	json_object_object_add(o, "blame_others_ns", u64_json(l->others_ns));
 	json_object_object_add(o, "blame_unattributed_ns",

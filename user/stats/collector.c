@@ -15,7 +15,7 @@
 #include "lib/fmt.h"
 #include "stats/collector.h"
 #include "lib/comm.h"
-#include "engine/blame/blame.h"
+#include "doc/blame_json.h"
 #include "lib/cgpath.h"
 #include "lib/order_ci.h"
 #include "lib/pctl.h"
@@ -513,7 +513,7 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 			       json_object_new_boolean(r->device_flush_from_nvme));
 	json_object_object_add(o, "ret", json_object_new_int64(r->ret));
 	if (r->blame)
-		fss_blame_add_json(o, r->blame);
+		fss_blame_add_json(o, r->blame, fss_cgroup_path, NULL);
 
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
