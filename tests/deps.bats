@@ -100,7 +100,8 @@ installed_asked() {
 	done
 	[ "$n" -ge 10 ]
 	# the test fixtures' library is a test package
-	pkg="$(dpkg -S "$(pkg-config --variable=pcfiledir fuse3)/fuse3.pc" | cut -d: -f1)"
+	dir="$(pkg-config --variable=pcfiledir fuse3)"
+	pkg="$(dpkg -S "$dir/fuse3.pc" | cut -d: -f1)"
 	deps test | grep -qxF "$pkg"
 }
 
