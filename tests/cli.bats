@@ -194,7 +194,7 @@ rejected() {
 
 @test "every command: --bogus, a bad number: exit 2 and one line; --help, -u: exit 0" {
 	local cmd bad
-	for cmd in run trace compare devices report diff exporter; do
+	for cmd in run trace compare devices report diff exporter check; do
 		run --separate-stderr "$FSS_BIN" "$cmd" --bogus
 		[ "$status" -eq 2 ] || { echo "$cmd --bogus: exit $status" >&2; return 1; }
 		[ "${#stderr_lines[@]}" -eq 1 ]
@@ -206,6 +206,7 @@ rejected() {
 		report) bad="--format bogus $DIR/none.json" ;;
 		diff) bad="--resamples x $DIR/a.json $DIR/b.json" ;;
 		exporter) bad="--max-series 0" ;;
+		check) bad="--strategy x" ;;
 		esac
 		# shellcheck disable=SC2086
 		run --separate-stderr "$FSS_BIN" "$cmd" $bad
@@ -228,7 +229,7 @@ rejected() {
 @test "every command: a short option letter means the same long option everywhere" {
 	local cmd line letter long seen=" "
 	declare -A map
-	for cmd in run trace compare devices report diff; do
+	for cmd in run trace compare devices report diff check; do
 		run -0 "$FSS_BIN" "$cmd" --help
 		while IFS= read -r line; do
 			[[ "$line" =~ ^\ +-([a-zA-Z]),\ --([a-z-]+) ]] || continue
@@ -252,7 +253,7 @@ rejected() {
 
 @test "every command has -j/--json" {
 	local cmd
-	for cmd in run trace compare devices report diff; do
+	for cmd in run trace compare devices report diff check; do
 		run -0 "$FSS_BIN" "$cmd" --help
 		printf '%s\n' "$output" | grep -qE '^ +-j, --json' ||
 			{ echo "$cmd --help lacks -j, --json" >&2; return 1; }

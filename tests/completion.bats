@@ -47,16 +47,18 @@ has() {
 
 @test "commands complete" {
 	run -0 comp ""
-	has "$output" run trace devices compare report diff
+	has "$output" run trace devices compare report diff exporter check
 	run -0 comp tr
 	[ "$output" = trace ]
-	run -0 comp c
+	run -0 comp co
 	[ "$output" = compare ]
+	run -0 comp ch
+	[ "$output" = check ]
 }
 
 @test "options of each command complete, and are exactly those of its --help" {
 	local cmd got want
-	for cmd in run trace devices compare report diff exporter; do
+	for cmd in run trace devices compare report diff exporter check; do
 		got="$(comp "$cmd" -)"
 		# every long option of the command's --help (with aliases)
 		want="$("$FSS_BIN" "$cmd" --help | grep -E '^ +-' |

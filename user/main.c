@@ -17,6 +17,7 @@ static const struct {
 	{ "report", cmd_report, "render a saved result: HTML, CSV, JSON, histograms" },
 	{ "diff", cmd_diff, "is B slower than A? per phase, with 95% intervals" },
 	{ "exporter", cmd_exporter, "serve the breakdown to Prometheus (/metrics, textfile)" },
+	{ "check", cmd_check, "what tracing will use on this host, and why not" },
 };
 
 static void usage(FILE *f)

@@ -10,5 +10,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

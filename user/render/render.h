@@ -77,6 +77,10 @@ int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 void fss_text_breakdown(FILE *f, struct json_object *test, int indent);
 /* The plain text of a devices result (--probe too): what devices prints. */
 int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen);
+/* Its table of devices, from a "devices" array. */
+void fss_text_devices_table(FILE *f, struct json_object *arr);
+/* The plain text of a check result (out_text_check.c). */
+int fss_text_check(FILE *f, struct json_object *doc);
 /* out_text_trace.c: trace's interval or summary, from its document */
 int fss_text_trace(FILE *f, struct json_object *doc);
 /*

@@ -100,6 +100,8 @@ int fss_render_text(struct json_object *doc, FILE *f,
 		return fss_text_run(f, doc, ro && ro->hist);
 	if (!strcmp(kind, "devices"))
 		return fss_text_devices(f, doc, err, errlen);
+	if (!strcmp(kind, "check"))
+		return fss_text_check(f, doc);
 	if (!strcmp(kind, "compare"))	/* what compare printed */
 		return fss_text_compare(f, doc, ro && ro->hist);
 	if (!strcmp(kind, "trace") && !(ro && ro->hist)) {
@@ -109,7 +111,7 @@ int fss_render_text(struct json_object *doc, FILE *f,
 		return rc == 1 ? fss_text_trace(f, doc) : rc;
 	}
 	snprintf(err, errlen, "text of a saved %s result: not available (run, "
-		 "compare, devices and trace have it); use --hist, --format html, "
+		 "compare, devices, trace and check have it); use --hist, --format html, "
 		 "csv or json", kind);
 	return -1;
 }

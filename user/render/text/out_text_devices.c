@@ -15,7 +15,7 @@
 #include "render/render.h"
 #include "sys/verdict.h"
 
-static void print_table(FILE *f, struct json_object *arr)
+void fss_text_devices_table(FILE *f, struct json_object *arr)
 {
 	size_t i, n = arr ? json_object_array_length(arr) : 0;
 	struct fss_devinfo *d = calloc(n + 1, sizeof(*d));
@@ -132,7 +132,7 @@ int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen)
 			return 0;
 		fputc('\n', f);
 	}
-	print_table(f, devs);
+	fss_text_devices_table(f, devs);
 	if (!v || json_object_is_type(v, json_type_null))
 		return 0;		/* every device: a table only */
 	print_backing(f, devs);

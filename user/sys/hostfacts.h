@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * hostfacts.h - what this host lets a BPF tracer do, read before trying:
+ * the kernel, its BTF (vmlinux, modules), lockdown, the unprivileged BPF
+ * switch, tracefs, this process's user, capabilities and RLIMIT_MEMLOCK.
+ * Facts only: whether the tracer really loads is the tracer's to say
+ * (`fsyncscope check` puts both side by side).  No root needed.
+ */
+#ifndef __FSS_HOSTFACTS_H
+#define __FSS_HOSTFACTS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include <json-c/json.h>
+
+struct fss_hostfacts {
+	char kernel[160];	/* uname: release and version */
+	bool btf_vmlinux;	/* /sys/kernel/btf/vmlinux */
+	int btf_modules;	/* other entries of /sys/kernel/btf */
+	char lockdown[32];	/* none, integrity, confidentiality; "" unknown */
+	int unpriv_bpf;		/* kernel.unprivileged_bpf_disabled, -1 unknown */
+	char tracefs[64];	/* where tracefs is mounted; "" none */
+	uid_t euid;
+	__u64 capeff;		/* effective capabilities */
+	bool capeff_known;
+	long long memlock;	/* RLIMIT_MEMLOCK soft limit; -1 unlimited */
+};
+
+/* The capabilities the tracer needs, in the order they are named. */
+struct fss_cap_need {
+	const char *name;	/* "CAP_BPF" */
+	int bit;
+	bool required;		/* false: needed on some kernels only */
+	const char *why;
+};
+extern const struct fss_cap_need fss_cap_needs[];
+extern const int fss_ncap_needs;
+
+void fss_hostfacts_read(struct fss_hostfacts *h);
+bool fss_hostfacts_has_cap(const struct fss_hostfacts *h, int bit);
+/*
+ * The required capabilities this process lacks, as "CAP_A, CAP_B" in buf
+ * ("" when none); their count.
+ */
+int fss_hostfacts_missing(const struct fss_hostfacts *h, char *buf,
+			  size_t len);
+struct json_object *fss_hostfacts_json(const struct fss_hostfacts *h);
+
+#endif /* __FSS_HOSTFACTS_H */
