@@ -92,6 +92,38 @@ LAYERS='{sync, fs, journal, block, nvme}'
 		(.tracer.error | type == "string")'
 }
 
+@test "check agrees with trace under each capability set: which sets trace, and what is missing" {
+	local set ok trc
+	# as root with only these capabilities (bounding set; nothing inherited)
+	for set in "+bpf,+perfmon" "+bpf,+perfmon,+sys_admin" "+sys_admin" \
+		   "+perfmon,+sys_admin"; do
+		setpriv --inh-caps=-all --bounding-set=-all,$set \
+			"$FSS_BIN" check -j > "$FSS_SCRATCH/c.json" || true
+		ok=$(jq .ok "$FSS_SCRATCH/c.json")
+		trc=false
+		setpriv --inh-caps=-all --bounding-set=-all,$set \
+			"$FSS_BIN" trace -j -- true > /dev/null 2>&1 && trc=true
+		echo "$set: check ok $ok, missing" \
+			"$(jq -r '.host.missing_capabilities' "$FSS_SCRATCH/c.json")," \
+			"trace works: $trc"
+		[ "$ok" = "$trc" ]
+	done
+	# the least set the exporter's unit keeps works, CAP_SYS_ADMIN alone too
+	# (the kernel lets it do what CAP_BPF and CAP_PERFMON allow)
+	setpriv --inh-caps=-all --bounding-set=-all,+bpf,+perfmon,+sys_admin \
+		"$FSS_BIN" check -j > "$FSS_SCRATCH/c.json"
+	fss_jq "$FSS_SCRATCH/c.json" '.ok and .host.missing_capabilities == null'
+	setpriv --inh-caps=-all --bounding-set=-all,+sys_admin \
+		"$FSS_BIN" check -j > "$FSS_SCRATCH/c.json"
+	fss_jq "$FSS_SCRATCH/c.json" '.ok and .host.missing_capabilities == null
+		and ([.host.capabilities[] | select(.name == "CAP_BPF") |
+		      .have == false and .covered == true] | all)'
+	# without CAP_SYS_ADMIN, it is the one named
+	setpriv --inh-caps=-all --bounding-set=-all,+bpf,+perfmon \
+		"$FSS_BIN" check -j > "$FSS_SCRATCH/c.json" || true
+	fss_jq "$FSS_SCRATCH/c.json" '.host.missing_capabilities == "CAP_SYS_ADMIN"'
+}
+
 @test "check with tracefs unmounted: says so, and the tracer mounts it itself" {
 	run -0 unshare -m --propagation private bash -c '
 		while mountpoint -q /sys/kernel/tracing; do

@@ -47,3 +47,19 @@ setup() {
 	[[ "$output" == *"nvme0n1"* ]]
 	[ "${lines[-1]}" = "ok: trace and run will break syncs down on this host" ]
 }
+
+@test "check in the guest without CAP_SYS_ADMIN agrees with trace (libbpf 1.1 and the modules' BTF)" {
+	local ok trc=false
+	setpriv --inh-caps=-all --bounding-set=-all,+bpf,+perfmon "$FSS_BIN" \
+		check -j --calib-dir "$VM_MNT" > "$VM_DIR/check-nosa.json" || true
+	vm_artifact check-nosa.json "$VM_DIR/check-nosa.json"
+	setpriv --inh-caps=-all --bounding-set=-all,+bpf,+perfmon "$FSS_BIN" \
+		trace -j --calib-dir "$VM_MNT" -- true > /dev/null \
+		2> "$VM_DIR/trace-nosa.err" && trc=true
+	vm_artifact trace-nosa.err "$VM_DIR/trace-nosa.err"
+	ok=$(jq .ok "$VM_DIR/check-nosa.json")
+	echo "6.1 without CAP_SYS_ADMIN: check ok $ok, trace works $trc"
+	[ "$ok" = "$trc" ]
+	vm_jq_all "$VM_DIR/check-nosa.json" \
+		'.host.missing_capabilities == "CAP_SYS_ADMIN"'
+}

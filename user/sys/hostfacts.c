@@ -11,13 +11,14 @@
 #include "sys/hostfacts.h"
 
 const struct fss_cap_need fss_cap_needs[] = {
-	{ "CAP_BPF", 39, true, "load BPF programs and maps" },
-	{ "CAP_PERFMON", 38, true, "attach tracing programs, read kernel "
-	  "memory" },
-	{ "CAP_SYS_ADMIN", 21, true, "libbpf walks the modules' BTF for CO-RE "
-	  "(BPF_BTF_GET_NEXT_ID); without it the load fails" },
-	{ "CAP_SYS_RESOURCE", 24, false, "raise RLIMIT_MEMLOCK, on kernels "
-	  "that still charge BPF maps to it" },
+	{ "CAP_BPF", 39, true, true, "load BPF programs and maps" },
+	{ "CAP_PERFMON", 38, true, true, "attach tracing programs, read "
+	  "kernel memory" },
+	{ "CAP_SYS_ADMIN", CAP_SYS_ADMIN_BIT, true, false, "libbpf 1.1 lists "
+	  "the modules' BTF for CO-RE (BPF_BTF_GET_NEXT_ID); without it the "
+	  "load fails" },
+	{ "CAP_SYS_RESOURCE", 24, false, false, "raise RLIMIT_MEMLOCK, on "
+	  "kernels that still charge BPF maps to it" },
 };
 const int fss_ncap_needs = sizeof(fss_cap_needs) / sizeof(fss_cap_needs[0]);
 
@@ -129,6 +130,13 @@ bool fss_hostfacts_has_cap(const struct fss_hostfacts *h, int bit)
 	return h->capeff_known && (h->capeff >> bit) & 1;
 }
 
+bool fss_hostfacts_covered(const struct fss_hostfacts *h,
+			   const struct fss_cap_need *c)
+{
+	return fss_hostfacts_has_cap(h, c->bit) ||
+	       (c->by_sys_admin && fss_hostfacts_has_cap(h, CAP_SYS_ADMIN_BIT));
+}
+
 int fss_hostfacts_missing(const struct fss_hostfacts *h, char *buf,
 			  size_t len)
 {
@@ -138,7 +146,7 @@ int fss_hostfacts_missing(const struct fss_hostfacts *h, char *buf,
 	buf[0] = '\0';
 	for (int i = 0; i < fss_ncap_needs; i++) {
 		if (!fss_cap_needs[i].required ||
-		    fss_hostfacts_has_cap(h, fss_cap_needs[i].bit))
+		    fss_hostfacts_covered(h, &fss_cap_needs[i]))
 			continue;
 		if (off < len)
 			off += snprintf(buf + off, len - off, "%s%s",
@@ -181,6 +189,10 @@ struct json_object *fss_hostfacts_json(const struct fss_hostfacts *h)
 			NULL);
 		json_object_object_add(co, "required",
 				       json_object_new_boolean(c->required));
+		/* the kernel lets CAP_SYS_ADMIN do what these allow */
+		json_object_object_add(co, "covered", h->capeff_known ?
+			json_object_new_boolean(fss_hostfacts_covered(h, c)) :
+			NULL);
 		json_object_object_add(co, "why", json_object_new_string(c->why));
 		json_object_array_add(caps, co);
 	}

@@ -32,15 +32,23 @@ struct fss_cap_need {
 	const char *name;	/* "CAP_BPF" */
 	int bit;
 	bool required;		/* false: needed on some kernels only */
+	bool by_sys_admin;	/* CAP_SYS_ADMIN allows it too (the kernel's
+				 * bpf_capable(), perfmon_capable()) */
 	const char *why;
 };
 extern const struct fss_cap_need fss_cap_needs[];
 extern const int fss_ncap_needs;
 
+#define CAP_SYS_ADMIN_BIT 21
+
 void fss_hostfacts_read(struct fss_hostfacts *h);
 bool fss_hostfacts_has_cap(const struct fss_hostfacts *h, int bit);
+/* has c, or CAP_SYS_ADMIN where that allows the same */
+bool fss_hostfacts_covered(const struct fss_hostfacts *h,
+			   const struct fss_cap_need *c);
 /*
- * The required capabilities this process lacks, as "CAP_A, CAP_B" in buf
+ * The required capabilities this process lacks (not covered), as
+ * "CAP_A, CAP_B" in buf
  * ("" when none); their count.
  */
 int fss_hostfacts_missing(const struct fss_hostfacts *h, char *buf,

@@ -4,6 +4,7 @@
  * check`), from its document only: the host, the capabilities, what each
  * layer attaches, the devices; the verdict is the last line.
  */
+#include <stdbool.h>
 #include <string.h>
 #include <json-c/json.h>
 #include "lib/fmt.h"
@@ -52,13 +53,18 @@ static void print_caps(FILE *f, struct json_object *h)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(caps, i);
 		struct json_object *have = fss_j(c, "have");
+		bool yes = have && json_object_get_boolean(have);
+		bool cov = json_object_get_boolean(fss_j(c, "covered"));
+		char why[256];
 
 		snprintf(lead, sizeof(lead), "%-17s %-4s %-5s ",
-			 fss_jstr(c, "name"), !have ? "n/a" :
-			 json_object_get_boolean(have) ? "yes" : "NO",
+			 fss_jstr(c, "name"), !have ? "n/a" : yes ? "yes" :
+			 cov ? "no" : "NO",
 			 json_object_get_boolean(fss_j(c, "required")) ?
 			 "yes" : "some");
-		fss_print_wrapped(f, lead, 29, fss_jstr(c, "why"));
+		snprintf(why, sizeof(why), "%s%s", fss_jstr(c, "why"),
+			 !yes && cov ? " (CAP_SYS_ADMIN allows it)" : "");
+		fss_print_wrapped(f, lead, 29, why);
 	}
 }
 
