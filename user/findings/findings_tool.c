@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * findings_tool.c - the rules about what the tool itself did not see
+ * (events lost, syncs cut short, layers not traced), so that no finding
+ * rests on data the tool missed without saying so; and the database rule
+ * over a trace's PostgreSQL checkpoints (docs/findings.md).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "doc/doc.h"
+#include "findings/findings_int.h"
+
+#define REF "docs/findings.md"
+
+static void lost(struct fnd_list *l, double n, const char *where)
+{
+	struct fnd_subj s = { .name = where };
+	struct fnd *f = fnd_add(l, FSS_SEV_WARNING, "events_lost", NULL, 1.0, &s);
+
+	if (!f)
+		return;
+	fnd_set(f->title, sizeof(f->title), "%.0f trace events were lost: the "
+		"numbers below under-count what they miss", n);
+	fnd_set(f->evidence, sizeof(f->evidence), "%.0f events of %s did not "
+		"reach user space (ring buffer full); the syncs and requests they "
+		"carried are missing from the breakdown and the blame.", n, where);
+	fnd_fig(f, "events_lost", n);
+	fnd_set(f->advice, sizeof(f->advice), "Trace less at once: filter by "
+		"process, comm or mount (-p, -c, --mount), trace fewer seconds, "
+		"or leave --events off; then compare the findings.");
+	f->refs[0] = REF "#events_lost";
+	f->refs[1] = "docs/model.md";
+}
+
+struct inc_walk {
+	struct fnd_list *l;
+};
+
+static int incomplete_fn(const char *key, struct json_object *t, void *arg)
+{
+	struct inc_walk *w = arg;
+	double n = (double)fss_jint(t, "syncs_incomplete", 0);
+	double syncs = (double)fss_jint(t, "syncs_traced", 0);
+	struct fnd_subj s;
+	char name[160];
+	struct fnd *f;
+
+	if (!(syncs > 0) || n < FSS_FIND_INCOMPLETE_SHARE * syncs)
+		return 0;
+	snprintf(name, sizeof(name), "test %s", key);
+	s = (struct fnd_subj){ .name = name };
+	f = fnd_add(w->l, FSS_SEV_INFO, "syncs_incomplete", NULL, n / syncs, &s);
+	if (!f)
+		return 0;
+	fnd_set(f->title, sizeof(f->title), "%.1f %% of the traced syncs lack "
+		"some of their requests", 100 * n / syncs);
+	fnd_set(f->evidence, sizeof(f->evidence), "%.0f of %.0f syncs of %s were "
+		"painted without all their requests (%lld requests never "
+		"completed in the window).", n, syncs, name,
+		fss_jint(t, "incomplete_rqs", 0));
+	fnd_fig(f, "syncs_incomplete", n);
+	fnd_fig(f, "syncs", syncs);
+	fnd_set(f->advice, sizeof(f->advice), "Their device phases are short by "
+		"what is missing; a longer test makes the edge of the window "
+		"matter less.");
+	f->refs[0] = REF "#syncs_incomplete";
+	f->refs[1] = "docs/model.md";
+	return 0;
+}
+
+static void layer_na(struct fnd_list *l, const char *layer, const char *why)
+{
+	struct fnd_subj s = { .name = "the tracer" };
+	char key[64];
+	struct fnd *f;
+
+	snprintf(key, sizeof(key), "layer_na:%s", layer);
+	f = fnd_add(l, FSS_SEV_INFO, "layer_na", key, 0.5, &s);
+	if (!f)
+		return;
+	fnd_set(f->title, sizeof(f->title), "The %s layer was not traced", layer);
+	fnd_set(f->evidence, sizeof(f->evidence), "%s: %s.", layer,
+		why ? why : "n/a");
+	fnd_figs(f, "layer", layer);
+	fnd_set(f->advice, sizeof(f->advice), "Its time shows in a lower phase "
+		"(%s), and no rule about it can fire; 'fsyncscope check' and -v "
+		"say why it did not load.", !strcmp(layer, "journal") ?
+		"fs or other" : "other");
+	f->refs[0] = REF "#layer_na";
+	f->refs[1] = "docs/model.md";
+}
+
+static void run_layers(struct fnd_list *l, struct json_object *doc)
+{
+	static const char *const layers[] = { "sync", "fs", "journal", "block" };
+	struct json_object *ly = fss_j(fss_j(doc, "strategy"), "layers");
+
+	if (!ly)
+		return;
+	for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
+		struct json_object *x = fss_j(ly, layers[i]);
+
+		if (x && !fss_jstr(x, "hooks"))
+			layer_na(l, layers[i], fss_jstr(x, "detail"));
+	}
+}
+
+void fnd_rule_tool(struct fnd_list *l, struct json_object *doc)
+{
+	const char *kind = fss_doc_kind(doc);
+	struct inc_walk w = { .l = l };
+	double n;
+
+	if (kind && !strcmp(kind, "trace")) {
+		n = (double)fss_jint(doc, "events_lost", 0);
+		if (n > 0)
+			lost(l, n, "this trace");
+		if (fss_j(doc, "journal_traced") &&
+		    !json_object_get_boolean(fss_j(doc, "journal_traced")))
+			layer_na(l, "journal", "no journal hook loaded");
+		return;
+	}
+	n = (double)fss_jint(doc, "drops", 0);
+	if (n > 0)
+		lost(l, n, "this run");
+	fss_doc_foreach_test(doc, incomplete_fn, &w);
+	run_layers(l, doc);
+}
+
+/*
+ * PostgreSQL checkpoints (docs/databases.md): the checkpointer's sync
+ * phase, a burst of fsyncs, against all the traced sync time.
+ */
+void fnd_rule_checkpoints(struct fnd_list *l, const struct fnd_subj *s)
+{
+	struct json_object *c = fss_j(s->doc, "checkpoints"), *worst = NULL;
+	size_t n = c && json_object_is_type(c, json_type_array) ?
+		   json_object_array_length(c) : 0;
+	double ns = 0, all = s->total_mean_us * s->syncs * 1e3, syncs = 0;
+	char a[32], b[32], m[32];
+	struct fnd *f;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(c, i);
+
+		ns += fss_jnum(x, "total_ns");
+		syncs += (double)fss_jint(x, "syncs", 0);
+		if (!worst || fss_jnum(x, "seconds") > fss_jnum(worst, "seconds"))
+			worst = x;
+	}
+	if (!worst || !(all > 0) || !(ns >= FSS_FIND_CKPT_SHARE * all))
+		return;
+	f = fnd_add(l, FSS_SEV_WARNING, "checkpoint_burst", NULL, ns / all, s);
+	if (!f)
+		return;
+	fnd_set(f->title, sizeof(f->title), "PostgreSQL checkpoints sync in "
+		"bursts: %.0f %% of the traced sync time", 100 * ns / all);
+	fnd_set(f->evidence, sizeof(f->evidence), "%zu checkpoint%s made %.0f "
+		"syncs for %s of the %s of traced sync time; "
+		"the longest sync phase (pid %lld) took %.2f s, its slowest sync "
+		"%s.", n, n == 1 ? "" : "s", syncs, fnd_dur(a, sizeof(a), ns / 1e3),
+		fnd_dur(b, sizeof(b), all / 1e3), fss_jint(worst, "pid", 0),
+		fss_jnum(worst, "seconds"),
+		fnd_dur(m, sizeof(m), fss_jnum(worst, "longest_us")));
+	fnd_fig(f, "checkpoints", (double)n);
+	fnd_fig(f, "checkpoint_ns", ns);
+	fnd_fig(f, "traced_ns", all);
+	fnd_fig(f, "syncs", syncs);
+	fnd_set(f->advice, sizeof(f->advice), "The write phase left the dirty "
+		"pages to the sync phase. Spread it: checkpoint_completion_target "
+		"0.9, checkpoint_flush_after (256kB) so the kernel writes back as "
+		"it goes, a larger max_wal_size for fewer checkpoints; WAL syncs "
+		"behind the burst share its device and flushes.");
+	f->refs[0] = REF "#checkpoint_burst";
+	f->refs[1] = "docs/databases.md";
+}
