@@ -24,6 +24,7 @@ struct rt {
 	double flush_p50;
 	int no_flush, elided, incomplete;
 	const char *blame;	/* the test's "blame" JSON, or NULL */
+	double total_mean;	/* breakdown_total.mean_us; 0: 1000 */
 };
 
 static const char *const ph[6] = { "fs", "journal", "queue", "device_write",
@@ -44,10 +45,11 @@ static void test_json(char *b, size_t n, const struct rt *t)
 				p ? "," : "", ph[p], 1000 * t->share[p],
 				p == 4 ? t->flush_p50 : 1000 * t->share[p],
 				t->share[p]);
-	snprintf(b + len, n - len, "},\"breakdown_total\":{\"mean_us\":1000,"
+	snprintf(b + len, n - len, "},\"breakdown_total\":{\"mean_us\":%g,"
 		 "\"p50_us\":900},\"flush\":{\"flushes_per_sync\":1,"
 		 "\"syncs_no_flush\":%d,\"elided\":%d},\"blame\":%s}",
-		 t->no_flush, t->elided, t->blame ? t->blame : "null");
+		 t->total_mean > 0 ? t->total_mean : 1000, t->no_flush,
+		 t->elided, t->blame ? t->blame : "null");
 }
 
 /* A run document: target facts, drops, strategy layers, tests. */
@@ -191,6 +193,22 @@ static void test_phase_bounds(void)
 				       r[i].id), "none"),
 		      "%s on %d syncs", r[i].id, FSS_FIND_MIN_SYNCS - 1);
 	}
+}
+
+/* syncs faster than FSS_FIND_SLOW_MEAN_US: where the time goes, no warning */
+static void test_phase_fast(void)
+{
+	struct rt t = { .syncs = 100, .share = { 0.9, 0, 0, 0.1, 0, 0 },
+			.total_mean = FSS_FIND_SLOW_MEAN_US };
+	struct json_object *a = F(run1(&t));
+
+	CHECK(!strcmp(sev(a, "fs_bound"), "warning"), "at the line");
+	json_object_put(a);
+	t.total_mean = FSS_FIND_SLOW_MEAN_US - 0.1;
+	a = F(run1(&t));
+	CHECK(!strcmp(sev(a, "fs_bound"), "info"), "below: %s", sev(a, "fs_bound"));
+	CHECK(get(a, "healthy") != NULL, "fast syncs are healthy");
+	json_object_put(a);
 }
 
 static void test_phase_evidence(void)
@@ -502,6 +520,7 @@ static void test_text(void)
 static const struct tap_case cases[] = {
 	{ "healthy", test_healthy },
 	{ "phase_bounds", test_phase_bounds },
+	{ "phase_fast", test_phase_fast },
 	{ "phase_evidence", test_phase_evidence },
 	{ "slow_flush", test_slow_flush },
 	{ "no_flush", test_no_flush },

@@ -29,6 +29,7 @@ struct json_object;
 #define FSS_FIND_FLUSH_SHARE		0.50	/* device_flush share */
 #define FSS_FIND_FLUSH_FAST_US		50.0	/* verdict.h's line */
 #define FSS_FIND_NOFLUSH_SHARE		0.10	/* syncs without a flush */
+#define FSS_FIND_SLOW_MEAN_US		100.0	/* phase rules: warn from */
 #define FSS_FIND_JOURNAL_SHARE		0.20
 #define FSS_FIND_QUEUE_SHARE		0.25
 #define FSS_FIND_FS_SHARE		0.50

@@ -57,6 +57,16 @@ static void cat_top(struct fnd *f, const struct fnd_subj *s, const char *key,
 	fnd_fig(f, "top_cause_ns", ns);
 }
 
+/*
+ * A phase that bounds syncs faster than FSS_FIND_SLOW_MEAN_US on average
+ * is where their time goes, nothing to fix: info, not a warning.
+ */
+static enum fss_find_sev phase_sev(const struct fnd_subj *s)
+{
+	return s->total_mean_us >= FSS_FIND_SLOW_MEAN_US ? FSS_SEV_WARNING :
+	       FSS_SEV_INFO;
+}
+
 static void phase_evidence(struct fnd *f, const struct fnd_subj *s, int p)
 {
 	char a[32], b[32];
@@ -92,7 +102,7 @@ static void journal_facts(struct fnd *f, const struct fnd_subj *s)
 
 static void rule_journal(struct fnd_list *l, const struct fnd_subj *s)
 {
-	struct fnd *f = fnd_add(l, FSS_SEV_WARNING, "journal_bound", NULL,
+	struct fnd *f = fnd_add(l, phase_sev(s), "journal_bound", NULL,
 				s->share[PH_JOURNAL], s);
 	bool xfs = s->fs && !strcmp(s->fs, "xfs");
 
@@ -119,7 +129,7 @@ static void rule_journal(struct fnd_list *l, const struct fnd_subj *s)
 
 static void rule_queue(struct fnd_list *l, const struct fnd_subj *s)
 {
-	struct fnd *f = fnd_add(l, FSS_SEV_WARNING, "queue_bound", NULL,
+	struct fnd *f = fnd_add(l, phase_sev(s), "queue_bound", NULL,
 				s->share[PH_QUEUE], s);
 
 	if (!f)
@@ -140,7 +150,7 @@ static void rule_queue(struct fnd_list *l, const struct fnd_subj *s)
 
 static void rule_fs(struct fnd_list *l, const struct fnd_subj *s)
 {
-	struct fnd *f = fnd_add(l, FSS_SEV_WARNING, "fs_bound", NULL,
+	struct fnd *f = fnd_add(l, phase_sev(s), "fs_bound", NULL,
 				s->share[PH_FS], s);
 	long long bs = fss_jint(s->obj, "bs", 0), wps = fss_jint(s->obj,
 						"writes_per_sync", 0);
@@ -167,7 +177,7 @@ static void rule_fs(struct fnd_list *l, const struct fnd_subj *s)
 
 static void rule_other(struct fnd_list *l, const struct fnd_subj *s)
 {
-	struct fnd *f = fnd_add(l, FSS_SEV_WARNING, "other_bound", NULL,
+	struct fnd *f = fnd_add(l, phase_sev(s), "other_bound", NULL,
 				s->share[PH_OTHER], s);
 
 	if (!f)
