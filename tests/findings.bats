@@ -25,6 +25,9 @@ setup() {
 
 teardown() {
 	blamer_stop
+	# a loop device's write_cache outlives it, and can only be put back
+	# while it is attached: restore what a test changed before cleanup
+	[ -f "$S/.wc_restore" ] && echo "write back" > "$(cat "$S/.wc_restore")"
 	fss_cleanup
 }
 
@@ -70,8 +73,11 @@ block() { sed -n '/^FINDINGS/,/^$/p' "$1"; }
 # (ext4 + jbd2: 15-26 %, too near the 20 % line to test on)
 @test "findings: appending fsyncs on xfs on a write-through loop -> journal_bound, with the journal's share as evidence" {
 	fss_mkfs xfs 512
-	echo "write through" > "/sys/block/${FSS_LOOP#/dev/}/queue/write_cache"
+	local q="/sys/block/${FSS_LOOP#/dev/}/queue/write_cache"
+	echo "$q" > "$S/.wc_restore"
+	echo "write through" > "$q"
 	"$FSS_BIN" run --method fsync --pattern append --bs 4k -s 1 -j "$FSS_MNT" > "$S/j.json"
+	echo "write back" > "$q"
 	local share drops
 	share="$(jq '.tests[0].breakdown.journal.share' "$S/j.json")"
 	drops="$(jq '.drops' "$S/j.json")"
@@ -132,6 +138,7 @@ block() { sed -n '/^FINDINGS/,/^$/p' "$1"; }
 	mount -o remount,barrier=0 "$FSS_MNT"
 	"$FSS_BIN" run --method fdatasync --bs 8k -s 0.5 -j "$FSS_MNT" > "$S/nb.json"
 	mount -o remount,barrier=1 "$FSS_MNT"
+	echo "run findings: $(jq -c "[.findings[] | [.id, .severity]]" "$S/nb.json")" >&3
 	"$FSS_BIN" report -o "$S/nb.html" "$S/nb.json"
 	grep -q 'data-id="no_flush" data-severity="critical"' "$S/nb.html"
 	run "$PY" "$FSS_ROOT/tests/helpers/check-html" "$S/nb.html" "$S/nb.json" \

@@ -25,6 +25,7 @@ struct rt {
 	int no_flush, elided, incomplete;
 	const char *blame;	/* the test's "blame" JSON, or NULL */
 	double total_mean;	/* breakdown_total.mean_us; 0: 1000 */
+	int wps;		/* writes of 8 KiB per sync; 0: 4 */
 };
 
 static const char *const ph[6] = { "fs", "journal", "queue", "device_write",
@@ -33,10 +34,11 @@ static const char *const ph[6] = { "fs", "journal", "queue", "device_write",
 static void test_json(char *b, size_t n, const struct rt *t)
 {
 	size_t len = snprintf(b, n, "{\"name\":\"%s\",\"status\":\"ok\","
-			      "\"bs\":8192,\"writes_per_sync\":4,"
+			      "\"bs\":8192,\"writes_per_sync\":%d,"
 			      "\"syncs_traced\":%d,\"syncs_incomplete\":%d,"
 			      "\"incomplete_rqs\":3,\"breakdown\":{",
-			      t->name ? t->name : "custom.fdatasync", t->syncs,
+			      t->name ? t->name : "custom.fdatasync",
+			      t->wps ? t->wps : 4, t->syncs,
 			      t->incomplete);
 
 	for (int p = 0; p < 6; p++)
@@ -220,6 +222,12 @@ static void test_phase_evidence(void)
 	HAS(e, "fs was 60.0 % of the sync time of test custom.fdatasync");
 	HAS(e, "600 us per sync of a 1.00 ms mean, over 100 syncs");
 	HAS(e, "writes back 32768 bytes (4 x 8192)");
+	HAS(fss_jstr(x, "advice"), "the filesystem's own work");	/* 32 KiB */
+	json_object_put(a);
+	t.name = "big";		/* 8 KiB x 32: a big sync */
+	t.wps = 32;
+	a = F(run1(&t));
+	x = get(a, "fs_bound");
 	HAS(fss_jstr(x, "advice"), "sync_file_range");
 	CHECK_DBL(fss_jnum(fss_j(x, "figures"), "share"), 0.6);
 	HAS(json_object_get_string(json_object_array_get_idx(fss_j(x, "refs"), 0)),

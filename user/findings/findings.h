@@ -33,6 +33,7 @@ struct json_object;
 #define FSS_FIND_JOURNAL_SHARE		0.20
 #define FSS_FIND_QUEUE_SHARE		0.25
 #define FSS_FIND_FS_SHARE		0.50
+#define FSS_FIND_BIG_SYNC_BYTES		(256 * 1024)	/* fs_bound advice */
 #define FSS_FIND_OTHER_SHARE		0.25
 #define FSS_FIND_INCOMPLETE_SHARE	0.01	/* syncs cut by the window */
 #define FSS_FIND_CKPT_SHARE		0.25	/* of WAL syncs' time in bursts */

@@ -166,11 +166,19 @@ static void rule_fs(struct fnd_list *l, const struct fnd_subj *s)
 			"%lld bytes (%lld x %lld).", bs * wps, wps, bs);
 		fnd_fig(f, "bytes_per_sync", (double)(bs * wps));
 	}
-	fnd_set(f->advice, sizeof(f->advice), "A sync that finds much dirty data "
-		"writes it back while the caller waits. Start writeback earlier "
-		"(sync_file_range(SYNC_FILE_RANGE_WRITE) after each batch, lower "
-		"vm.dirty_background_bytes / vm.dirty_bytes), sync smaller batches, "
-		"or write with O_DIRECT / O_DSYNC.");
+	if (!s->trace && bs > 0 && wps > 0 && bs * wps < FSS_FIND_BIG_SYNC_BYTES)
+		fnd_set(f->advice, sizeof(f->advice), "With so little data per "
+			"sync, this is the filesystem's own work (metadata, "
+			"locks, CPU), not writeback: look at what else holds the "
+			"file's inode or the filesystem's locks, and at CPU "
+			"pressure.");
+	else
+		fnd_set(f->advice, sizeof(f->advice), "A sync that finds much "
+			"dirty data writes it back while the caller waits. Start "
+			"writeback earlier (sync_file_range(SYNC_FILE_RANGE_WRITE) "
+			"after each batch, lower vm.dirty_background_bytes / "
+			"vm.dirty_bytes), sync smaller batches, or write with "
+			"O_DIRECT / O_DSYNC.");
 	f->refs[0] = REF "#fs_bound";
 	f->refs[1] = "docs/model.md";
 }
