@@ -30,10 +30,35 @@ static void subj_phases(struct fnd_subj *s, struct json_object *ph)
 	}
 }
 
+/*
+ * The target a test ran on: the run's, or in a compare document its
+ * filesystem's (the entry of "filesystems" whose fs is the test's).
+ */
+static struct json_object *test_target(struct json_object *doc,
+				       struct json_object *t, const char **wc)
+{
+	struct json_object *fa = fss_j(doc, "filesystems");
+	const char *fs = fss_jstr(t, "fs");
+
+	*wc = fss_jstr(fss_j(doc, "target"), "write_cache");
+	if (!fa || !fs || !json_object_is_type(fa, json_type_array))
+		return fss_j(doc, "target");
+	for (size_t i = 0; i < json_object_array_length(fa); i++) {
+		struct json_object *x = json_object_array_get_idx(fa, i);
+
+		if (!strcmp(fss_jstr(x, "fs") ?: "", fs)) {
+			*wc = fss_jstr(x, "write_cache");
+			return fss_j(x, "target");
+		}
+	}
+	return NULL;
+}
+
 static void subj_run(struct fnd_subj *s, struct json_object *doc,
 		     struct json_object *t, const char *name)
 {
-	struct json_object *tg = fss_j(doc, "target");
+	const char *wc;
+	struct json_object *tg = test_target(doc, t, &wc);
 
 	memset(s, 0, sizeof(*s));
 	s->name = name;
@@ -47,7 +72,7 @@ static void subj_run(struct fnd_subj *s, struct json_object *doc,
 	s->total_p50_us = fss_jnum(fss_j(t, "breakdown_total"), "p50_us");
 	s->fs = fss_jstr(tg, "fstype");
 	s->disk = fss_jstr(tg, "disk");
-	s->write_cache = fss_jstr(tg, "write_cache");
+	s->write_cache = fss_jstr(tg, "write_cache") ?: wc;
 }
 
 struct run_walk {
@@ -61,6 +86,7 @@ static int run_test_fn(const char *key, struct json_object *t, void *arg)
 	struct run_walk *w = arg;
 	struct json_object *fl = fss_j(t, "flush");
 	struct fnd_subj s;
+	const char *wc;
 	char name[160];
 
 	if (!fss_j(t, "breakdown") || fss_jint(t, "syncs_traced", 0) <= 0)
@@ -72,7 +98,7 @@ static int run_test_fn(const char *key, struct json_object *t, void *arg)
 	fnd_rule_flush_slow(w->l, &s);
 	fnd_rule_flush_missing(w->l, &s, (double)fss_jint(fl, "syncs_no_flush", 0),
 			       (double)fss_jint(fl, "elided", 0),
-			       fss_jstr(fss_j(w->doc, "target"), "mount_options"));
+			       fss_jstr(test_target(w->doc, t, &wc), "mount_options"));
 	fnd_rule_neighbour_run(w->l, &s);
 	return 0;
 }
@@ -204,7 +230,7 @@ static bool has_findings(struct json_object *doc, bool *trace)
 	const char *kind = fss_doc_kind(doc), *type = fss_jstr(doc, "type");
 
 	*trace = kind && !strcmp(kind, "trace");
-	if (kind && !strcmp(kind, "run"))
+	if (kind && (!strcmp(kind, "run") || !strcmp(kind, "compare")))
 		return true;
 	return *trace && type && (!strcmp(type, "interval") ||
 				  !strcmp(type, "summary"));

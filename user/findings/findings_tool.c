@@ -123,8 +123,17 @@ void fnd_rule_tool(struct fnd_list *l, struct json_object *doc)
 		return;
 	}
 	n = (double)fss_jint(doc, "drops", 0);
+	if (kind && !strcmp(kind, "compare")) {	/* each filesystem's */
+		struct json_object *fa = fss_j(doc, "filesystems");
+
+		for (size_t i = 0; fa && json_object_is_type(fa, json_type_array) &&
+		     i < json_object_array_length(fa); i++)
+			n += (double)fss_jint(json_object_array_get_idx(fa, i),
+					      "drops", 0);
+	}
 	if (n > 0)
-		lost(l, n, "this run");
+		lost(l, n, kind && !strcmp(kind, "compare") ? "this compare" :
+		     "this run");
 	fss_doc_foreach_test(doc, incomplete_fn, &w);
 	run_layers(l, doc);
 }

@@ -477,6 +477,7 @@ static void render_compare(FILE *f, struct json_object *doc)
 	size_t i;
 
 	page_open(f, "fsyncscope compare: the same syncs on each filesystem");
+	fss_html_findings(f, doc);
 	fputs("<table class=\"facts\">\n", f);
 	host_facts(f, doc);
 	if (im) {
