@@ -456,6 +456,48 @@ static void test_checkpoints(void)
 	json_object_put(a);
 }
 
+/* a trace summary whose database view has one class */
+static const char *log_at(const char *cls, double share, double mean,
+			  char *adv, size_t n)
+{
+	static char out[16];
+	char x[512];
+	struct json_object *a;
+
+	snprintf(x, sizeof(x), ",\"classes\":[{\"class\":\"%s\",\"syncs\":"
+		 "100,\"mean_us\":%g,\"p50_us\":1500,\"p99_us\":9000,"
+		 "\"phases\":{\"device_flush\":{\"mean_us\":1000,\"share\":%g}}}]",
+		 cls, mean, share);
+	a = F(trace_doc(0, 0, x));
+	snprintf(out, sizeof(out), "%s", sev(a, "log_flush"));
+	if (adv)
+		snprintf(adv, n, "%s | %s", fss_jstr(get(a, "log_flush"), "evidence") ?: "",
+			 fss_jstr(get(a, "log_flush"), "advice") ?: "");
+	json_object_put(a);
+	return out;
+}
+
+static void test_log_flush(void)
+{
+	char s[2000];
+
+	CHECK(!strcmp(log_at("pg_wal", FSS_FIND_FLUSH_SHARE,
+			     FSS_FIND_SLOW_MEAN_US, s, sizeof(s)), "warning"),
+	      "at both lines");
+	HAS(s, "100 PostgreSQL WAL syncs: mean 100 us, p50 1.50 ms, p99 9.00 ms;"
+	    " device_flush 50.0 % of their time (1.00 ms per sync)");
+	HAS(s, "commit_delay");
+	CHECK(!strcmp(log_at("pg_wal", FSS_FIND_FLUSH_SHARE - 0.001, 2000,
+			     NULL, 0), "none"), "share below");
+	CHECK(!strcmp(log_at("pg_wal", 0.9, FSS_FIND_SLOW_MEAN_US - 0.1,
+			     NULL, 0), "none"), "fast syncs");
+	CHECK(!strcmp(log_at("pg_relation", 0.9, 2000, NULL, 0), "none"),
+	      "not a commit log");
+	CHECK(!strcmp(log_at("innodb_redo", 0.9, 2000, s, sizeof(s)), "warning"),
+	      "redo");
+	HAS(s, "innodb_flush_log_at_trx_commit");
+}
+
 static void test_order_merge(void)
 {
 	struct rt t[3] = { base(), base(), base() };
@@ -536,6 +578,7 @@ static const struct tap_case cases[] = {
 	{ "neighbour_trace", test_neighbour_trace },
 	{ "tool", test_tool },
 	{ "checkpoints", test_checkpoints },
+	{ "log_flush", test_log_flush },
 	{ "order_merge", test_order_merge },
 	{ "attach", test_attach },
 	{ "text", test_text },

@@ -134,6 +134,7 @@ static void trace_rules(struct fnd_list *l, struct json_object *doc)
 	fnd_rule_flush_slow(l, &s);
 	fnd_rule_neighbour_trace(l, &s);
 	fnd_rule_checkpoints(l, &s);
+	fnd_rule_log_flush(l, &s);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_array_get_idx(devs, i);
 		struct fnd_subj ds = s;

@@ -2,8 +2,7 @@
 /*
  * findings_tool.c - the rules about what the tool itself did not see
  * (events lost, syncs cut short, layers not traced), so that no finding
- * rests on data the tool missed without saying so; and the database rule
- * over a trace's PostgreSQL checkpoints (docs/findings.md).
+ * rests on data the tool missed without saying so (docs/findings.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -136,52 +135,4 @@ void fnd_rule_tool(struct fnd_list *l, struct json_object *doc)
 		     "this run");
 	fss_doc_foreach_test(doc, incomplete_fn, &w);
 	run_layers(l, doc);
-}
-
-/*
- * PostgreSQL checkpoints (docs/databases.md): the checkpointer's sync
- * phase, a burst of fsyncs, against all the traced sync time.
- */
-void fnd_rule_checkpoints(struct fnd_list *l, const struct fnd_subj *s)
-{
-	struct json_object *c = fss_j(s->doc, "checkpoints"), *worst = NULL;
-	size_t n = c && json_object_is_type(c, json_type_array) ?
-		   json_object_array_length(c) : 0;
-	double ns = 0, all = s->total_mean_us * s->syncs * 1e3, syncs = 0;
-	char a[32], b[32], m[32];
-	struct fnd *f;
-
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *x = json_object_array_get_idx(c, i);
-
-		ns += fss_jnum(x, "total_ns");
-		syncs += (double)fss_jint(x, "syncs", 0);
-		if (!worst || fss_jnum(x, "seconds") > fss_jnum(worst, "seconds"))
-			worst = x;
-	}
-	if (!worst || !(all > 0) || !(ns >= FSS_FIND_CKPT_SHARE * all))
-		return;
-	f = fnd_add(l, FSS_SEV_WARNING, "checkpoint_burst", NULL, ns / all, s);
-	if (!f)
-		return;
-	fnd_set(f->title, sizeof(f->title), "PostgreSQL checkpoints sync in "
-		"bursts: %.0f %% of the traced sync time", 100 * ns / all);
-	fnd_set(f->evidence, sizeof(f->evidence), "%zu checkpoint%s made %.0f "
-		"syncs for %s of the %s of traced sync time; "
-		"the longest sync phase (pid %lld) took %.2f s, its slowest sync "
-		"%s.", n, n == 1 ? "" : "s", syncs, fnd_dur(a, sizeof(a), ns / 1e3),
-		fnd_dur(b, sizeof(b), all / 1e3), fss_jint(worst, "pid", 0),
-		fss_jnum(worst, "seconds"),
-		fnd_dur(m, sizeof(m), fss_jnum(worst, "longest_us")));
-	fnd_fig(f, "checkpoints", (double)n);
-	fnd_fig(f, "checkpoint_ns", ns);
-	fnd_fig(f, "traced_ns", all);
-	fnd_fig(f, "syncs", syncs);
-	fnd_set(f->advice, sizeof(f->advice), "The write phase left the dirty "
-		"pages to the sync phase. Spread it: checkpoint_completion_target "
-		"0.9, checkpoint_flush_after (256kB) so the kernel writes back as "
-		"it goes, a larger max_wal_size for fewer checkpoints; WAL syncs "
-		"behind the burst share its device and flushes.");
-	f->refs[0] = REF "#checkpoint_burst";
-	f->refs[1] = "docs/databases.md";
 }
