@@ -55,14 +55,15 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
 BLAME_SRCS := user/engine/blame/blame.c user/engine/blame/blame_sync.c user/engine/blame/blame_coal.c user/engine/blame/blame_xfs.c user/engine/blame/blame_store.c \
-	      user/doc/blame_json.c user/lib/cgpath.c
+	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c
 ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr/attr_paint.c user/engine/attr/attr_detail.c user/engine/attr/attr_jnl.c \
-	user/engine/attr/tidx.c
+	user/engine/attr/tidx.c user/lib/phase.c
 
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
 	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
+	$(OUTPUT)/tests/test_lib \
 	$(OUTPUT)/tests/test_findings
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer $(OUTPUT)/tests/blamer
@@ -147,13 +148,17 @@ $(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/db/dbrole.c user/db/f
 # The findings engine (pure C over documents; docs/findings.md).
 FINDINGS_SRCS := $(wildcard user/findings/*.c)
 
-$(OUTPUT)/tests/test_findings: tests/unit/test_findings.c $(FINDINGS_SRCS) user/doc/doc.c user/lib/fmt.c user/render/text/out_text_findings.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_findings: tests/unit/test_findings.c $(FINDINGS_SRCS) user/doc/doc.c user/lib/fmt.c user/lib/phase.c user/render/text/out_text_findings.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
+
+$(OUTPUT)/tests/test_lib: tests/unit/test_lib.c user/lib/parse.c user/lib/comm.c user/lib/phase.c user/doc/doc.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -152,6 +152,20 @@ check_plain_suite() {
 	assert_no_leftovers "$FSS_MNT"
 }
 
+@test "a mount point with a space: the target's mount, fs and source are found (libmount unescapes \\040)" {
+	fss_mkfs ext4 64
+	local sp="$FSS_SCRATCH/with space"
+	mkdir -p "$sp"
+	mount "$FSS_LOOP" "$sp"
+	track_mount "$sp"
+	"$FSS_BIN" run --no-trace --count 5 --method fdatasync --json "$sp" \
+		> "$FSS_SCRATCH/sp.json"
+	jq -e --arg sp "$sp" '.target.mountpoint == $sp' "$FSS_SCRATCH/sp.json"
+	fss_jq "$FSS_SCRATCH/sp.json" '.target.fs == "ext4"'
+	jq -e --arg l "$FSS_LOOP" '.target.source == $l' "$FSS_SCRATCH/sp.json"
+	fss_jq "$FSS_SCRATCH/sp.json" '[.tests[] | .status == "ok"] | all'
+}
+
 @test "suite on xfs: rows present, JSON contract holds" {
 	fss_mkfs xfs
 	run --separate-stderr "$FSS_BIN" run --no-trace --count 20 "$FSS_MNT"

@@ -5,19 +5,10 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "engine/blame/blame.h"
-#include "lib/cgpath.h"
+#include "doc/blame_json.h"
+#include "lib/comm.h"
 
 /* comm as ASCII: bytes outside printable ASCII become '?' */
-static void comm_ascii(char *out, const char *comm)
-{
-	size_t i;
-
-	for (i = 0; i < FSS_COMM_LEN - 1 && comm[i]; i++)
-		out[i] = comm[i] >= 0x20 && comm[i] < 0x7f ? comm[i] : '?';
-	out[i] = 0;
-}
-
 static struct json_object *u64_json(__u64 v)
 {
 	return json_object_new_uint64(v);
@@ -27,7 +18,7 @@ static struct json_object *u64_json(__u64 v)
 static struct json_object *coal_json(const struct fss_blame_coal *c)
 {
 	struct json_object *o, *by;
-	char comm[FSS_COMM_LEN];
+	char comm[FSS_COMM_UTF8_LEN(FSS_COMM_LEN)];
 
 	if (!c->valid)
 		return NULL;
@@ -37,7 +28,7 @@ static struct json_object *coal_json(const struct fss_blame_coal *c)
 	for (unsigned int i = 0; i < c->n; i++) {
 		struct json_object *p = json_object_new_object();
 
-		comm_ascii(comm, c->by[i].comm);
+		fss_comm_utf8(comm, sizeof(comm), c->by[i].comm, FSS_COMM_LEN);
 		json_object_object_add(p, "pid", u64_json(c->by[i].pid));
 		json_object_object_add(p, "comm", json_object_new_string(comm));
 		json_object_object_add(p, "syncs", u64_json(c->by[i].syncs));
@@ -97,9 +88,9 @@ static struct json_object *entry_json(const struct fss_blame_entry *x,
 	struct json_object *o = json_object_new_object();
 	const char *cg = !x->reason && path && x->cgroup_id ?
 			 path(x->cgroup_id, arg) : NULL;
-	char comm[FSS_COMM_LEN], dev[24];
+	char comm[FSS_COMM_UTF8_LEN(FSS_COMM_LEN)], dev[24];
 
-	comm_ascii(comm, x->comm);
+	fss_comm_utf8(comm, sizeof(comm), x->comm, FSS_COMM_LEN);
 	json_object_object_add(o, "pid", x->reason ? NULL : u64_json(x->pid));
 	json_object_object_add(o, "comm", x->reason ? NULL :
 			       json_object_new_string(comm));
@@ -145,9 +136,9 @@ struct json_object *fss_blame_json(const struct fss_blame_list *l,
 /* "pid 8123 rsync", "self", "writeback of dev 7:0 ino 12" */
 static void who(const struct fss_blame_entry *x, char *buf, size_t n)
 {
-	char comm[FSS_COMM_LEN];
+	char comm[FSS_COMM_UTF8_LEN(FSS_COMM_LEN)];
 
-	comm_ascii(comm, x->comm);
+	fss_comm_utf8(comm, sizeof(comm), x->comm, FSS_COMM_LEN);
 	if (x->self)
 		snprintf(buf, n, "self");
 	else if ((x->flags & FSS_BL_WB) && !(x->flags & FSS_BL_OWNER))
@@ -182,10 +173,10 @@ void fss_blame_brief(const struct fss_blame_list *l, char *buf, size_t n)
 	}
 }
 
-void fss_blame_add_json(struct json_object *o, const struct fss_blame_list *l)
+void fss_blame_add_json(struct json_object *o, const struct fss_blame_list *l,
+			fss_cgroup_path_fn path, void *arg)
 {
-	json_object_object_add(o, "blame", fss_blame_json(l, fss_cgroup_path,
-							   NULL));
+	json_object_object_add(o, "blame", fss_blame_json(l, path, arg));
 	json_object_object_add(o, "blame_self_ns", u64_json(l->self_ns));
 	json_object_object_add(o, "blame_others_ns", u64_json(l->others_ns));
 	json_object_object_add(o, "blame_unattributed_ns",

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "engine/attr/attr.h"
+#include "lib/phase.h"
 #include "doc/diff_doc.h"
 #include "doc/doc.h"
 #include "lib/hist.h"

@@ -23,7 +23,7 @@ const char *fss_find_sev_name(enum fss_find_sev s)
 static void subj_phases(struct fnd_subj *s, struct json_object *ph)
 {
 	for (int p = 0; p < NPH; p++) {
-		struct json_object *o = fss_j(ph, fnd_phase_names[p]);
+		struct json_object *o = fss_j(ph, fss_phase_name(p));
 
 		s->share[p] = fss_jnum(o, "share");
 		s->mean_us[p] = fss_jnum(o, "mean_us");

@@ -10,9 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "findings/findings.h"
+#include "lib/phase.h"
 
-enum { PH_FS, PH_JOURNAL, PH_QUEUE, PH_DWRITE, PH_DFLUSH, PH_OTHER, NPH };
-extern const char *const fnd_phase_names[NPH];
+/* lib/phase.h's phases, by their short names here */
+enum {
+	PH_FS = FSS_PH_FS, PH_JOURNAL = FSS_PH_JOURNAL, PH_QUEUE = FSS_PH_QUEUE,
+	PH_DWRITE = FSS_PH_DEV_WRITE, PH_DFLUSH = FSS_PH_DEV_FLUSH,
+	PH_OTHER = FSS_PH_OTHER, NPH = FSS_PH_MAX
+};
 
 /* One finding as it is built. */
 struct fnd {

@@ -14,10 +14,6 @@
 #include "doc/doc.h"
 #include "findings/findings_int.h"
 
-const char *const fnd_phase_names[NPH] = {
-	"fs", "journal", "queue", "device_write", "device_flush", "other",
-};
-
 void fnd_set(char *dst, size_t n, const char *fmt, ...)
 {
 	va_list ap;

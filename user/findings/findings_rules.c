@@ -73,7 +73,7 @@ static void phase_evidence(struct fnd *f, const struct fnd_subj *s, int p)
 
 	fnd_set(f->evidence, sizeof(f->evidence), "%s was %.1f %% of the sync "
 		"time of %s: %s per sync of a %s mean, over %.0f syncs.",
-		fnd_phase_names[p], 100 * s->share[p], s->name,
+		fss_phase_name(p), 100 * s->share[p], s->name,
 		fnd_dur(a, sizeof(a), s->mean_us[p]),
 		fnd_dur(b, sizeof(b), s->total_mean_us), s->syncs);
 	fnd_fig(f, "share", s->share[p]);

@@ -15,7 +15,7 @@
 #include "stats/live_agg.h"
 #include "live/live_doc.h"
 #include "live/live_names.h"
-#include "engine/blame/blame.h"
+#include "doc/blame_json.h"
 #include "lib/cgpath.h"
 
 static struct json_object *jdev(__u32 kdev)
@@ -469,7 +469,7 @@ struct json_object *live_doc_sync(const struct fss_sync_result *r,
 	json_object_object_add(o, "nr_fua", json_object_new_int(r->nr_fua));
 	json_object_object_add(o, "nr_journal", json_object_new_int(r->nr_journal));
 	if (r->blame)
-		fss_blame_add_json(o, r->blame);
+		fss_blame_add_json(o, r->blame, fss_cgroup_path, NULL);
 	return o;
 }
 

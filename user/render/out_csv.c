@@ -9,11 +9,15 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "lib/hist.h"
+#include "lib/phase.h"
 #include "render/render.h"
 
-static const char *const series[] = {
-	"op", "total", "fs", "journal", "queue", "device_write", "device_flush", "other",
-};
+/* "op" (per op), "total", then the phases: the document's series */
+#define NSERIES (2 + FSS_PH_MAX)
+static const char *series_name(size_t i)
+{
+	return i == 0 ? "op" : i == 1 ? "total" : fss_phase_name(i - 2);
+}
 
 static void field(FILE *f, const char *s, bool last)
 {
@@ -49,17 +53,17 @@ static int test_rows(const char *key, struct json_object *t, void *arg)
 	struct json_object *hj = fss_j(t, "hist"), *bd = fss_j(t, "breakdown");
 	size_t i;
 
-	for (i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
+	for (i = 0; i < NSERIES; i++) {
 		struct fss_hist h;
 		double share = NAN;
 
-		if (fss_hist_from_json(fss_j(hj, series[i]), &h))
+		if (fss_hist_from_json(fss_j(hj, series_name(i)), &h))
 			continue;
 		if (i >= 2)
-			share = fss_jnum(fss_j(bd, series[i]), "share");
+			share = fss_jnum(fss_j(bd, series_name(i)), "share");
 		field(f, key, false);
 		field(f, fss_jstr(t, "fs"), false);
-		field(f, series[i], false);
+		field(f, series_name(i), false);
 		num(f, (double)h.count, 0, false);
 		num(f, fss_hist_mean_ns(&h) / 1e3, 3, false);
 		num(f, fss_hist_quantile_ns(&h, 0.5) / 1e3, 3, false);

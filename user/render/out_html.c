@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include "doc/doc.h"
 #include "lib/hist.h"
+#include "lib/phase.h"
 #include "render/out_html_blame.h"
 #include "render/out_svg.h"
 #include "render/render.h"
@@ -151,12 +152,12 @@ static void test_table(FILE *f, const char *key, struct json_object *t)
 	num_cell(f, "p99", fss_jnum(lat, "p99"));
 	fputs("<td></td></tr>\n", f);
 	for (p = 0; bd && p < SVG_NPH; p++) {
-		struct json_object *ph = fss_j(bd, svg_phase_names[p]);
+		struct json_object *ph = fss_j(bd, fss_phase_name(p));
 		double sh = fss_jnum(ph, "share");
 
 		fprintf(f, "<tr data-series=\"%s\"><td><span class=\"sw\" style=\"background:%s\">"
-			"</span>%s</td>", svg_phase_names[p], svg_phase_colors[p],
-			svg_phase_names[p]);
+			"</span>%s</td>", fss_phase_name(p), svg_phase_colors[p],
+			fss_phase_name(p));
 		num_cell(f, "mean", fss_jnum(ph, "mean_us"));
 		num_cell(f, "p50", fss_jnum(ph, "p50_us"));
 		num_cell(f, "p99", fss_jnum(ph, "p99_us"));
@@ -210,7 +211,7 @@ static void tl_add(struct json_object *ev, void *arg)
 	for (p = 0; p < SVG_NPH; p++) {
 		double v;
 
-		snprintf(k, sizeof(k), "%s_ns", svg_phase_names[p]);
+		snprintf(k, sizeof(k), "%s_ns", fss_phase_name(p));
 		v = fss_jnum(ev, k);
 		if (v > best) {
 			best = v;
@@ -278,7 +279,7 @@ static void test_hists(FILE *f, const char *key, struct json_object *t,
 		return;
 	hp[0] = &h[0];
 	for (p = 0; traced && p < SVG_NPH; p++)
-		if (!hist_get(t, svg_phase_names[p], &h[1 + p]))
+		if (!hist_get(t, fss_phase_name(p), &h[1 + p]))
 			hp[n++] = &h[1 + p];
 	svg_hist_range(hp, n, &lo, &hi);
 	mk[0] = (struct svg_mark){ "p50", fss_hist_quantile_ns(&h[0], 0.5) };
@@ -289,7 +290,7 @@ static void test_hists(FILE *f, const char *key, struct json_object *t,
 		 (unsigned long long)h[0].count);
 	svg_hist(f, title, &h[0], lo, hi, SVG_TOTAL_COLOR, mk, 3, 0);
 	for (p = 0; traced && p < SVG_NPH; p++) {
-		snprintf(title, sizeof(title), "%s time per sync", svg_phase_names[p]);
+		snprintf(title, sizeof(title), "%s time per sync", fss_phase_name(p));
 		mk[0].ns = fss_hist_quantile_ns(&h[1 + p], 0.5);
 		mk[1].ns = fss_hist_quantile_ns(&h[1 + p], 0.99);
 		svg_hist(f, title, &h[1 + p], lo, hi, svg_phase_colors[p], mk, 2, 1);
@@ -320,7 +321,7 @@ static int bar_fn(const char *key, struct json_object *t, void *arg)
 	snprintf(bs->labels[bs->n], sizeof(bs->labels[0]), "%s", key);
 	b->label = bs->labels[bs->n++];
 	for (p = 0; p < SVG_NPH; p++)
-		b->share[p] = fss_jnum(fss_j(bd, svg_phase_names[p]), "share");
+		b->share[p] = fss_jnum(fss_j(bd, fss_phase_name(p)), "share");
 	svg_fmt_us(m, sizeof(m), fss_jnum(fss_j(fss_j(t, "hist"), "total"), "sum_ns") /
 	       fmax(fss_jnum(fss_j(fss_j(t, "hist"), "total"), "count"), 1) / 1000);
 	snprintf(b->note, sizeof(b->note), "mean %s", m);
@@ -618,7 +619,7 @@ static void trace_top(FILE *f, struct json_object *arr, const char *what,
 		bs->b[bs->n].label = bs->labels[bs->n];
 		for (p = 0; p < SVG_NPH; p++)
 			bs->b[bs->n].share[p] = fss_jnum(fss_j(fss_j(r, "phases"),
-						 svg_phase_names[p]), "share");
+						 fss_phase_name(p)), "share");
 		svg_fmt_us(lbl, 32, fss_jnum(r, "mean_us"));
 		snprintf(bs->b[bs->n].note, sizeof(bs->b[0].note), "mean %.32s", lbl);
 		bs->n++;
@@ -711,7 +712,7 @@ static void render_trace(FILE *f, struct json_object *doc)
 		bs->b[0].label = "all traced syncs";
 		for (int p = 0; p < SVG_NPH; p++)
 			bs->b[0].share[p] = fss_jnum(fss_j(fss_j(all, "phases"),
-						     svg_phase_names[p]), "share");
+						     fss_phase_name(p)), "share");
 		svg_fmt_us(buf, 32, fss_jnum(all, "mean_us"));
 		snprintf(bs->b[0].note, sizeof(bs->b[0].note), "mean %.32s", buf);
 		bs->n = 1;

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/phase.h"
 #include <json-c/json.h>
 #include "doc/doc.h"
 #include "render/out_html_blame.h"
@@ -26,10 +27,8 @@ static const char *const col_cause[CHART_CAUSES] = {
 	"#999933", "#CC6677", "#882255", "#AA4499",
 };
 
-/* the blamed phases, in the document's order */
-static const char *const bphase[4] = {
-	"journal", "queue", "device_write", "device_flush",
-};
+/* the blamed phases, in the document's order: journal to device_flush */
+#define bphase(p) fss_phase_name(FSS_PH_JOURNAL + (p))
 
 static void esc(FILE *f, const char *s)
 {
@@ -256,8 +255,8 @@ static void trace_blamed_table(FILE *f, struct json_object *doc, double all)
 		for (int p = 0; p < 4; p++) {
 			char k[32];
 
-			snprintf(k, sizeof(k), "%s_ns", bphase[p]);
-			ns_cell(f, bphase[p], nz(fss_jnum(bp, k)));
+			snprintf(k, sizeof(k), "%s_ns", bphase(p));
+			ns_cell(f, bphase(p), nz(fss_jnum(bp, k)));
 		}
 		fputs("</tr>\n", f);
 	}
@@ -331,12 +330,12 @@ static void phase_bar(struct svg_cbar *c, int p, struct json_object *doc,
 {
 	struct json_object *a = fss_j(doc, "blamed");
 	double t = fss_jnum(fss_j(fss_j(fss_j(doc, "all"), "phases"),
-				  bphase[p]), "ns");
+				  bphase(p)), "ns");
 	char k[32], d[32];
 
-	c->label = bphase[p];
+	c->label = bphase(p);
 	c->nseg = 0;
-	snprintf(k, sizeof(k), "%s_ns", bphase[p]);
+	snprintf(k, sizeof(k), "%s_ns", bphase(p));
 	for (int i = 0; t > 0 && i < cn->n; i++) {
 		struct json_object *x = json_object_array_get_idx(a, i);
 

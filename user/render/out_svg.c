@@ -6,11 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/phase.h"
 #include "render/out_svg.h"
 
-const char *const svg_phase_names[SVG_NPH] = {
-	"fs", "journal", "queue", "device_write", "device_flush", "other",
-};
 /* Okabe-Ito: blue, orange, yellow, bluish green, vermillion, reddish purple */
 const char *const svg_phase_colors[SVG_NPH] = {
 	"#0072B2", "#E69F00", "#F0E442", "#009E73", "#D55E00", "#CC79A7",
@@ -85,7 +83,7 @@ void svg_phase_legend(FILE *f)
 	fputs("<ul class=\"legend\">", f);
 	for (i = 0; i < SVG_NPH; i++)
 		fprintf(f, "<li><span class=\"sw\" style=\"background:%s\"></span>%s</li>",
-			svg_phase_colors[i], svg_phase_names[i]);
+			svg_phase_colors[i], fss_phase_name(i));
 	fputs("</ul>\n", f);
 }
 
@@ -179,7 +177,7 @@ void svg_stacked_shares(FILE *f, const char *title, const struct svg_bar *bars,
 			wd = s * bw;
 			fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 				"fill=\"%s\"><title>%s %.1f %%</title></rect>\n", x, y + 3,
-				wd, rh - 6, svg_phase_colors[p], svg_phase_names[p], s * 100);
+				wd, rh - 6, svg_phase_colors[p], fss_phase_name(p), s * 100);
 			x += wd;
 		}
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"lbl\">", lw + bw + 6, y + 15);

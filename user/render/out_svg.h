@@ -13,7 +13,6 @@
 
 #define SVG_NPH		6	/* fs, journal, queue, device_write, device_flush, other */
 
-extern const char *const svg_phase_names[SVG_NPH];
 extern const char *const svg_phase_colors[SVG_NPH];
 #define SVG_TOTAL_COLOR	"#333333"
 

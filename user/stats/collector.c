@@ -14,7 +14,8 @@
 #include "doc/doc.h"
 #include "lib/fmt.h"
 #include "stats/collector.h"
-#include "engine/blame/blame.h"
+#include "lib/comm.h"
+#include "doc/blame_json.h"
 #include "lib/cgpath.h"
 #include "lib/order_ci.h"
 #include "lib/pctl.h"
@@ -390,65 +391,6 @@ struct json_object *fss_breakdown_flush_json(const struct fss_breakdown *b)
 }
 
 /*
- * comm is raw bytes from the kernel (truncated at 15, maybe cut inside a
- * multibyte character, maybe not UTF-8 at all): keep valid UTF-8, replace
- * any other byte with U+FFFD.  json-c escapes quotes and control bytes.
- */
-static void comm_utf8(char *out, size_t outlen, const char *comm, size_t len)
-{
-	const unsigned char *s = (const unsigned char *)comm;
-	size_t i = 0, o = 0;
-
-	len = strnlen(comm, len);
-	while (i < len && o + 4 < outlen) {
-		unsigned char c = s[i];
-		size_t need, k;
-		unsigned int cp;
-
-		if (c < 0x80) {
-			out[o++] = (char)c;
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			need = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			need = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			need = 3;
-			cp = c & 0x07;
-		} else {
-			need = 0;
-			cp = 0;
-		}
-		for (k = 1; need && k <= need; k++) {
-			if (i + k >= len || (s[i + k] & 0xc0) != 0x80) {
-				need = 0;
-				break;
-			}
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		/* no overlongs, surrogates or code points past U+10FFFF */
-		if (need && ((need == 2 && cp < 0x800) ||
-			     (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-			     (cp >= 0xd800 && cp <= 0xdfff)))
-			need = 0;
-		if (!need) {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-			continue;
-		}
-		memcpy(out + o, s + i, need + 1);
-		o += need + 1;
-		i += need + 1;
-	}
-	out[o] = '\0';
-}
-
-/*
  * ,"segments":[[offset_ns,dur_ns,"phase"],...] from the sync's start,
  * covering it exactly; ,"rqs":[...] the requests painted into it;
  * ,"commits":[...] the journal commits it overlapped (absolute
@@ -494,7 +436,7 @@ static void detail_write(FILE *f, const struct fss_sync_result *r)
 struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b)
 {
 	struct json_object *o, *a;
-	char comm[FSS_COMM_LEN * 3 + 4];
+	char comm[FSS_COMM_UTF8_LEN(FSS_COMM_LEN)];
 
 	if (!b->syncs)
 		return NULL;
@@ -508,7 +450,7 @@ struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b)
 		struct json_object *x = json_object_new_object();
 		const char *cg = fss_cgroup_path(b->top[i].cgroup_id, NULL);
 
-		comm_utf8(comm, sizeof(comm), b->top[i].comm, FSS_COMM_LEN);
+		fss_comm_utf8(comm, sizeof(comm), b->top[i].comm, FSS_COMM_LEN);
 		json_object_object_add(x, "pid", json_u64(b->top[i].pid));
 		json_object_object_add(x, "comm", json_object_new_string(comm));
 		json_object_object_add(x, "cgroup_id", b->top[i].cgroup_id ?
@@ -523,7 +465,7 @@ struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b)
 
 int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_result *r)
 {
-	char comm[FSS_COMM_LEN * 3 + 4], dev[24], key[32];
+	char comm[FSS_COMM_UTF8_LEN(FSS_COMM_LEN)], dev[24], key[32];
 	struct json_object *o;
 	const char *s;
 	int ph, rc = 0;
@@ -534,7 +476,7 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
-	comm_utf8(comm, sizeof(comm), r->comm, sizeof(r->comm));
+	fss_comm_utf8(comm, sizeof(comm), r->comm, sizeof(r->comm));
 	snprintf(dev, sizeof(dev), "%u:%u", r->dev >> 20, r->dev & 0xfffff);
 
 	json_object_object_add(o, "test", test ? json_object_new_string(test) : NULL);
@@ -571,7 +513,7 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 			       json_object_new_boolean(r->device_flush_from_nvme));
 	json_object_object_add(o, "ret", json_object_new_int64(r->ret));
 	if (r->blame)
-		fss_blame_add_json(o, r->blame);
+		fss_blame_add_json(o, r->blame, fss_cgroup_path, NULL);
 
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);

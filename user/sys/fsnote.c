@@ -6,35 +6,33 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <libmount/libmount.h>
 #include "sys/devinfo.h"
 #include "sys/fsnote.h"
 
 int fss_fstype_of(__u32 kdev, char *buf, size_t len)
 {
-	char line[8192];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
 	int rc = -ENOENT;
 
 	buf[0] = '\0';
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int maj, min;
-		char type[64];
-		const char *sep;
-
-		if (sscanf(line, "%*d %*d %u:%u", &maj, &min) != 2 ||
-		    fss_kdev(maj, min) != kdev)
+	if (!tb || !it) {
+		rc = errno ? -errno : -ENOMEM;
+		goto out;
+	}
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		if (fss_kdev_from_dev(mnt_fs_get_devno(fs)) != kdev ||
+		    !mnt_fs_get_fstype(fs))
 			continue;
-		/* optional fields end at " - ", then FSTYPE SOURCE OPTIONS */
-		sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%63s", type) != 1)
-			continue;
-		snprintf(buf, len, "%s", type);
+		snprintf(buf, len, "%s", mnt_fs_get_fstype(fs));
 		rc = 0;
 		break;
 	}
-	fclose(f);
+out:
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
 	return rc;
 }
 

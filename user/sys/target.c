@@ -52,23 +52,16 @@ static const char *fs_magic_name(long type)
 /* mountinfo: the mount of st_dev whose mount point is the longest prefix */
 static void mountinfo_lookup(struct fss_target *t)
 {
-	char line[3 * PATH_MAX], mnt[PATH_MAX], fstype[64], src[PATH_MAX];
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
 	size_t best = 0;
-	FILE *f = fopen("/proc/self/mountinfo", "r");
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int ma, mi;
-		char *dash;
+	while (tb && it && mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *mnt = mnt_fs_get_target(fs);
 		size_t l;
 
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3)
-			continue;
-		if (makedev(ma, mi) != t->st_dev)
-			continue;
-		dash = strstr(line, " - ");
-		if (!dash || sscanf(dash + 3, "%63s %4095s", fstype, src) != 2)
+		if (!mnt || mnt_fs_get_devno(fs) != t->st_dev)
 			continue;
 		l = strlen(mnt);
 		if (strncmp(t->path, mnt, l) ||
@@ -78,10 +71,11 @@ static void mountinfo_lookup(struct fss_target *t)
 			continue;
 		best = l;
 		scopy(t->mountpoint, sizeof(t->mountpoint), mnt);
-		scopy(t->fstype, sizeof(t->fstype), fstype);
-		scopy(t->source, sizeof(t->source), src);
+		scopy(t->fstype, sizeof(t->fstype), mnt_fs_get_fstype(fs) ?: "");
+		scopy(t->source, sizeof(t->source), mnt_fs_get_source(fs) ?: "");
 	}
-	fclose(f);
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
 }
 
 static __u32 sysfs_kdev(const char *name)
@@ -108,21 +102,19 @@ static __u32 sysfs_kdev(const char *name)
  */
 static __u32 sb_kdev(const struct fss_target *t)
 {
-	char line[3 * PATH_MAX], mnt[PATH_MAX];
-	unsigned int ma, mi;
+	struct libmnt_table *tb;
+	struct libmnt_fs *fs;
 	__u32 k = t->fs_kdev;
-	FILE *f;
 
 	if (!t->mountpoint[0])
 		return k;
-	f = fopen("/proc/self/mountinfo", "r");
-	if (!f)
-		return k;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) == 3 &&
-		    !strcmp(mnt, t->mountpoint) && (ma || mi))
-			k = fss_kdev(ma, mi);	/* the last (top) mount wins */
-	fclose(f);
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	/* the last (top) mount on the mount point wins */
+	fs = tb ? mnt_table_find_target(tb, t->mountpoint, MNT_ITER_BACKWARD)
+		: NULL;
+	if (fs && mnt_fs_get_devno(fs))
+		k = fss_kdev_from_dev(mnt_fs_get_devno(fs));
+	mnt_unref_table(tb);
 	return k;
 }
 

@@ -28,15 +28,6 @@
 #include <string.h>
 #include "engine/attr/attr_int.h"
 
-static const char *const phase_names[FSS_PH_MAX] = {
-	[FSS_PH_FS]		= "fs",
-	[FSS_PH_JOURNAL]	= "journal",
-	[FSS_PH_QUEUE]		= "queue",
-	[FSS_PH_DEV_WRITE]	= "device_write",
-	[FSS_PH_DEV_FLUSH]	= "device_flush",
-	[FSS_PH_OTHER]		= "other",
-};
-
 static const char *const kind_names[FSS_SYNC_KIND_MAX] = {
 	[FSS_SYNC_FSYNC]		= "fsync",
 	[FSS_SYNC_FDATASYNC]		= "fdatasync",
@@ -46,11 +37,6 @@ static const char *const kind_names[FSS_SYNC_KIND_MAX] = {
 	[FSS_SYNC_DSYNC_WRITE]		= "dsync_write",
 	[FSS_SYNC_IOURING_FSYNC]	= "io_uring_fsync",
 };
-
-const char *fss_phase_name(enum fss_phase ph)
-{
-	return (unsigned int)ph < FSS_PH_MAX ? phase_names[ph] : "?";
-}
 
 const char *fss_sync_kind_name(enum fss_sync_kind kind)
 {

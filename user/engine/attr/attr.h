@@ -16,19 +16,9 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "fsyncscope.h"
+#include "lib/phase.h"
 
-enum fss_phase {
-	FSS_PH_FS = 0,
-	FSS_PH_JOURNAL,
-	FSS_PH_QUEUE,
-	FSS_PH_DEV_WRITE,
-	FSS_PH_DEV_FLUSH,
-	FSS_PH_OTHER,
-	FSS_PH_MAX,
-};
 
-/* "fs", "journal", "queue", "device_write", "device_flush", "other" */
-const char *fss_phase_name(enum fss_phase ph);
 /* "fsync", "fdatasync", "sync_file_range", "msync", "syncfs", "dsync_write", "io_uring_fsync" */
 const char *fss_sync_kind_name(enum fss_sync_kind kind);
 

@@ -114,24 +114,4 @@ int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 
 void fss_blame_stats(const struct fss_blame *b, struct fss_blame_stats *st);
 
-/*
- * cgroup path of an id (NULL: unknown), for the JSON; the tracer passes
- * one that reads /sys/fs/cgroup.
- */
-typedef const char *(*fss_cgroup_path_fn)(__u64 id, void *arg);
-
-/* [{pid, comm, cgroup_id, cgroup, phase, blamed_ns, share, self, evidence}] */
-struct json_object *fss_blame_json(const struct fss_blame_list *l,
-				   fss_cgroup_path_fn path, void *arg);
-
-/*
- * Into a sync's JSON object: "blame" (fss_blame_json with cgroup paths
- * from /sys/fs/cgroup) and "blame_self_ns", "blame_others_ns",
- * "blame_unattributed_ns".
- */
-void fss_blame_add_json(struct json_object *o, const struct fss_blame_list *l);
-
-/* "journal 18.2 ms 96 % pid 8123 rsync; ..." (at most n bytes) */
-void fss_blame_brief(const struct fss_blame_list *l, char *buf, size_t n);
-
 #endif /* __FSS_BLAME_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "lib/fmt.h"
+#include "lib/phase.h"
 #include "render/render.h"
 
 #define LABEL_W		16
@@ -20,10 +21,7 @@
 #define MAX_COLS	3
 #define MAX_NOTES	12
 
-static const char *const phases[] = {
-	"fs", "journal", "queue", "device_write", "device_flush", "other",
-};
-#define NPHASES	(int)(sizeof(phases) / sizeof(phases[0]))
+#define NPHASES	FSS_PH_MAX
 #define JOURNAL	1
 
 static size_t alen(struct json_object *a)
@@ -362,7 +360,7 @@ static void phase_row(struct table *tb, int ph)
 	for (int i = 0; i < tb->nfs; i++) {
 		struct json_object *t = result(tb, i), *fs = aget(tb->fss, i);
 		struct json_object *st = fss_j(fss_j(t, "breakdown"),
-					       phases[ph]);
+					       fss_phase_name(ph));
 		double mean = fss_jnum(st, "mean_us");
 		double share = fss_jnum(st, "share");
 
@@ -380,7 +378,7 @@ static void phase_row(struct table *tb, int ph)
 				 isfinite(share) ? share * 100.0 : 0.0);
 	}
 	snprintf(lead, sizeof(lead), "%s%s", ph == JOURNAL ? "> " : "    ",
-		 phases[ph]);
+		 fss_phase_name(ph));
 	print_cells(tb, lead);
 }
 

@@ -10,15 +10,10 @@
 #include <json-c/json.h>
 #include "doc/doc.h"
 #include "lib/fmt.h"
+#include "lib/phase.h"
 #include "render/render.h"
 
-static const char *const ph_names[] = {
-	"fs", "journal", "queue", "device_write", "device_flush", "other",
-};
-static const char *const ph_abbr[] = {
-	"fs", "jrn", "que", "dwr", "dfl", "oth",
-};
-#define NPH 6
+#define NPH FSS_PH_MAX
 
 static void print_shares(FILE *f, struct json_object *g)
 {
@@ -26,7 +21,7 @@ static void print_shares(FILE *f, struct json_object *g)
 	double total = fss_jnum(g, "total_ns");
 
 	for (int p = 0; p < NPH; p++) {
-		double ns = fss_jnum(fss_j(ph, ph_names[p]), "ns");
+		double ns = fss_jnum(fss_j(ph, fss_phase_name(p)), "ns");
 
 		fprintf(f, " %3.0f", total > 0 ? 100.0 * ns / total : 0.0);
 	}
@@ -36,7 +31,7 @@ static void print_shares(FILE *f, struct json_object *g)
 static void print_phase_header(FILE *f)
 {
 	for (int p = 0; p < NPH; p++)
-		fprintf(f, " %3s", ph_abbr[p]);
+		fprintf(f, " %3s", fss_phase_abbr(p));
 	fprintf(f, "\n");
 }
 

@@ -13,15 +13,12 @@
 #include <json-c/json.h>
 #include "doc/doc.h"
 #include "lib/fmt.h"
+#include "lib/phase.h"
 #include "render/render.h"
 
-#define NPH	6
+#define NPH	FSS_PH_MAX
 
 /* the phases as the document names them, and their column headers */
-static const char *const ph_name[NPH] = {
-	"fs", "journal", "queue", "device_write", "device_flush", "other"
-};
-static const char *const ph_abbr[NPH] = { "fs", "jrn", "que", "dwr", "dfl", "oth" };
 
 static unsigned long long u64(struct json_object *o, const char *key)
 {
@@ -43,7 +40,7 @@ static void print_stats_header(FILE *f, const char *ident)
 {
 	fprintf(f, "%-23s %6s %8s %7s %7s", ident, "SYNCS", "TOTAL_s", "P50_us", "P99_us");
 	for (int p = 0; p < NPH; p++)
-		fprintf(f, " %3s", ph_abbr[p]);
+		fprintf(f, " %3s", fss_phase_abbr(p));
 	fprintf(f, "\n");
 }
 
@@ -69,7 +66,7 @@ static void print_stats(FILE *f, struct json_object *g)
 	print_us(f, g, "p50_us");
 	print_us(f, g, "p99_us");
 	for (int p = 0; p < NPH; p++) {
-		unsigned long long ns = u64(fss_j(ph, ph_name[p]), "ns");
+		unsigned long long ns = u64(fss_j(ph, fss_phase_name(p)), "ns");
 
 		fprintf(f, " %3.0f", total ? 100.0 * ns / total : 0.0);
 	}
@@ -260,13 +257,13 @@ static void print_blamed(FILE *f, struct json_object *doc)
 		for (int p = 1; p <= 4; p++) {	/* journal .. device_flush */
 			char k[32];
 
-			snprintf(k, sizeof(k), "%s_ns", ph_name[p]);
+			snprintf(k, sizeof(k), "%s_ns", fss_phase_name(p));
 			fprintf(f, " %3.0f", tot ? 100.0 * u64(bp, k) / tot : 0.0);
 		}
 		fprintf(f, " %.13s\n", str_or(x, "cgroup", "n/a"));
 	}
 	for (int p = 1; p <= 4; p++)
-		dev_s += u64(fss_j(ph, ph_name[p]), "ns") / 1e9;
+		dev_s += u64(fss_j(ph, fss_phase_name(p)), "ns") / 1e9;
 	fprintf(f, "sync time of the traced processes by cause: self %.3f s, "
 		"others %.3f s,\n  unattributed %.3f s (of %.3f s in journal, "
 		"queue and device)\n", u64(b, "self_ns") / 1e9,
@@ -297,7 +294,8 @@ static void slower_coalesced(struct json_object *a, char *buf, size_t n,
 
 	for (i = 0; i < json_object_array_length(a) && !c; i++) {
 		x = json_object_array_get_idx(a, i);
-		if (!strcmp(fss_jstr(x, "phase") ?: "", "device_flush"))
+		if (!strcmp(fss_jstr(x, "phase") ?: "",
+			    fss_phase_name(FSS_PH_DEV_FLUSH)))
 			c = fss_j(fss_j(x, "evidence"), "coalesced");
 	}
 	if (!c || fss_jint(c, "syncs", 0) <= 0 || *len + 64 >= n)
@@ -388,8 +386,8 @@ void fss_text_trace_sync(FILE *f, struct json_object *o)
 	for (int p = 0; p < NPH; p++) {
 		char k[32];
 
-		snprintf(k, sizeof(k), "%s_ns", ph_name[p]);
-		fprintf(f, " %s %.3f", ph_abbr[p], fss_jint(o, k, 0) / 1e6);
+		snprintf(k, sizeof(k), "%s_ns", fss_phase_name(p));
+		fprintf(f, " %s %.3f", fss_phase_abbr(p), fss_jint(o, k, 0) / 1e6);
 	}
 	if (ret < 0)
 		fprintf(f, "  failed: %s", strerror(-ret));
