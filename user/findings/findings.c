@@ -84,7 +84,7 @@ struct run_walk {
 static int run_test_fn(const char *key, struct json_object *t, void *arg)
 {
 	struct run_walk *w = arg;
-	struct json_object *fl = fss_j(t, "flush");
+	struct json_object *fl = fss_j(t, "flush"), *tg;
 	struct fnd_subj s;
 	const char *wc;
 	char name[160];
@@ -96,9 +96,11 @@ static int run_test_fn(const char *key, struct json_object *t, void *arg)
 	w->syncs += s.syncs;
 	fnd_rule_phases(w->l, &s);
 	fnd_rule_flush_slow(w->l, &s);
-	fnd_rule_flush_missing(w->l, &s, (double)fss_jint(fl, "syncs_no_flush", 0),
+	tg = test_target(w->doc, t, &wc);
+	fnd_rule_flush_missing(w->l, &s,
+			       (double)fss_jint(fl, "syncs_no_flush", 0),
 			       (double)fss_jint(fl, "elided", 0),
-			       fss_jstr(test_target(w->doc, t, &wc), "mount_options"));
+			       fss_jstr(tg, "mount_options"));
 	fnd_rule_neighbour_run(w->l, &s);
 	return 0;
 }
@@ -115,10 +117,11 @@ static struct json_object *trace_one_dev(struct json_object *doc)
 
 static void trace_rules(struct fnd_list *l, struct json_object *doc)
 {
-	struct json_object *all = fss_j(doc, "all"), *devs = fss_j(doc, "devices");
+	struct json_object *all = fss_j(doc, "all");
+	struct json_object *devs = fss_j(doc, "devices");
 	struct json_object *one = trace_one_dev(doc);
-	struct fnd_subj s = { .name = "all traced syncs", .doc = doc, .obj = all,
-			      .trace = true };
+	struct fnd_subj s = { .name = "all traced syncs", .doc = doc,
+			      .obj = all, .trace = true };
 	size_t n = devs && json_object_is_type(devs, json_type_array) ?
 		   json_object_array_length(devs) : 0;
 
@@ -137,6 +140,7 @@ static void trace_rules(struct fnd_list *l, struct json_object *doc)
 	fnd_rule_log_flush(l, &s);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_array_get_idx(devs, i);
+		bool elided = json_object_get_boolean(fss_j(d, "flush_elided"));
 		struct fnd_subj ds = s;
 		char name[96];
 
@@ -150,22 +154,24 @@ static void trace_rules(struct fnd_list *l, struct json_object *doc)
 		ds.write_cache = fss_jstr(d, "write_cache");
 		fnd_rule_flush_missing(l, &ds,
 				       (double)fss_jint(d, "syncs_no_flush", 0),
-				       json_object_get_boolean(fss_j(d, "flush_elided")) ?
-				       ds.syncs : 0, NULL);
+				       elided ? ds.syncs : 0, NULL);
 	}
 }
 
 /* Traced syncs in the document: the trace record's, or every run test's. */
 static double doc_syncs(struct json_object *doc, bool trace, double run_syncs)
 {
-	return trace ? (double)fss_jint(fss_j(doc, "all"), "syncs", 0) : run_syncs;
+	return trace ? (double)fss_jint(fss_j(doc, "all"), "syncs", 0) :
+		       run_syncs;
 }
 
 /* No warning: one info line that says so (first), with what was judged. */
 static void healthy(struct fnd_list *l, struct json_object *doc, bool trace,
 		    double syncs)
 {
-	struct fnd_subj s = { .name = trace ? "all traced syncs" : "every test" };
+	struct fnd_subj s = {
+		.name = trace ? "all traced syncs" : "every test"
+	};
 	struct fnd *f;
 
 	for (int i = 0; i < l->n; i++)
@@ -178,20 +184,22 @@ static void healthy(struct fnd_list *l, struct json_object *doc, bool trace,
 	fnd_fig(f, "syncs", syncs);
 	f->refs[0] = "docs/findings.md";
 	if (syncs <= 0) {
-		fnd_set(f->title, sizeof(f->title), "Nothing to judge: no sync "
-			"was traced%s", !trace && !json_object_get_boolean(
-			fss_j(fss_j(doc, "options"), "trace")) ? " (--no-trace)" : "");
-		fnd_set(f->evidence, sizeof(f->evidence), "0 traced syncs");
-		fnd_set(f->advice, sizeof(f->advice), "Trace the syncs (run "
+		bool off = !trace && !json_object_get_boolean(
+			fss_j(fss_j(doc, "options"), "trace"));
+
+		FND_SET(f, title, "Nothing to judge: no sync was traced%s",
+			off ? " (--no-trace)" : "");
+		FND_SET(f, evidence, "0 traced syncs");
+		FND_SET(f, advice, "Trace the syncs (run "
 			"without --no-trace; trace with filters that match a "
 			"syncing process) to get findings.");
 		return;
 	}
-	fnd_set(f->title, sizeof(f->title), "No problem found in %.0f traced "
+	FND_SET(f, title, "No problem found in %.0f traced "
 		"sync%s", syncs, syncs == 1 ? "" : "s");
-	fnd_set(f->evidence, sizeof(f->evidence), "No rule of docs/findings.md "
+	FND_SET(f, evidence, "No rule of docs/findings.md "
 		"fired on %.0f traced syncs.", syncs);
-	fnd_set(f->advice, sizeof(f->advice), "Nothing to change.");
+	FND_SET(f, advice, "Nothing to change.");
 }
 
 static int fnd_cmp(const void *a, const void *b)
@@ -210,11 +218,13 @@ static struct json_object *fnd_json(struct fnd *f)
 	struct json_object *o = json_object_new_object(), *r;
 
 	json_object_object_add(o, "id", json_object_new_string(f->id));
-	json_object_object_add(o, "severity",
-			       json_object_new_string(fss_find_sev_name(f->sev)));
-	json_object_object_add(o, "subject", json_object_new_string(f->subject));
+	json_object_object_add(o, "severity", json_object_new_string(
+				fss_find_sev_name(f->sev)));
+	json_object_object_add(o, "subject", json_object_new_string(
+				f->subject));
 	json_object_object_add(o, "title", json_object_new_string(f->title));
-	json_object_object_add(o, "evidence", json_object_new_string(f->evidence));
+	json_object_object_add(o, "evidence", json_object_new_string(
+				f->evidence));
 	json_object_object_add(o, "advice", json_object_new_string(f->advice));
 	r = json_object_new_array();
 	for (int i = 0; i < 3 && f->refs[i]; i++)
@@ -262,7 +272,9 @@ struct json_object *fss_findings(struct json_object *doc)
 
 struct json_object *fss_findings_attach(struct json_object *doc)
 {
-	static const char *const head[] = { "schema", "schema_version", "type" };
+	static const char *const head[] = {
+		"schema", "schema_version", "type"
+	};
 	struct json_object *fa = fss_findings(doc), *o, *v;
 
 	if (!fa)

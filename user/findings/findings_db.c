@@ -31,7 +31,8 @@ void fnd_rule_checkpoints(struct fnd_list *l, const struct fnd_subj *s)
 
 		ns += fss_jnum(x, "total_ns");
 		syncs += (double)fss_jint(x, "syncs", 0);
-		if (!worst || fss_jnum(x, "seconds") > fss_jnum(worst, "seconds"))
+		if (!worst ||
+		    fss_jnum(x, "seconds") > fss_jnum(worst, "seconds"))
 			worst = x;
 	}
 	if (!worst || !(all > 0) || !(ns >= FSS_FIND_CKPT_SHARE * all))
@@ -39,12 +40,12 @@ void fnd_rule_checkpoints(struct fnd_list *l, const struct fnd_subj *s)
 	f = fnd_add(l, FSS_SEV_WARNING, "checkpoint_burst", NULL, ns / all, s);
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "PostgreSQL checkpoints sync in "
-		"bursts: %.0f %% of the traced sync time", 100 * ns / all);
-	fnd_set(f->evidence, sizeof(f->evidence), "%zu checkpoint%s made %.0f "
-		"syncs for %s of the %s of traced sync time; "
-		"the longest sync phase (pid %lld) took %.2f s, its slowest sync "
-		"%s.", n, n == 1 ? "" : "s", syncs, fnd_dur(a, sizeof(a), ns / 1e3),
+	FND_SET(f, title, "PostgreSQL checkpoints sync in bursts: %.0f %% of "
+		"the traced sync time", 100 * ns / all);
+	FND_SET(f, evidence, "%zu checkpoint%s made %.0f syncs for %s of the "
+		"%s of traced sync time; the longest sync phase (pid %lld) "
+		"took %.2f s, its slowest sync %s.", n, n == 1 ? "" : "s",
+		syncs, fnd_dur(a, sizeof(a), ns / 1e3),
 		fnd_dur(b, sizeof(b), all / 1e3), fss_jint(worst, "pid", 0),
 		fss_jnum(worst, "seconds"),
 		fnd_dur(m, sizeof(m), fss_jnum(worst, "longest_us")));
@@ -52,11 +53,12 @@ void fnd_rule_checkpoints(struct fnd_list *l, const struct fnd_subj *s)
 	fnd_fig(f, "checkpoint_ns", ns);
 	fnd_fig(f, "traced_ns", all);
 	fnd_fig(f, "syncs", syncs);
-	fnd_set(f->advice, sizeof(f->advice), "The write phase left the dirty "
-		"pages to the sync phase. Spread it: checkpoint_completion_target "
-		"0.9, checkpoint_flush_after (256kB) so the kernel writes back as "
-		"it goes, a larger max_wal_size for fewer checkpoints; WAL syncs "
-		"behind the burst share its device and flushes.");
+	FND_SET(f, advice, "The write phase left the dirty "
+		"pages to the sync phase. Spread it: "
+		"checkpoint_completion_target 0.9, checkpoint_flush_after "
+		"(256kB) so the kernel writes back as it goes, a larger "
+		"max_wal_size for fewer checkpoints; WAL syncs behind the "
+		"burst share its device and flushes.");
 	f->refs[0] = REF "#checkpoint_burst";
 	f->refs[1] = "docs/databases.md";
 }
@@ -78,52 +80,69 @@ static const struct {
 	  "protection makes each flush cheap." },
 };
 
+#define NLOG (sizeof(log_classes) / sizeof(log_classes[0]))
+
+/* log_classes' index of a class of the database view, or NLOG */
+static size_t log_class(struct json_object *x)
+{
+	const char *cls = fss_jstr(x, "class") ?: "";
+	size_t k;
+
+	for (k = 0; k < NLOG && strcmp(cls, log_classes[k].cls); k++)
+		;
+	return k;
+}
+
+static void log_flush(struct fnd_list *l, const struct fnd_subj *s,
+		      struct json_object *x, size_t k)
+{
+	struct json_object *fl = fss_j(fss_j(x, "phases"), "device_flush");
+	double syncs = (double)fss_jint(x, "syncs", 0);
+	double share = fss_jnum(fl, "share"), mean = fss_jnum(x, "mean_us");
+	char a[32], b[32], m[32], d[32], key[64];
+	struct fnd *f;
+
+	snprintf(key, sizeof(key), "log_flush:%s", log_classes[k].cls);
+	f = fnd_add(l, FSS_SEV_WARNING, "log_flush", key, share, s);
+	if (!f)
+		return;
+	FND_SET(f, title, "%s syncs wait for the device's flush: %.0f %% of "
+		"their time", log_classes[k].what, 100 * share);
+	FND_SET(f, evidence, "%.0f %s syncs: mean %s, p50 %s, p99 %s; "
+		"device_flush %.1f %% of their time (%s per sync).", syncs,
+		log_classes[k].what, fnd_dur(a, sizeof(a), mean),
+		fnd_dur(b, sizeof(b), fss_jnum(x, "p50_us")),
+		fnd_dur(m, sizeof(m), fss_jnum(x, "p99_us")), 100 * share,
+		fnd_dur(d, sizeof(d), fss_jnum(fl, "mean_us")));
+	fnd_figs(f, "class", log_classes[k].cls);
+	fnd_fig(f, "syncs", syncs);
+	fnd_fig(f, "share", share);
+	fnd_fig(f, "mean_us", mean);
+	FND_SET(f, advice, "%s", log_classes[k].advice);
+	f->refs[0] = REF "#log_flush";
+	f->refs[1] = "docs/databases.md";
+}
+
 /*
  * A database's commit log (PostgreSQL WAL, InnoDB redo) whose syncs are
- * flush-bound: the rule slow_flush for the syncs that commits wait on.
+ * flush-bound, and slow: the rule slow_flush for the syncs commits wait on.
  */
 void fnd_rule_log_flush(struct fnd_list *l, const struct fnd_subj *s)
 {
 	struct json_object *c = fss_j(s->doc, "classes");
 	size_t n = c && json_object_is_type(c, json_type_array) ?
 		   json_object_array_length(c) : 0;
-	char a[32], b[32], m[32], d[32], key[64];
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *x = json_object_array_get_idx(c, i);
-		struct json_object *fl = fss_j(fss_j(x, "phases"), "device_flush");
-		double syncs = (double)fss_jint(x, "syncs", 0);
-		double share = fss_jnum(fl, "share"), mean = fss_jnum(x, "mean_us");
-		struct fnd *f;
-		size_t k;
+		struct json_object *fl = fss_j(fss_j(x, "phases"),
+					       "device_flush");
+		size_t k = log_class(x);
 
-		for (k = 0; k < sizeof(log_classes) / sizeof(log_classes[0]); k++)
-			if (!strcmp(fss_jstr(x, "class") ?: "", log_classes[k].cls))
-				break;
-		if (k == sizeof(log_classes) / sizeof(log_classes[0]) ||
-		    syncs < FSS_FIND_MIN_SYNCS || !(share >= FSS_FIND_FLUSH_SHARE) ||
-		    !(mean >= FSS_FIND_SLOW_MEAN_US))
-			continue;
-		snprintf(key, sizeof(key), "log_flush:%s", log_classes[k].cls);
-		f = fnd_add(l, FSS_SEV_WARNING, "log_flush", key, share, s);
-		if (!f)
-			continue;
-		fnd_set(f->title, sizeof(f->title), "%s syncs wait for the "
-			"device's flush: %.0f %% of their time", log_classes[k].what,
-			100 * share);
-		fnd_set(f->evidence, sizeof(f->evidence), "%.0f %s syncs: mean "
-			"%s, p50 %s, p99 %s; device_flush %.1f %% of their time "
-			"(%s per sync).", syncs, log_classes[k].what,
-			fnd_dur(a, sizeof(a), mean),
-			fnd_dur(b, sizeof(b), fss_jnum(x, "p50_us")),
-			fnd_dur(m, sizeof(m), fss_jnum(x, "p99_us")), 100 * share,
-			fnd_dur(d, sizeof(d), fss_jnum(fl, "mean_us")));
-		fnd_figs(f, "class", log_classes[k].cls);
-		fnd_fig(f, "syncs", syncs);
-		fnd_fig(f, "share", share);
-		fnd_fig(f, "mean_us", mean);
-		fnd_set(f->advice, sizeof(f->advice), "%s", log_classes[k].advice);
-		f->refs[0] = REF "#log_flush";
-		f->refs[1] = "docs/databases.md";
+		if (k < NLOG &&
+		    fss_jint(x, "syncs", 0) >= FSS_FIND_MIN_SYNCS &&
+		    fss_jnum(fl, "share") >= FSS_FIND_FLUSH_SHARE &&
+		    fss_jnum(x, "mean_us") >= FSS_FIND_SLOW_MEAN_US)
+			log_flush(l, s, x, k);
 	}
 }

@@ -44,7 +44,7 @@ struct fnd_list {
  * record.  NAN where the document has no such number.
  */
 struct fnd_subj {
-	const char *name;	/* "test custom.fdatasync", "all traced syncs" */
+	const char *name;	/* "test custom.fdatasync", "all traced..." */
 	struct json_object *doc, *obj;
 	bool trace;
 	double syncs;
@@ -65,6 +65,11 @@ void fnd_set(char *dst, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void fnd_cat(char *dst, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* the same into a field of finding f: FND_SET(f, title, "...", ...) */
+#define FND_SET(f, field, ...) \
+	fnd_set((f)->field, sizeof((f)->field), __VA_ARGS__)
+#define FND_CAT(f, field, ...) \
+	fnd_cat((f)->field, sizeof((f)->field), __VA_ARGS__)
 void fnd_fig(struct fnd *f, const char *name, double v);
 void fnd_figs(struct fnd *f, const char *name, const char *v);
 /* "412 us", "3.21 ms", "1.043 s" */

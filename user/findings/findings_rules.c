@@ -45,11 +45,12 @@ static void cat_top(struct fnd *f, const struct fnd_subj *s, const char *key,
 {
 	char d[32];
 	double ns;
-	struct json_object *x = s->trace ? top_in_phase(s->doc, key, &ns) : NULL;
+	struct json_object *x = s->trace ? top_in_phase(s->doc, key, &ns) :
+				NULL;
 
 	if (!x)
 		return;
-	fnd_cat(f->evidence, sizeof(f->evidence), " Most of it was caused by "
+	FND_CAT(f, evidence, " Most of it was caused by "
 		"pid %lld %s (cgroup %s): %s %s.", fss_jint(x, "pid", 0),
 		fss_jstr(x, "comm") ?: "?", fss_jstr(x, "cgroup") ?: "n/a",
 		fnd_dur(d, sizeof(d), ns / 1e3), what);
@@ -71,7 +72,7 @@ static void phase_evidence(struct fnd *f, const struct fnd_subj *s, int p)
 {
 	char a[32], b[32];
 
-	fnd_set(f->evidence, sizeof(f->evidence), "%s was %.1f %% of the sync "
+	FND_SET(f, evidence, "%s was %.1f %% of the sync "
 		"time of %s: %s per sync of a %s mean, over %.0f syncs.",
 		fss_phase_name(p), 100 * s->share[p], s->name,
 		fnd_dur(a, sizeof(a), s->mean_us[p]),
@@ -92,7 +93,7 @@ static void journal_facts(struct fnd *f, const struct fnd_subj *s)
 	for (size_t i = 0; i < json_object_array_length(j) && i < 2; i++) {
 		struct json_object *x = json_object_array_get_idx(j, i);
 
-		fnd_cat(f->evidence, sizeof(f->evidence), " Journal of %s: %lld "
+		FND_CAT(f, evidence, " Journal of %s: %lld "
 			"commits, %s mean, %lld syncs waited for one.",
 			fss_jstr(x, "dev") ?: "?", fss_jint(x, "commits", 0),
 			fnd_dur(d, sizeof(d), fss_jnum(x, "mean_us")),
@@ -108,21 +109,25 @@ static void rule_journal(struct fnd_list *l, const struct fnd_subj *s)
 
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "Syncs wait for the journal: %.0f %% "
+	FND_SET(f, title, "Syncs wait for the journal: %.0f %% "
 		"of their time is %s", 100 * s->share[PH_JOURNAL],
 		xfs ? "xfs log forces" : "journal commits");
 	phase_evidence(f, s, PH_JOURNAL);
 	journal_facts(f, s);
-	cat_top(f, s, "journal_ns", "of its metadata in the commits waited for");
-	fnd_set(f->advice, sizeof(f->advice), "Each sync waits for a commit that "
-		"carries every metadata change since the last one, its own and "
-		"others'. Move metadata-heavy neighbours (creates, renames, "
-		"unlinks) to another filesystem; preallocate files so that a sync "
-		"has no metadata to commit (fallocate, fixed-size segments); %s",
-		xfs ? "give the log room and bandwidth: a larger log (mkfs.xfs -l "
-		"size=), logbsize=256k, or an external log device (-l logdev=)." :
-		"on ext4 consider a larger journal (mke2fs -J size=), an external "
-		"journal device (mke2fs -O journal_dev) and the commit= interval.");
+	cat_top(f, s, "journal_ns",
+		"of its metadata in the commits waited for");
+	FND_SET(f, advice, "Each sync waits for a commit that "
+		"carries every metadata change since the last one, its own "
+		"and others'. Move metadata-heavy neighbours (creates, "
+		"renames, unlinks) to another filesystem; preallocate files "
+		"so that a sync has no metadata to commit (fallocate, "
+		"fixed-size segments); %s",
+		xfs ? "give the log room and bandwidth: a larger log "
+		"(mkfs.xfs -l size=), logbsize=256k, or an external log "
+		"device (-l logdev=)." :
+		"on ext4 consider a larger journal (mke2fs -J size=), an "
+		"external journal device (mke2fs -O journal_dev) and the "
+		"commit= interval.");
 	f->refs[0] = REF "#journal_bound";
 	f->refs[1] = "docs/model.md";
 }
@@ -134,16 +139,18 @@ static void rule_queue(struct fnd_list *l, const struct fnd_subj *s)
 
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "Syncs wait in the block queue: "
+	FND_SET(f, title, "Syncs wait in the block queue: "
 		"%.0f %% of their time", 100 * s->share[PH_QUEUE]);
 	phase_evidence(f, s, PH_QUEUE);
 	cat_top(f, s, "queue_ns", "of its requests queued ahead");
-	fnd_set(f->advice, sizeof(f->advice), "The device's queue is full of "
-		"other requests when the syncs' arrive. Find who fills it (the "
-		"blame above, docs/blame.md) and limit it with io.max or io.weight "
-		"on its cgroup; on flash, the 'none' or 'mq-deadline' scheduler "
-		"(/sys/block/%s/queue/scheduler) and a deeper nr_requests keep "
-		"sync writes from waiting behind bulk ones.", s->disk ? s->disk : "DEV");
+	FND_SET(f, advice, "The device's queue is full of "
+		"other requests when the syncs' arrive. Find who fills it "
+		"(the blame above, docs/blame.md) and limit it with io.max or "
+		"io.weight on its cgroup; on flash, the 'none' or "
+		"'mq-deadline' scheduler (/sys/block/%s/queue/scheduler) and "
+		"a deeper nr_requests keep "
+		"sync writes from waiting behind bulk ones.",
+		s->disk ? s->disk : "DEV");
 	f->refs[0] = REF "#queue_bound";
 	f->refs[1] = "docs/blame.md";
 }
@@ -157,26 +164,28 @@ static void rule_fs(struct fnd_list *l, const struct fnd_subj *s)
 
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "Syncs spend %.0f %% of their time in "
+	FND_SET(f, title, "Syncs spend %.0f %% of their time in "
 		"%s itself (writeback of dirty data, metadata)",
 		100 * s->share[PH_FS], fsname(s));
 	phase_evidence(f, s, PH_FS);
 	if (!s->trace && bs > 0 && wps > 0) {
-		fnd_cat(f->evidence, sizeof(f->evidence), " Each sync writes back "
+		FND_CAT(f, evidence, " Each sync writes back "
 			"%lld bytes (%lld x %lld).", bs * wps, wps, bs);
 		fnd_fig(f, "bytes_per_sync", (double)(bs * wps));
 	}
-	if (!s->trace && bs > 0 && wps > 0 && bs * wps < FSS_FIND_BIG_SYNC_BYTES)
-		fnd_set(f->advice, sizeof(f->advice), "With so little data per "
+	if (!s->trace && bs > 0 && wps > 0 &&
+	    bs * wps < FSS_FIND_BIG_SYNC_BYTES)
+		FND_SET(f, advice, "With so little data per "
 			"sync, this is the filesystem's own work (metadata, "
-			"locks, CPU), not writeback: look at what else holds the "
-			"file's inode or the filesystem's locks, and at CPU "
-			"pressure.");
+			"locks, CPU), not writeback: look at what else holds "
+			"the file's inode or the filesystem's locks, and at "
+			"CPU pressure.");
 	else
-		fnd_set(f->advice, sizeof(f->advice), "A sync that finds much "
-			"dirty data writes it back while the caller waits. Start "
-			"writeback earlier (sync_file_range(SYNC_FILE_RANGE_WRITE) "
-			"after each batch, lower vm.dirty_background_bytes / "
+		FND_SET(f, advice, "A sync that finds much "
+			"dirty data writes it back while the caller waits. "
+			"Start writeback earlier "
+			"(sync_file_range(SYNC_FILE_RANGE_WRITE) after each "
+			"batch, lower vm.dirty_background_bytes / "
 			"vm.dirty_bytes), sync smaller batches, or write with "
 			"O_DIRECT / O_DSYNC.");
 	f->refs[0] = REF "#fs_bound";
@@ -190,10 +199,11 @@ static void rule_other(struct fnd_list *l, const struct fnd_subj *s)
 
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "%.0f %% of the sync time is outside "
-		"every I/O phase (CPU, scheduling, locks)", 100 * s->share[PH_OTHER]);
+	FND_SET(f, title, "%.0f %% of the sync time is outside "
+		"every I/O phase (CPU, scheduling, locks)",
+		100 * s->share[PH_OTHER]);
 	phase_evidence(f, s, PH_OTHER);
-	fnd_set(f->advice, sizeof(f->advice), "The syncing threads wait for a CPU "
+	FND_SET(f, advice, "The syncing threads wait for a CPU "
 		"or a lock, not for the device. Check CPU pressure "
 		"(/proc/pressure/cpu, the cgroup's cpu.max), syncs of one file "
 		"from many threads (they serialize on its inode lock), and a "
@@ -224,8 +234,9 @@ static double flushes_per_sync(const struct fnd_subj *s)
 	if (!s->trace)
 		return fss_jnum(fss_j(s->obj, "flush"), "flushes_per_sync");
 	fl = fss_j(s->doc, "flush");
-	return fss_jint(fl, "syncs", 0) > 0 ?
-	       (double)fss_jint(fl, "flushes", 0) / fss_jint(fl, "syncs", 0) : NAN;
+	long long n = fss_jint(fl, "syncs", 0);
+
+	return n > 0 ? (double)fss_jint(fl, "flushes", 0) / n : NAN;
 }
 
 void fnd_rule_flush_slow(struct fnd_list *l, const struct fnd_subj *s)
@@ -243,34 +254,37 @@ void fnd_rule_flush_slow(struct fnd_list *l, const struct fnd_subj *s)
 		    NULL, s->share[PH_DFLUSH], s);
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "Syncs are flush-bound: %.0f %% of "
-		"their time is %s flushing its cache", 100 * s->share[PH_DFLUSH],
-		s->disk ? s->disk : "the device");
+	FND_SET(f, title, "Syncs are flush-bound: %.0f %% of "
+		"their time is %s flushing its cache",
+		100 * s->share[PH_DFLUSH], s->disk ? s->disk : "the device");
 	phase_evidence(f, s, PH_DFLUSH);
-	fnd_cat(f->evidence, sizeof(f->evidence), " A flush costs %s per sync "
+	FND_CAT(f, evidence, " A flush costs %s per sync "
 		"(%s), against %s for a cache with power-loss protection; "
 		"%.2f flushes per sync; write cache: %s.",
-		fnd_dur(a, sizeof(a), s->flush_p50_us), s->trace ? "mean" : "p50",
+		fnd_dur(a, sizeof(a), s->flush_p50_us),
+		s->trace ? "mean" : "p50",
 		fnd_dur(b, sizeof(b), FSS_FIND_FLUSH_FAST_US), fps,
 		s->write_cache ? s->write_cache : "unknown");
 	fnd_fig(f, "flush_us", s->flush_p50_us);
 	fnd_fig(f, "flushes_per_sync", fps);
 	fnd_figs(f, "disk", s->disk);
 	if (loop)
-		fnd_set(f->advice, sizeof(f->advice), "%s is a loop device: each "
+		FND_SET(f, advice, "%s is a loop device: each "
 			"flush is an fsync of its backing file, so the cost "
 			"belongs to the filesystem and disk below it. Run "
 			"'fsyncscope devices' on the backing file for the real "
 			"disk.", s->disk);
 	else
-		fnd_set(f->advice, sizeof(f->advice), "The device empties a "
-			"volatile cache on every flush. A device with power-loss "
-			"protection acknowledges a flush in under %.0f us: check "
-			"with 'fsyncscope devices --probe DIR'. Else pay for fewer "
-			"flushes: group commits (PostgreSQL commit_delay, InnoDB "
-			"binlog group commit), one sync per batch of writes. Never "
-			"turn flushing off (barrier=0, write through) on a device "
-			"without power-loss protection.", FSS_FIND_FLUSH_FAST_US);
+		FND_SET(f, advice, "The device empties a "
+			"volatile cache on every flush. A device with "
+			"power-loss protection acknowledges a flush in under "
+			"%.0f us: check with 'fsyncscope devices --probe "
+			"DIR'. Else pay for fewer flushes: group commits "
+			"(PostgreSQL commit_delay, InnoDB binlog group "
+			"commit), one sync per batch of writes. Never turn "
+			"flushing off (barrier=0, write through) on a device "
+			"without power-loss protection.",
+			FSS_FIND_FLUSH_FAST_US);
 	f->refs[0] = REF "#slow_flush";
 	f->refs[1] = "docs/devices.md";
 }
@@ -299,29 +313,31 @@ void fnd_rule_flush_missing(struct fnd_list *l, const struct fnd_subj *s,
 	    !(no_flush >= FSS_FIND_NOFLUSH_SHARE * s->syncs))
 		return;
 	snprintf(key, sizeof(key), "no_flush:%s", s->disk ? s->disk : "?");
-	f = fnd_add(l, FSS_SEV_CRITICAL, "no_flush", key, no_flush / s->syncs, s);
+	f = fnd_add(l, FSS_SEV_CRITICAL, "no_flush", key,
+		    no_flush / s->syncs, s);
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "Data-loss risk: %.0f %% of the syncs "
+	FND_SET(f, title, "Data-loss risk: %.0f %% of the syncs "
 		"on %s returned without a flush of its write-back cache",
 		100 * no_flush / s->syncs, s->disk ? s->disk : "the device");
-	fnd_set(f->evidence, sizeof(f->evidence), "%.0f of %.0f syncs of %s saw "
+	FND_SET(f, evidence, "%.0f of %.0f syncs of %s saw "
 		"no flush (no REQ_OP_FLUSH, PREFLUSH or FUA) although %s's "
-		"queue/write_cache says write back.", no_flush, s->syncs, s->name,
-		s->disk ? s->disk : "the device");
+		"queue/write_cache says write back.", no_flush, s->syncs,
+		s->name, s->disk ? s->disk : "the device");
 	if (off)
-		fnd_cat(f->evidence, sizeof(f->evidence), " The filesystem is "
+		FND_CAT(f, evidence, " The filesystem is "
 			"mounted with %s.", off);
 	fnd_fig(f, "syncs_no_flush", no_flush);
 	fnd_fig(f, "syncs", s->syncs);
 	fnd_figs(f, "write_cache", s->write_cache);
 	fnd_figs(f, "mount_barrier_off", off);
-	fnd_set(f->advice, sizeof(f->advice), "A sync that returns before the "
-		"cache is flushed leaves its data where a power loss erases it. "
-		"Remount without barrier=0 / nobarrier%s; if the device really has "
-		"power-loss protection, tell the kernel so instead (echo 'write "
-		"through' > /sys/block/%s/queue/write_cache). A sync with nothing "
-		"dirty needs no flush: when few syncs are counted, see which with "
+	FND_SET(f, advice, "A sync that returns before the "
+		"cache is flushed leaves its data where a power loss erases "
+		"it. Remount without barrier=0 / nobarrier%s; if the device "
+		"really has power-loss protection, tell the kernel so instead "
+		"(echo 'write through' > /sys/block/%s/queue/write_cache). A "
+		"sync with nothing dirty needs no flush: when few syncs are "
+		"counted, see which with "
 		"--events.", off ? " (it is set here)" : "",
 		s->disk ? s->disk : "DEV");
 	f->refs[0] = REF "#no_flush";
@@ -332,12 +348,12 @@ static void neighbour_advice(struct fnd *f, long long pid, const char *cg)
 {
 	bool root = !cg || !strcmp(cg, "/");
 
-	fnd_set(f->advice, sizeof(f->advice), "Limit what it does to this "
+	FND_SET(f, advice, "Limit what it does to this "
 		"device: %s%s%s with io.max (a bandwidth cap) or io.weight, or "
 		"'ionice -c3 -p %lld'; move its files to another filesystem or "
 		"device; or schedule it away from the busy hours.",
-		root ? "run it in a cgroup of its own (e.g. systemd-run --scope) "
-		"and cap that" : "cap its cgroup ", root ? "" : cg,
+		root ? "run it in a cgroup of its own (e.g. systemd-run "
+		"--scope) and cap that" : "cap its cgroup ", root ? "" : cg,
 		root ? "" : "", pid);
 }
 
@@ -354,14 +370,16 @@ static struct fnd *neighbour(struct fnd_list *l, const struct fnd_subj *s,
 	f = fnd_add(l, FSS_SEV_WARNING, "neighbour", key, ns / total, s);
 	if (!f)
 		return NULL;
-	fnd_set(f->title, sizeof(f->title), "A neighbour slows the syncs: pid "
-		"%lld %s caused %.0f %% of their journal, queue and device time",
+	FND_SET(f, title, "A neighbour slows the syncs: pid "
+		"%lld %s caused %.0f %% of their journal, queue and device "
+		"time",
 		pid, fss_jstr(x, "comm") ?: "?", 100 * ns / total);
-	fnd_set(f->evidence, sizeof(f->evidence), "pid %lld %s (cgroup %s) "
-		"caused %s of the %s that %s spent in journal, queue and device "
+	FND_SET(f, evidence, "pid %lld %s (cgroup %s) "
+		"caused %s of the %s that %s spent in journal, queue and "
+		"device "
 		"(%.1f %%).", pid, fss_jstr(x, "comm") ?: "?", cg ? cg : "n/a",
-		fnd_dur(a, sizeof(a), ns / 1e3), fnd_dur(b, sizeof(b), total / 1e3),
-		s->name, 100 * ns / total);
+		fnd_dur(a, sizeof(a), ns / 1e3),
+		fnd_dur(b, sizeof(b), total / 1e3), s->name, 100 * ns / total);
 	fnd_fig(f, "pid", (double)pid);
 	fnd_figs(f, "comm", fss_jstr(x, "comm"));
 	fnd_figs(f, "cgroup", cg);
@@ -443,25 +461,27 @@ void fnd_rule_neighbour_trace(struct fnd_list *l, const struct fnd_subj *s)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *x = json_object_array_get_idx(bl, i), *bp;
 		double ns = fss_jnum(x, "caused_ns");
-		double tot = others_total(s->doc, fss_jint(x, "pid", -1), total);
+		double tot = others_total(s->doc, fss_jint(x, "pid", -1),
+					  total);
 		struct fnd *f;
 
 		if (!(ns >= FSS_FIND_NEIGHBOUR_SHARE * tot) ||
 		    !(f = neighbour(l, s, x, ns, tot)))
 			continue;
 		if (tot < total)
-			fnd_cat(f->evidence, sizeof(f->evidence), " (Its own "
+			FND_CAT(f, evidence, " (Its own "
 				"syncs are left out of that total.)");
 		bp = fss_j(x, "by_phase");
-		fnd_cat(f->evidence, sizeof(f->evidence), " In %lld syncs on %s:",
+		FND_CAT(f, evidence, " In %lld syncs on %s:",
 			fss_jint(x, "syncs", 0), fss_jstr(x, "dev") ?: "?");
 		for (size_t k = 0; k < 4; k++) {
 			double v = fss_jnum(bp, by_phase_words[k].key);
 
 			if (!(v > 0))
 				continue;
-			fnd_cat(f->evidence, sizeof(f->evidence), " %s %s (%s);",
-				by_phase_words[k].name, fnd_dur(d, sizeof(d), v / 1e3),
+			FND_CAT(f, evidence, " %s %s (%s);",
+				by_phase_words[k].name,
+				fnd_dur(d, sizeof(d), v / 1e3),
 				by_phase_words[k].what);
 			fnd_fig(f, by_phase_words[k].key, v);
 		}

@@ -16,19 +16,20 @@
 static void lost(struct fnd_list *l, double n, const char *where)
 {
 	struct fnd_subj s = { .name = where };
-	struct fnd *f = fnd_add(l, FSS_SEV_WARNING, "events_lost", NULL, 1.0, &s);
+	struct fnd *f = fnd_add(l, FSS_SEV_WARNING, "events_lost", NULL, 1.0,
+				&s);
 
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "%.0f trace events were lost: the "
+	FND_SET(f, title, "%.0f trace events were lost: the "
 		"numbers below under-count what they miss", n);
-	fnd_set(f->evidence, sizeof(f->evidence), "%.0f events of %s did not "
-		"reach user space (ring buffer full); the syncs and requests they "
-		"carried are missing from the breakdown and the blame.", n, where);
+	FND_SET(f, evidence, "%.0f events of %s did not reach user space "
+		"(ring buffer full); the syncs and requests they carried are "
+		"missing from the breakdown and the blame.", n, where);
 	fnd_fig(f, "events_lost", n);
-	fnd_set(f->advice, sizeof(f->advice), "Trace less at once: filter by "
-		"process, comm or mount (-p, -c, --mount), trace fewer seconds, "
-		"or leave --events off; then compare the findings.");
+	FND_SET(f, advice, "Trace less at once: filter by "
+		"process, comm or mount (-p, -c, --mount), trace fewer "
+		"seconds, or leave --events off; then compare the findings.");
 	f->refs[0] = REF "#events_lost";
 	f->refs[1] = "docs/model.md";
 }
@@ -50,18 +51,19 @@ static int incomplete_fn(const char *key, struct json_object *t, void *arg)
 		return 0;
 	snprintf(name, sizeof(name), "test %s", key);
 	s = (struct fnd_subj){ .name = name };
-	f = fnd_add(w->l, FSS_SEV_INFO, "syncs_incomplete", NULL, n / syncs, &s);
+	f = fnd_add(w->l, FSS_SEV_INFO, "syncs_incomplete", NULL, n / syncs,
+		    &s);
 	if (!f)
 		return 0;
-	fnd_set(f->title, sizeof(f->title), "%.1f %% of the traced syncs lack "
+	FND_SET(f, title, "%.1f %% of the traced syncs lack "
 		"some of their requests", 100 * n / syncs);
-	fnd_set(f->evidence, sizeof(f->evidence), "%.0f of %.0f syncs of %s were "
+	FND_SET(f, evidence, "%.0f of %.0f syncs of %s were "
 		"painted without all their requests (%lld requests never "
 		"completed in the window).", n, syncs, name,
 		fss_jint(t, "incomplete_rqs", 0));
 	fnd_fig(f, "syncs_incomplete", n);
 	fnd_fig(f, "syncs", syncs);
-	fnd_set(f->advice, sizeof(f->advice), "Their device phases are short by "
+	FND_SET(f, advice, "Their device phases are short by "
 		"what is missing; a longer test makes the edge of the window "
 		"matter less.");
 	f->refs[0] = REF "#syncs_incomplete";
@@ -79,12 +81,13 @@ static void layer_na(struct fnd_list *l, const char *layer, const char *why)
 	f = fnd_add(l, FSS_SEV_INFO, "layer_na", key, 0.5, &s);
 	if (!f)
 		return;
-	fnd_set(f->title, sizeof(f->title), "The %s layer was not traced", layer);
-	fnd_set(f->evidence, sizeof(f->evidence), "%s: %s.", layer,
+	FND_SET(f, title, "The %s layer was not traced", layer);
+	FND_SET(f, evidence, "%s: %s.", layer,
 		why ? why : "n/a");
 	fnd_figs(f, "layer", layer);
-	fnd_set(f->advice, sizeof(f->advice), "Its time shows in a lower phase "
-		"(%s), and no rule about it can fire; 'fsyncscope check' and -v "
+	FND_SET(f, advice, "Its time shows in a lower phase "
+		"(%s), and no rule about it can fire; 'fsyncscope check' and "
+		"-v "
 		"say why it did not load.", !strcmp(layer, "journal") ?
 		"fs or other" : "other");
 	f->refs[0] = REF "#layer_na";
@@ -93,7 +96,9 @@ static void layer_na(struct fnd_list *l, const char *layer, const char *why)
 
 static void run_layers(struct fnd_list *l, struct json_object *doc)
 {
-	static const char *const layers[] = { "sync", "fs", "journal", "block" };
+	static const char *const layers[] = {
+		"sync", "fs", "journal", "block"
+	};
 	struct json_object *ly = fss_j(fss_j(doc, "strategy"), "layers");
 
 	if (!ly)
@@ -124,9 +129,10 @@ void fnd_rule_tool(struct fnd_list *l, struct json_object *doc)
 	n = (double)fss_jint(doc, "drops", 0);
 	if (kind && !strcmp(kind, "compare")) {	/* each filesystem's */
 		struct json_object *fa = fss_j(doc, "filesystems");
+		size_t nfs = fa && json_object_is_type(fa, json_type_array) ?
+			     json_object_array_length(fa) : 0;
 
-		for (size_t i = 0; fa && json_object_is_type(fa, json_type_array) &&
-		     i < json_object_array_length(fa); i++)
+		for (size_t i = 0; i < nfs; i++)
 			n += (double)fss_jint(json_object_array_get_idx(fa, i),
 					      "drops", 0);
 	}

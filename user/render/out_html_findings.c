@@ -47,7 +47,8 @@ static void item(FILE *f, struct json_object *x)
 	esc(f, fss_jstr(x, "advice"));
 	for (size_t i = 0; refs && i < json_object_array_length(refs); i++) {
 		fputs(i ? ", " : "<br><span class=\"note\">See ", f);
-		esc(f, json_object_get_string(json_object_array_get_idx(refs, i)));
+		esc(f, json_object_get_string(
+			    json_object_array_get_idx(refs, i)));
 	}
 	fputs(refs && json_object_array_length(refs) ? "</span></li>\n" :
 	      "</li>\n", f);
@@ -61,7 +62,8 @@ void fss_html_findings(FILE *f, struct json_object *doc)
 
 	if (!n)
 		return;
-	fputs("<section id=\"findings\"><h2>Findings</h2>\n<ul style=\"padding:0\">\n", f);
+	fputs("<section id=\"findings\"><h2>Findings</h2>\n"
+	      "<ul style=\"padding:0\">\n", f);
 	for (size_t i = 0; i < n; i++)
 		item(f, json_object_array_get_idx(a, i));
 	fputs("</ul></section>\n", f);

@@ -17,6 +17,8 @@ static void one(FILE *f, struct json_object *x)
 	struct json_object *refs = fss_j(x, "refs");
 	const char *sev = fss_jstr(x, "severity") ?: "info";
 	long long also = fss_jint(x, "also_in", 0);
+	struct json_object *ref0 = refs && json_object_array_length(refs) ?
+				   json_object_array_get_idx(refs, 0) : NULL;
 	char lead[32], buf[2048];
 	size_t n = 0;
 
@@ -24,9 +26,9 @@ static void one(FILE *f, struct json_object *x)
 		 "CRITICAL" : !strcmp(sev, "warning") ? "WARNING" : "info");
 	if (!strcmp(sev, "info")) {	/* a note: one line, details in JSON */
 		snprintf(buf, sizeof(buf), "%s (%s; %s)",
-			 fss_jstr(x, "title") ?: "?", fss_jstr(x, "subject") ?: "?",
-			 refs && json_object_array_length(refs) ?
-			 json_object_get_string(json_object_array_get_idx(refs, 0)) :
+			 fss_jstr(x, "title") ?: "?",
+			 fss_jstr(x, "subject") ?: "?",
+			 ref0 ? json_object_get_string(ref0) :
 			 "docs/findings.md");
 		fss_print_wrapped(f, lead, 11, buf);
 		return;
@@ -69,7 +71,8 @@ void fss_text_findings(FILE *f, struct json_object *doc)
 			one(f, json_object_array_get_idx(a, i));
 		return;
 	}
-	fprintf(f, "FINDINGS (%zu, most important first; docs/findings.md)\n", n);
+	fprintf(f, "FINDINGS (%zu, most important first; "
+		"docs/findings.md)\n", n);
 	for (size_t i = 0; i < n; i++)
 		one(f, json_object_array_get_idx(a, i));
 }
