@@ -157,3 +157,31 @@ block() { sed -n '/^FINDINGS/,/^$/p' "$1"; }
 	echo "$output"
 	[ "$status" -eq 0 ] && [[ "${lines[-1]}" == *" 0 problems" ]]
 }
+
+@test "findings: compare judges each filesystem's tests against its own loop device; text before the tables, report the same" {
+	fss_scratch
+	mkdir "$S/imgs"
+	run -0 "$FSS_BIN" compare --fs ext4,xfs -s 0.3 --method fdatasync \
+		--save "$S/cmp.json" --dir "$S/imgs"
+	printf '%s\n' "$output" > "$S/cmp.txt"
+	echo "compare findings: $(jq -c "[.findings[] | [.id, .severity, .subject, .figures.disk]]" "$S/cmp.json")" >&3
+	fss_jq "$S/cmp.json" '.findings_version == 1 and (.findings | length) > 0'
+	# most important first
+	fss_jq "$S/cmp.json" '[.findings[].severity | {critical: 2, warning: 1,
+		info: 0}[.]] as $s | $s == ($s | sort | reverse)'
+	# a finding about a test names it FS/name, and its disk is that
+	# filesystem's loop device
+	fss_jq "$S/cmp.json" '. as $d | all(.findings[] |
+		select(.subject | startswith("test ")); . as $f |
+		($f.subject | ltrimstr("test ") | split("/")[0]) as $fs |
+		($d.filesystems | map(.fs) | index($fs)) != null and
+		($f.figures.disk == null or $f.figures.disk ==
+		 ($d.filesystems[] | select(.fs == $fs) | .target.disk)))'
+	# the block comes before the first result table, and report prints it
+	local fl tl
+	fl="$(grep -n '^FINDINGS' "$S/cmp.txt" | cut -d: -f1)"
+	tl="$(grep -n '^fdatasync_overwrite:' "$S/cmp.txt" | head -1 | cut -d: -f1)"
+	[ -n "$fl" ] && [ -n "$tl" ] && [ "$fl" -lt "$tl" ]
+	"$FSS_BIN" report --format text "$S/cmp.json" > "$S/cmp.report"
+	diff <(block "$S/cmp.txt") <(block "$S/cmp.report")
+}
