@@ -24,7 +24,7 @@ LAYERS='{sync, fs, journal, block, nvme}'
 	fss_jq "$FSS_SCRATCH/c.json" '.schema == "fsyncscope/check" and
 		.ok == true and .reason == null and .tracer.loaded == true'
 	fss_jq "$FSS_SCRATCH/c.json" '.tracer.strategy | .sync != "n/a" and
-		.block != "n/a"'
+		.block != "n/a" and (.io_uring | type == "string")'
 	fss_jq "$FSS_SCRATCH/c.json" '.host.btf.vmlinux == true and
 		.host.euid == 0 and .host.missing_capabilities == null and
 		([.host.capabilities[] | select(.required) | .have] | all)'
@@ -45,7 +45,8 @@ LAYERS='{sync, fs, journal, block, nvme}'
 	echo "$output"
 	[[ "${lines[0]}" == "kernel      $(uname -r) "* ]]
 	for w in "BTF         vmlinux yes" "CAP_BPF           yes  yes" \
-		 "  sync     " "  block    " "  nvme     " "  blame    " \
+		 "  sync     " "  block    " "  nvme     " "  io_uring " \
+		 "  blame    " \
 		 "  calib    " "DEVICES"; do
 		[[ "$output" == *"$w"* ]] || { echo "no '$w'" >&2; return 1; }
 	done
@@ -156,4 +157,23 @@ LAYERS='{sync, fs, journal, block, nvme}'
 	fss_jq "$FSS_SCRATCH/c.json" '.ok == true and
 		.tracer.strategy.requested == "tracepoint" and
 		.tracer.strategy.fs == "tracepoint"'
+}
+
+@test "check's io_uring line holds: when it says hooked, trace counts io_uring fsyncs" {
+	local iou
+	iou=$("$FSS_BIN" check -j | jq -r .tracer.strategy.io_uring)
+	echo "check: io_uring $iou"
+	[[ "$iou" == "tracepoint ("*" hooks)" ]] ||
+		skip "io_uring n/a here: $iou"
+	fss_mkfs ext4
+	# syncer (tests/helpers) does 3 IORING_OP_FSYNCs, says done, then
+	# waits for a signal
+	run -0 --separate-stderr "$FSS_BIN" trace -j -- sh -c '
+		"$0" --uring 3 "$1" > "$1/out" & p=$!
+		while ! grep -q "^done" "$1/out"; do
+			kill -0 $p 2>/dev/null || exit 1; sleep 0.1; done
+		kill $p; wait $p' "$FSS_BUILD/tests/syncer" "$FSS_MNT"
+	printf '%s\n' "$output" | jq -c 'select(.type == "summary") | .by_kind'
+	[ "$(printf '%s\n' "$output" | jq 'select(.type == "summary") |
+		.by_kind.io_uring_fsync')" -eq 3 ]
 }

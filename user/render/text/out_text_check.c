@@ -113,6 +113,8 @@ static void print_tracer(FILE *f, struct json_object *t)
 		fss_print_wrapped(f, lead, 11, or_na(fss_jstr(
 			fss_j(ls, layers[i]), "detail"), "n/a"));
 	}
+	fss_print_wrapped(f, "  io_uring ", 11,
+			  or_na(fss_jstr(st, "io_uring"), "n/a"));
 	fss_print_wrapped(f, "  blame    ", 11,
 			  or_na(fss_jstr(st, "blame"), "n/a"));
 	if (fss_j(st, "calibration"))
