@@ -3,7 +3,8 @@
 # build/fsyncscope_VERSION_ARCH.deb from the tree; its metadata, contents
 # and lintian are checked here, then it is installed with apt-get into a
 # fresh Debian 12 root (debootstrap, minbase) and used there: --version,
-# devices, a traced run and a trace of a command, as root in a chroot.
+# devices, check, a traced run and a trace of a command, as root in a
+# chroot.
 # The chroot's mounts live in a private mount namespace (unshare), so they
 # go when it ends, also on failure; its test filesystem is a loop image.
 
@@ -140,6 +141,7 @@ inroot() {
 	inroot 'chroot "$R" fsyncscope --version
 		chroot "$R" fsyncscope --help
 		chroot "$R" fsyncscope devices /mnt
+		chroot "$R" fsyncscope check --calib-dir /mnt
 		chroot "$R" fsyncscope run -n 20 --method fdatasync -j /mnt \
 			> "$R/tmp/run.json"
 		chroot "$R" fsyncscope trace -j --calib-dir /mnt -- sh -c \
@@ -151,6 +153,8 @@ inroot() {
 	grep -qx "fsyncscope $VERSION" "$FSS_SCRATCH/out"
 	grep -q "^Usage: fsyncscope" "$FSS_SCRATCH/out"
 	grep -q "ext4 on /dev/loop" "$FSS_SCRATCH/out"
+	grep -qx "ok: trace and run will break syncs down on this host" \
+		"$FSS_SCRATCH/out"
 	fss_jq "$ROOT/tmp/run.json" '.tests[0] | .syncs_traced == 20 and
 		(.breakdown | type == "object")'
 	jq -c 'select(.type == "summary") | .by_kind' "$ROOT/tmp/trace.jsonl"
