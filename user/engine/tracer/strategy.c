@@ -610,7 +610,7 @@ int strat_plan(struct fss_tracer *t, struct strat_plan *p, char *err,
 	has_tracepoint_btf("writeback_dirty_inode_enqueue");
 	has_tracepoint_btf("block_bio_queue");
 	has_tracepoint_btf("block_split");
-	kernel_btf_has("io_uring_op", BTF_KIND_ENUM);
+	t->has_iouring = kernel_btf_has("io_uring_op", BTF_KIND_ENUM);
 	for (int i = 0; i < p->nfs; i++)
 		if (p->fs_try[i] == HS_FS_FENTRY) {
 			kernel_btf_has("ext4_sync_file", BTF_KIND_FUNC);
@@ -787,84 +787,4 @@ int strat_attach(struct fss_tracer *t, const struct strat_plan *p, char *err,
 
 	attach_nvme(t, p->nvme);
 	return 0;
-}
-
-/* ---- reporting the strategy ---- */
-
-/*
- * io_uring fsync requests (iouring.bpf.c, part of the sync layer): what
- * attached, or n/a and why.
- */
-static void iouring_desc(const struct fss_tracer *t, char *buf, size_t len)
-{
-	int n = 0, loaded = 0;
-
-	for (int i = 0; i < t->nprogs; i++) {
-		const struct prog_info *pi = &t->progs[i];
-
-		if (strncmp(bpf_program__name(pi->prog), "iou_", 4))
-			continue;
-		loaded += bpf_program__autoload(pi->prog);
-		n += pi->link != NULL;
-	}
-	if (!kernel_btf_has("io_uring_op", BTF_KIND_ENUM))
-		snprintf(buf, len, "n/a: no io_uring in this kernel's BTF "
-			 "(enum io_uring_op)");
-	else if (n)
-		snprintf(buf, len, "tracepoint (%d hooks)", n);
-	else if (!loaded)
-		snprintf(buf, len, "n/a: not hooked (this command's sync kinds)");
-	else
-		snprintf(buf, len, "n/a: its tracepoints did not attach");
-}
-
-struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
-{
-	char iou[128];
-	static const char *req_names[] = { "auto", "fentry", "kprobe", "tracepoint" };
-	struct json_object *o = json_object_new_object();
-	struct json_object *layers = json_object_new_object();
-	struct json_object *probes = json_object_new_object();
-
-	json_object_object_add(o, "requested", json_object_new_string(req_names[t->opts.strategy]));
-	for (int l = 0; l < L_MAX; l++) {
-		struct json_object *lo = json_object_new_object();
-
-		json_object_object_add(lo, "hooks", t->layer_ok[l] ?
-				       json_object_new_string(hookset_names[t->layer_set[l]]) : NULL);
-		json_object_object_add(lo, "detail", json_object_new_string(t->layer_desc[l]));
-		json_object_object_add(layers, layer_names[l], lo);
-		/* flat "layer": "hookset" for scripts */
-		json_object_object_add(o, layer_names[l], t->layer_ok[l] ?
-				       json_object_new_string(hookset_names[t->layer_set[l]]) :
-				       json_object_new_string("n/a"));
-	}
-	json_object_object_add(o, "layers", layers);
-	json_object_object_add(probes, "fentry", json_object_new_string(t->probe_fentry));
-	json_object_object_add(probes, "kprobe", json_object_new_string(t->probe_kprobe));
-	json_object_object_add(o, "probes", probes);
-	json_object_object_add(o, "calibration", t->calib ? json_object_get(t->calib) : NULL);
-	json_object_object_add(o, "setup_ms", json_object_new_double(t->setup_ms));
-	json_object_object_add(o, "blame", json_object_new_string(t->blame_desc));
-	iouring_desc(t, iou, sizeof(iou));
-	json_object_object_add(o, "io_uring", json_object_new_string(iou));
-	if (t->floor_only)	/* FSYNCSCOPE_FLOOR=1: nothing was recorded */
-		json_object_object_add(o, "floor_only", json_object_new_boolean(true));
-	return o;
-}
-
-void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f)
-{
-	char iou[128];
-
-	fprintf(f, "probes: fentry %s; kprobe %s\n", t->probe_fentry, t->probe_kprobe);
-	for (int l = 0; l < L_MAX; l++)
-		fprintf(f, "  %-8s %s\n", layer_names[l], t->layer_desc[l]);
-	iouring_desc(t, iou, sizeof(iou));
-	fprintf(f, "  %-8s %s\n", "io_uring", iou);
-	fprintf(f, "  %-8s %s\n", "blame", t->blame_desc);
-	fprintf(f, "set-up: %.1f ms\n", t->setup_ms);
-	if (t->calib)
-		fprintf(f, "calibration: %s\n",
-			json_object_to_json_string_ext(t->calib, JSON_C_TO_STRING_PLAIN));
 }

@@ -10,6 +10,7 @@
  *               report
  *   calib.c     calibration syncs (which hooks really fire), hook hits,
  *               lost events
+ *   strategy_report.c  the strategy as JSON and as -v lines
  */
 #ifndef __FSS_TRACE_INT_H
 #define __FSS_TRACE_INT_H
@@ -64,6 +65,7 @@ struct fss_tracer {
 	struct json_object *calib;
 	double setup_ms;		/* open: launch of the tracer -> calibrated */
 	bool floor_only;		/* FSYNCSCOPE_FLOOR=1: programs only count */
+	bool has_iouring;		/* enum io_uring_op in the kernel's BTF */
 
 	pthread_t thread;
 	bool thread_started;
