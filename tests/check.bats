@@ -177,3 +177,34 @@ LAYERS='{sync, fs, journal, block, nvme}'
 	[ "$(printf '%s\n' "$output" | jq 'select(.type == "summary") |
 		.by_kind.io_uring_fsync')" -eq 3 ]
 }
+
+@test "check: what trace sees on ext4, xfs and btrfs mounts (fs phase, journal hooks)" {
+	local m dev
+	fss_mkfs ext4 256
+	local e4="$FSS_MNT"
+	fss_mkfs xfs 512
+	local x="$FSS_MNT"
+	fss_mkfs btrfs 256
+	local b="$FSS_MNT"
+	run -0 --separate-stderr "$FSS_BIN" check -j
+	echo "$output" > "$FSS_SCRATCH/c.json"
+	jq -c '.mounts[]' "$FSS_SCRATCH/c.json"
+	for m in "$e4" "$x" "$b"; do
+		# the block device's number (btrfs' own st_dev is 0:N)
+		dev=$(lsblk -dno MAJ:MIN "$(findmnt -n -o SOURCE --target "$m")" |
+			tr -d ' ')
+		fss_jq "$FSS_SCRATCH/c.json" "[.mounts[] | select(.target == \"$m\"
+			and .dev == \"$dev\" and .trace_sees.syncs and
+			.trace_sees.block)] | length == 1"
+	done
+	fss_jq "$FSS_SCRATCH/c.json" ".mounts[] | select(.target == \"$e4\") |
+		.fstype == \"ext4\" and .trace_sees.fs and .trace_sees.journal == \"jbd2\""
+	fss_jq "$FSS_SCRATCH/c.json" ".mounts[] | select(.target == \"$x\") |
+		.fstype == \"xfs\" and .trace_sees.fs and
+		.trace_sees.journal == \"xfs log\""
+	# btrfs: its fsync is hooked, its log tree is not
+	fss_jq "$FSS_SCRATCH/c.json" ".mounts[] | select(.target == \"$b\") |
+		.fstype == \"btrfs\" and .trace_sees.fs and .trace_sees.journal == null"
+	run -0 "$FSS_BIN" check
+	grep -E "^xfs +[0-9]+:[0-9]+ +yes +xfs log +$x\$" <<< "$output"
+}

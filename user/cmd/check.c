@@ -3,8 +3,9 @@
  * check.c - `fsyncscope check`: what tracing will use on this host and,
  * where it cannot, why.  The host's facts (sys/hostfacts.c) next to what
  * the tracer itself does when it is opened the way `trace` opens it
- * (load, attach layer by layer, calibrate; then closed), and the block
- * devices' write cache and FUA.  Exit 0 when the core breakdown works
+ * (load, attach layer by layer, calibrate; then closed), what it would
+ * see on each filesystem mounted on a block device, and the block devices'
+ * write cache and FUA.  Exit 0 when the core breakdown works
  * (the sync and block layers attach), 1 when it cannot, the reason last.
  */
 #include <argp.h>
@@ -181,9 +182,42 @@ static struct json_object *devices_json(void)
 	return arr;
 }
 
+/*
+ * What trace sees on each block-backed filesystem: every sync (syscall
+ * tracepoints) and its block requests whenever the tracer loaded; the fs
+ * phase and the journal where the strategy says this fstype is hooked.
+ */
+static struct json_object *mounts_json(struct json_object *tracer)
+{
+	struct json_object *arr = fss_block_mounts_json(64);
+	struct json_object *st = fss_j(tracer, "strategy");
+	struct json_object *fss = fss_j(st, "filesystems");
+	bool block = st && strcmp(fss_jstr(st, "block") ?
+				  fss_jstr(st, "block") : "n/a", "n/a");
+	size_t n = json_object_array_length(arr);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *m = json_object_array_get_idx(arr, i);
+		struct json_object *f = fss_j(fss, fss_jstr(m, "fstype"));
+		struct json_object *sees = json_object_new_object();
+		const char *j = fss_jstr(f, "journal");
+
+		json_object_object_add(sees, "syncs",
+				       json_object_new_boolean(st != NULL));
+		json_object_object_add(sees, "block",
+				       json_object_new_boolean(block));
+		json_object_object_add(sees, "fs", json_object_new_boolean(
+			json_object_get_boolean(fss_j(f, "fs"))));
+		json_object_object_add(sees, "journal", j ?
+				       json_object_new_string(j) : NULL);
+		json_object_object_add(m, "trace_sees", sees);
+	}
+	return arr;
+}
+
 static struct json_object *check_doc(const struct check_opts *o, int *rc)
 {
-	struct json_object *doc = json_object_new_object();
+	struct json_object *doc = json_object_new_object(), *tr;
 	struct fss_hostfacts h;
 	char terr[512], why[768];
 	bool core_ok;
@@ -193,8 +227,9 @@ static struct json_object *check_doc(const struct check_opts *o, int *rc)
 	json_object_object_add(doc, "host", fss_hostfacts_json(&h));
 	json_object_object_add(doc, "calib_dir",
 			       json_object_new_string(o->calib_dir));
-	json_object_object_add(doc, "tracer",
-			       tracer_json(o, &core_ok, terr, sizeof(terr)));
+	tr = tracer_json(o, &core_ok, terr, sizeof(terr));
+	json_object_object_add(doc, "tracer", tr);
+	json_object_object_add(doc, "mounts", mounts_json(tr));
 	json_object_object_add(doc, "devices", devices_json());
 	json_object_object_add(doc, "ok", json_object_new_boolean(core_ok));
 	if (!core_ok)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <libmount/libmount.h>
@@ -203,4 +205,49 @@ struct json_object *fss_hostfacts_json(const struct fss_hostfacts *h)
 			       json_object_new_string("unlimited") :
 			       json_object_new_int64(h->memlock));
 	return o;
+}
+
+struct json_object *fss_block_mounts_json(int max)
+{
+	struct json_object *arr = json_object_new_array();
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	dev_t seen[256];
+	int nseen = 0;
+
+	if (!tb || !it || mnt_table_parse_mtab(tb, NULL))
+		goto out;
+	while (nseen < max && nseen < 256 && !mnt_table_next_fs(tb, it, &fs)) {
+		const char *src = mnt_fs_get_srcpath(fs);
+		struct json_object *o;
+		struct stat st;
+		char dev[32];
+		int i;
+
+		/* block devices only (not proc, tmpfs, overlay, fuse...); the
+		 * device's number, not the filesystem's (btrfs: 0:N) */
+		if (!src || strncmp(src, "/dev/", 5) || stat(src, &st) ||
+		    !S_ISBLK(st.st_mode))
+			continue;
+		for (i = 0; i < nseen && seen[i] != st.st_rdev; i++)
+			;
+		if (i < nseen)
+			continue;
+		seen[nseen++] = st.st_rdev;
+		o = json_object_new_object();
+		snprintf(dev, sizeof(dev), "%u:%u", major(st.st_rdev),
+			 minor(st.st_rdev));
+		json_object_object_add(o, "target", json_object_new_string(
+			mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : ""));
+		json_object_object_add(o, "fstype", json_object_new_string(
+			mnt_fs_get_fstype(fs) ? mnt_fs_get_fstype(fs) : ""));
+		json_object_object_add(o, "source", json_object_new_string(src));
+		json_object_object_add(o, "dev", json_object_new_string(dev));
+		json_object_array_add(arr, o);
+	}
+out:
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return arr;
 }

@@ -2,7 +2,8 @@
 /*
  * hostfacts.h - what this host lets a BPF tracer do, read before trying:
  * the kernel, its BTF (vmlinux, modules), lockdown, the unprivileged BPF
- * switch, tracefs, this process's user, capabilities and RLIMIT_MEMLOCK.
+ * switch, tracefs, this process's user, capabilities and RLIMIT_MEMLOCK;
+ * the filesystems mounted on block devices.
  * Facts only: whether the tracer really loads is the tracer's to say
  * (`fsyncscope check` puts both side by side).  No root needed.
  */
@@ -54,5 +55,12 @@ bool fss_hostfacts_covered(const struct fss_hostfacts *h,
 int fss_hostfacts_missing(const struct fss_hostfacts *h, char *buf,
 			  size_t len);
 struct json_object *fss_hostfacts_json(const struct fss_hostfacts *h);
+
+/*
+ * The mounted filesystems on block devices (one per device: the first
+ * mount of it), as [{"target", "fstype", "source", "dev": "MAJ:MIN" of the
+ * block device}], at most max of them.
+ */
+struct json_object *fss_block_mounts_json(int max);
 
 #endif /* __FSS_HOSTFACTS_H */

@@ -121,6 +121,34 @@ static void print_tracer(FILE *f, struct json_object *t)
 		print_calib(f, fss_j(st, "calibration"));
 }
 
+/* what trace sees on each filesystem on a block device */
+static void print_mounts(FILE *f, struct json_object *arr)
+{
+	size_t n = arr ? json_object_array_length(arr) : 0;
+
+	fprintf(f, "\nFILESYSTEMS (what trace sees besides syncs and block "
+		"requests)\n");
+	if (!n) {
+		fprintf(f, "  none mounted from a block device\n");
+		return;
+	}
+	fprintf(f, "FSTYPE   DEV       FS-PHASE JOURNAL  MOUNTED ON\n");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *m = json_object_array_get_idx(arr, i);
+		struct json_object *sees = fss_j(m, "trace_sees");
+		const char *t = or_na(fss_jstr(m, "target"), "?");
+		size_t room = 80 - 36, len = strlen(t);
+
+		fprintf(f, "%-8.8s %-9.9s %-8s %-8s %s%s\n",
+			or_na(fss_jstr(m, "fstype"), "?"),
+			or_na(fss_jstr(m, "dev"), "?"),
+			json_object_get_boolean(fss_j(sees, "fs")) ? "yes" :
+			"n/a", or_na(fss_jstr(sees, "journal"), "n/a"),
+			len > room ? "..." : "", len > room ?
+			t + len - (room - 3) : t);
+	}
+}
+
 int fss_text_check(FILE *f, struct json_object *doc)
 {
 	struct json_object *devs = fss_j(doc, "devices");
@@ -128,6 +156,8 @@ int fss_text_check(FILE *f, struct json_object *doc)
 	print_host(f, fss_j(doc, "host"));
 	print_caps(f, fss_j(doc, "host"));
 	print_tracer(f, fss_j(doc, "tracer"));
+	if (fss_j(fss_j(doc, "tracer"), "strategy"))
+		print_mounts(f, fss_j(doc, "mounts"));
 	fprintf(f, "\nDEVICES\n");
 	if (devs && json_object_array_length(devs))
 		fss_text_devices_table(f, devs);
