@@ -106,13 +106,17 @@ struct json_object *cmp_rounds_json(const struct cmp_fs_run *r, int wi)
 	return o;
 }
 
-/* The bootstrap's interval of the ratio b / a; false when it has none. */
+/*
+ * The bootstrap's interval of the ratio, relative to its own point (the
+ * statistic over all rounds' histograms) and put around r, the ratio
+ * shown; false when it has none.
+ */
 static bool boot_ci(const struct cmp_rounds *a, const struct cmp_rounds *b,
-		    int m, int ph, double *lo, double *hi)
+		    int m, int ph, double r, double *lo, double *hi)
 {
 	const struct fss_hist *ha, *hb;
 	struct fss_change ch;
-	double q;
+	double q, pt;
 
 	switch (m) {
 	case M_OPS: ha = &a->op; hb = &b->op; q = 0; break;
@@ -123,16 +127,16 @@ static bool boot_ci(const struct cmp_rounds *a, const struct cmp_rounds *b,
 	}
 	if (fss_change_compute(ha, hb, q, RESAMPLES, SEED, MIN_REL,
 			       MIN_ABS_US * 1000, &ch) ||
-	    !isfinite(ch.rlo) || !isfinite(ch.rhi))
+	    !isfinite(ch.rlo) || !isfinite(ch.rhi) || !(ch.a > 0) ||
+	    !(ch.b > 0) || !(ch.rlo > 0) || !isfinite(r))
 		return false;
+	pt = ch.b / ch.a;
 	if (m == M_OPS) {	/* ops/sec goes as 1 / mean op latency */
-		if (!(ch.rlo > 0))
-			return false;
-		*lo = 1 / ch.rhi;
-		*hi = 1 / ch.rlo;
+		*lo = r * pt / ch.rhi;
+		*hi = r * pt / ch.rlo;
 	} else {
-		*lo = ch.rlo;
-		*hi = ch.rhi;
+		*lo = r * ch.rlo / pt;
+		*hi = r * ch.rhi / pt;
 	}
 	return true;
 }
@@ -173,7 +177,7 @@ static struct json_object *ratio_ci(const struct cmp_rounds *a,
 		hi = rc.hi;
 		json_object_array_add(from, json_object_new_string("rounds"));
 	}
-	if (boot_ci(a, b, m, ph, &blo, &bhi)) {
+	if (boot_ci(a, b, m, ph, rc.ratio, &blo, &bhi)) {
 		lo = fmin(lo, blo);
 		hi = fmax(hi, bhi);
 		json_object_array_add(from, json_object_new_string("bootstrap"));
