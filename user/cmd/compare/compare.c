@@ -92,9 +92,10 @@ static const struct argp_option options[] = {
 	{ "destroy-data", OPT_DESTROY, NULL, 0, "Confirm that everything on "
 	  "--scratch-dev DEV may be destroyed", 1 },
 	{ NULL, 0, NULL, 0, "Test length:", 2 },
+	{ NULL, 0, NULL, 0, "Confidence:", 4 },
 	{ "repeat", OPT_REPEAT, "N", 0, "Rounds of every workload on every "
 	  "filesystem, in alternating order (default 3, 1 to 20): the ratios' "
-	  "95% intervals", 2 },
+	  "95% intervals", 4 },
 	{ NULL, 0, NULL, 0, "Workloads (default: fdatasync overwrite, fsync "
 	  "append, open_datasync):", 3 },
 	{ NULL, 0, NULL, 0, "Tracing and output:", 5 },
