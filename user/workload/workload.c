@@ -112,26 +112,6 @@ int fss_size_parse(const char *s, __u64 *out)
 
 /* ---- latencies -------------------------------------------------------- */
 
-__u64 *wl__lat_grow(struct lat_buf *b)
-{
-	struct lat_chunk *c = malloc(sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->next = NULL;
-	c->n = 0;
-	/* touch every page now, not inside a timed op */
-	memset(c->v, 0, sizeof(c->v));
-	if (b->tail)
-		b->tail->n = LAT_CHUNK;
-	else
-		b->head = c;
-	if (b->tail)
-		b->tail->next = c;
-	b->tail = c;
-	return c->v;
-}
-
 static void lat_free(struct lat_buf *b)
 {
 	struct lat_chunk *c, *next;

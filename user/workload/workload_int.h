@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/uio.h>
@@ -97,7 +98,25 @@ struct lat_buf {
 };
 
 /* A new chunk, pre-faulted, appended to b: its first slot, or NULL. */
-__u64 *wl__lat_grow(struct lat_buf *b);
+static inline __u64 *wl__lat_grow(struct lat_buf *b)
+{
+	struct lat_chunk *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->next = NULL;
+	c->n = 0;
+	/* touch every page now, not inside a timed op */
+	memset(c->v, 0, sizeof(c->v));
+	if (b->tail)
+		b->tail->n = LAT_CHUNK;
+	else
+		b->head = c;
+	if (b->tail)
+		b->tail->next = c;
+	b->tail = c;
+	return c->v;
+}
 
 struct run;
 
