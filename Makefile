@@ -55,7 +55,7 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
 BLAME_SRCS := user/blame.c user/blame_sync.c user/blame_coal.c user/blame_xfs.c \
-	      user/blame_json.c user/cgpath.c
+	      user/blame_json.c user/cgpath.c user/comms.c
 ATTR_SRCS := user/attr.c user/attr_rq.c user/attr_paint.c user/attr_detail.c \
 	user/tidx.c
 
