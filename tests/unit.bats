@@ -143,7 +143,7 @@ blame_case() { unit_case "$TEST_BLAME" "$1"; }
 @test "myroles: MariaDB thread names to roles" { dbview_case mysql_names; }
 
 BLAME_CASES="journal_split journal_two_commits journal_unattributed
-flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_records
+flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_records comms_and_tool
 bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log_writes"
 
 @test "blame: every C case has a bats test here" {
@@ -159,6 +159,7 @@ bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log
 @test "blame: the journal thread's writes split among the transaction's contributors" { blame_case jbd2_write_split; }
 @test "blame: writeback credited to the dirtier, else named by inode" { blame_case writeback_owner; }
 @test "blame: compact owner records are named by the comm record of their pid" { blame_case comm_records; }
+@test "blame: comms outlive a test's blame, a /proc fallback names the rest, the tool is 'fsyncscope itself'" { blame_case comms_and_tool; }
 @test "blame: without block_io_start a request is owned by the bio it starts with" { blame_case bio_owner; }
 @test "blame: JSON entries, cgroup paths, shares adding up to 1" { blame_case json_shape; }
 @test "blame: tables are bounded; what falls out is unattributed" { blame_case bounded; }
