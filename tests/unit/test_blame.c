@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "blame.h"
-#include "comms.h"
+#include "doc/blame_json.h"
+#include "engine/blame/comms.h"
 #include "tap.h"
 
 #define FSDEV	((8u << 20) | 1)	/* 8:1, the filesystem */
