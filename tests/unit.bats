@@ -197,7 +197,7 @@ findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
 @test "findings: slow flush at 50 % and 50 us, info on a loop device" { findings_case slow_flush; }
 @test "findings: no flush on a write-back cache is critical from 10 % of the syncs (run and trace)" { findings_case no_flush; }
 @test "findings: a neighbour in a run test's blame from 20 %, with cgroup advice" { findings_case neighbour_run; }
-@test "findings: a neighbour in a trace's blamed list, its own syncs left out" { findings_case neighbour_trace; }
+@test "findings: a neighbour in a trace's blamed list, its own syncs left out; fsyncscope itself never" { findings_case neighbour_trace; }
 @test "findings: events lost, syncs incomplete, layers not traced" { findings_case tool; }
 @test "findings: PostgreSQL checkpoint bursts from 25 % of the traced sync time" { findings_case checkpoints; }
 @test "findings: PostgreSQL WAL / InnoDB redo syncs flush-bound from 50 % on syncs over 100 us" { findings_case log_flush; }
