@@ -55,7 +55,7 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
 BLAME_SRCS := user/engine/blame/blame.c user/engine/blame/blame_sync.c user/engine/blame/blame_coal.c user/engine/blame/blame_xfs.c user/engine/blame/blame_store.c \
-	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c
+	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c user/engine/blame/comms.c
 ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr/attr_paint.c user/engine/attr/attr_detail.c user/engine/attr/attr_jnl.c \
 	user/engine/attr/tidx.c user/lib/phase.c
 
