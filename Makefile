@@ -32,7 +32,7 @@ endif
 # tool: it may be run on a production database host).
 DEB_BUILD := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libpq-dev libmariadb-dev \
-	pkg-config make gcc libc6-dev
+	liburing-dev pkg-config make gcc libc6-dev
 # `make deb`: dpkg-shlibdeps computes the package's Depends.
 DEB_PKG   := dpkg-dev
 # The tests only (`make test`, `make vmtest`): tools, fixtures, and the
@@ -44,7 +44,7 @@ DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	curl iproute2 systemd lintian debootstrap
 DEB_ALL   := $(DEB_BUILD) $(DEB_PKG) $(DEB_TEST)
 
-LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb
+LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \
@@ -65,7 +65,7 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
 BLAME_SRCS := user/engine/blame/blame.c user/engine/blame/blame_sync.c user/engine/blame/blame_coal.c user/engine/blame/blame_xfs.c user/engine/blame/blame_store.c \
-	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c
+	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c user/engine/blame/comms.c
 ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr/attr_paint.c user/engine/attr/attr_detail.c user/engine/attr/attr_jnl.c \
 	user/engine/attr/tidx.c user/lib/phase.c
 
