@@ -177,17 +177,20 @@ struct json_object *fss_hostfacts_json(const struct fss_hostfacts *h)
 			       json_object_new_int(h->btf_modules));
 	json_object_object_add(o, "btf", btf);
 	json_object_object_add(o, "lockdown", str_or_null(h->lockdown));
-	json_object_object_add(o, "unprivileged_bpf_disabled", h->unpriv_bpf < 0 ?
-			       NULL : json_object_new_int(h->unpriv_bpf));
+	json_object_object_add(o, "unprivileged_bpf_disabled",
+			       h->unpriv_bpf < 0 ? NULL :
+			       json_object_new_int(h->unpriv_bpf));
 	json_object_object_add(o, "tracefs", str_or_null(h->tracefs));
 	json_object_object_add(o, "euid", json_object_new_int((int)h->euid));
 	for (int i = 0; i < fss_ncap_needs; i++) {
 		const struct fss_cap_need *c = &fss_cap_needs[i];
 		struct json_object *co = json_object_new_object();
 
-		json_object_object_add(co, "name", json_object_new_string(c->name));
+		json_object_object_add(co, "name",
+				       json_object_new_string(c->name));
 		json_object_object_add(co, "have", h->capeff_known ?
-			json_object_new_boolean(fss_hostfacts_has_cap(h, c->bit)) :
+			json_object_new_boolean(
+				fss_hostfacts_has_cap(h, c->bit)) :
 			NULL);
 		json_object_object_add(co, "required",
 				       json_object_new_boolean(c->required));
@@ -195,7 +198,8 @@ struct json_object *fss_hostfacts_json(const struct fss_hostfacts *h)
 		json_object_object_add(co, "covered", h->capeff_known ?
 			json_object_new_boolean(fss_hostfacts_covered(h, c)) :
 			NULL);
-		json_object_object_add(co, "why", json_object_new_string(c->why));
+		json_object_object_add(co, "why",
+				       json_object_new_string(c->why));
 		json_object_array_add(caps, co);
 	}
 	json_object_object_add(o, "capabilities", caps);
@@ -242,7 +246,8 @@ struct json_object *fss_block_mounts_json(int max)
 			mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : ""));
 		json_object_object_add(o, "fstype", json_object_new_string(
 			mnt_fs_get_fstype(fs) ? mnt_fs_get_fstype(fs) : ""));
-		json_object_object_add(o, "source", json_object_new_string(src));
+		json_object_object_add(o, "source",
+				       json_object_new_string(src));
 		json_object_object_add(o, "dev", json_object_new_string(dev));
 		json_object_array_add(arr, o);
 	}

@@ -19,8 +19,10 @@ struct fss_hostfacts {
 	char kernel[160];	/* uname: release and version */
 	bool btf_vmlinux;	/* /sys/kernel/btf/vmlinux */
 	int btf_modules;	/* other entries of /sys/kernel/btf */
-	char lockdown[32];	/* none, integrity, confidentiality; "" unknown */
-	int unpriv_bpf;		/* kernel.unprivileged_bpf_disabled, -1 unknown */
+	char lockdown[32];	/* none, integrity, confidentiality;
+				 * "" unknown */
+	int unpriv_bpf;		/* kernel.unprivileged_bpf_disabled;
+				 * -1 unknown */
 	char tracefs[64];	/* where tracefs is mounted; "" none */
 	uid_t euid;
 	__u64 capeff;		/* effective capabilities */

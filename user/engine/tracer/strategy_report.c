@@ -33,7 +33,8 @@ static void iouring_desc(const struct fss_tracer *t, char *buf, size_t len)
 	else if (n)
 		snprintf(buf, len, "tracepoint (%d hooks)", n);
 	else if (!loaded)
-		snprintf(buf, len, "n/a: not hooked (this command's sync kinds)");
+		snprintf(buf, len, "n/a: not hooked (this command's sync "
+			 "kinds)");
 	else
 		snprintf(buf, len, "n/a: its tracepoints did not attach");
 }

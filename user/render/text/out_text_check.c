@@ -40,7 +40,8 @@ static void print_host(FILE *f, struct json_object *h)
 	if (ml == -2)
 		fprintf(f, "memlock     unlimited\n");
 	else
-		fprintf(f, "memlock     %lld KiB (RLIMIT_MEMLOCK)\n", ml / 1024);
+		fprintf(f, "memlock     %lld KiB (RLIMIT_MEMLOCK)\n",
+			ml / 1024);
 }
 
 static void print_caps(FILE *f, struct json_object *h)
