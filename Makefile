@@ -123,7 +123,7 @@ fsyncscope: $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/lib/hist.c user/doc/doc.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/stats/summ.c user/lib/hist.c user/doc/doc.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 

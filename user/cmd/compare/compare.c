@@ -489,8 +489,8 @@ static int finish(struct cmp_ctx *c)
 	}
 	fflush(stdout);
 	if (c->drops)
-		fprintf(stderr, PROG ": warning: %llu events lost; "
-			"breakdowns are incomplete\n",
+		fprintf(stderr, PROG ": warning: %llu events lost; the "
+			"syncs near them were summarized, not painted\n",
 			(unsigned long long)c->drops);
 	if (fss_wl_stop) {
 		fprintf(stderr, PROG ": stopped by %s; results above are "

@@ -78,6 +78,24 @@ void calib_read_hits(struct fss_tracer *t, __u64 *hits)
 		hits[i] = read_percpu_sum(fd, i);
 }
 
+void calib_read_summ(struct fss_tracer *t, struct fss_summ *out)
+{
+	int fd = bpf_map__fd(t->skel->maps.summ);
+	int ncpu = libbpf_num_possible_cpus();
+	struct fss_summ *vals;
+
+	memset(out, 0, FSS_SYNC_KIND_MAX * sizeof(*out));
+	if (ncpu <= 0 || !(vals = calloc(ncpu, sizeof(*vals))))
+		return;
+	for (__u32 k = 0; k < FSS_SYNC_KIND_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			fss_summ_add(&out[k], &vals[c], 1);
+	}
+	free(vals);
+}
+
 /* ---- calibration ---- */
 
 static const char *hook_names[FSS_HOOK_MAX] = {

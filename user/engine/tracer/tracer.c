@@ -376,6 +376,7 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 	    open_consumer(t, err, errlen) ||
 	    calib_run(t, err, errlen))
 		goto fail;
+	calib_read_summ(t, t->summ_at_open);
 	/* libbpf's parsed BTF and ELF are freed by now: give the pages back */
 	malloc_trim(0);
 	t->setup_ms = (now_ns() - t0) / 1e6;
@@ -487,6 +488,7 @@ int fss_tracer_begin(struct fss_tracer *t)
 			rc = -ENOMEM;
 	}
 	t->drops_at_begin = fss_tracer_drops(t);
+	calib_read_summ(t, t->summ_at_begin);
 	calib_read_hits(t, t->hits_at_begin);
 	t->add_errors = 0;
 	t->window_start = now_ns();
@@ -530,6 +532,9 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
 	fss_attr_flush_stats(t->attr, &out->flush);
 	out->drops = fss_tracer_drops(t) - t->drops_at_begin;
+	calib_read_summ(t, out->summ);
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		fss_summ_add(&out->summ[k], &t->summ_at_begin[k], -1);
 	/* measured, not assumed: issues seen but no creation/insert */
 	calib_read_hits(t, hits);
 	out->no_rq_start =
@@ -540,6 +545,13 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 	t->attr = NULL;
 	pthread_mutex_unlock(&t->lock);
 	return rc < 0 ? rc : 0;
+}
+
+void fss_tracer_summ(struct fss_tracer *t, struct fss_summ *out)
+{
+	calib_read_summ(t, out);
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		fss_summ_add(&out[k], &t->summ_at_open[k], -1);
 }
 
 int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
