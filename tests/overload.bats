@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# Overload by design (issue 33, docs/overhead.md "Overload"): when the ring
+# buffer cannot keep up, each sync is either traced in full or summarized
+# in the kernel -- never half.  A tiny ring (FSYNCSCOPE_RING_KB, a test
+# knob) overloads the tracer on any machine; the checks are counts, never
+# timing: traced + summarized = the workload's own syncs, exactly; no
+# traced sync was painted with a request whose completion was lost; each
+# traced sync's phases add up to its total; every output says how many
+# syncs were summarized and why.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+setup() {
+	fss_need_root
+	fss_scratch
+}
+
+teardown() {
+	fss_cleanup
+}
+
+@test "overload: traced + summarized = the workload's syncs, none half" {
+	fss_mkfs ext4 256
+	FSYNCSCOPE_RING_KB=16 run --separate-stderr "$FSS_BIN" run --json \
+		--sweep jobs=1,8 --method fdatasync --file-size 4m -s 1 \
+		--events "$FSS_SCRATCH/ev.jsonl" "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/o.json"
+	local j="$FSS_SCRATCH/o.json"
+	fss_jq "$j" '.tests | length == 2'
+	# one fdatasync per op: every sync is accounted for, exactly
+	fss_jq "$j" '.tests | all(.ops > 0 and
+		.syncs_traced + .syncs_summarized == .ops)'
+	# the kernel's count of records sent = the syncs attributed
+	fss_jq "$j" '.tests | all(.overload.traced == .syncs_traced and
+		.overload.summarized == .syncs_summarized)'
+	fss_jq "$j" '.tests | all(.overload.by_kind.fdatasync.traced +
+		.overload.by_kind.fdatasync.summarized == .ops)'
+	fss_jq "$j" '.tests | all(.overload.why.ring_high +
+		.overload.why.lost_near + .overload.why.ring_full ==
+		.syncs_summarized)'
+	fss_jq "$j" '.tests | all((.overload.summarized_hist_log2_ns | add // 0)
+		== .syncs_summarized)'
+	# a 16 KiB ring cannot hold 8 syncers' records: some were summarized
+	fss_jq "$j" '.tests[1].syncs_summarized > 0'
+	fss_jq "$j" '.tests[1].overload.summarized_total_us.p99_le > 0'
+	# never half a sync
+	fss_jq "$j" '.tests | all(.syncs_incomplete == 0)'
+	# every traced sync is in --events, whole: phases add up to the total
+	local n
+	n="$(wc -l < "$FSS_SCRATCH/ev.jsonl")"
+	fss_jq "$j" "[.tests[].syncs_traced] | add == $n"
+	run jq -e -s 'all(.fs_ns + .journal_ns + .queue_ns +
+		.device_write_ns + .device_flush_ns + .other_ns == .total_ns
+		and .nr_incomplete == 0)' "$FSS_SCRATCH/ev.jsonl"
+	[ "$status" -eq 0 ]
+	# the text says it, from the document
+	run "$FSS_BIN" report --format text "$j"
+	[ "$status" -eq 0 ]
+	local s
+	s="$(jq -r '.tests[1].syncs_summarized' "$j")"
+	[[ "$output" == *"overload: $s syncs summarized in the kernel"* ]]
+	[[ "$(echo "$output" | tr '\n' ' ' | tr -s ' ')" == *"the phases above cover the $(jq -r '.tests[1].syncs_traced' "$j") syncs traced in full"* ]]
+}
+
+@test "overload: a tracer that keeps up summarizes nothing and says nothing" {
+	fss_mkfs ext4 128
+	run --separate-stderr "$FSS_BIN" run --json --method fdatasync \
+		--file-size 1m -n 200 "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" > "$FSS_SCRATCH/o.json"
+	fss_jq "$FSS_SCRATCH/o.json" '.tests[0] | .ops == 200 and
+		.syncs_traced + .syncs_summarized == 200 and
+		.overload.traced == .syncs_traced'
+	if jq -e '.tests[0].syncs_summarized == 0' "$FSS_SCRATCH/o.json"; then
+		run "$FSS_BIN" report --format text "$FSS_SCRATCH/o.json"
+		[[ "$output" != *"overload:"* ]]
+	fi
+}
+
+@test "overload: a bad ring knob is one line and exit 1" {
+	fss_mkfs ext4 64
+	FSYNCSCOPE_RING_KB=5 run --separate-stderr "$FSS_BIN" run -n 5 "$FSS_MNT"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fsyncscope: FSYNCSCOPE_RING_KB: '5' is not a power of two from 4 to 1048576" ]
+	FSYNCSCOPE_RING_HIGH=101 run --separate-stderr "$FSS_BIN" run -n 5 "$FSS_MNT"
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"FSYNCSCOPE_RING_HIGH: '101' is not 0 to 100"* ]]
+	[ -z "$(ls -A "$FSS_MNT" | grep -v lost+found)" ]
+}
