@@ -89,3 +89,24 @@ teardown() {
 	[[ "$stderr" == *"FSYNCSCOPE_RING_HIGH: '101' is not 0 to 100"* ]]
 	[ -z "$(ls -A "$FSS_MNT" | grep -v lost+found)" ]
 }
+
+@test "overload: trace says how many syncs it summarized, and they add up" {
+	fss_mkfs ext4 256
+	FSYNCSCOPE_RING_KB=16 run --separate-stderr "$FSS_BIN" trace --json -- \
+		"$FSS_BIN" run --no-trace --json -o "$FSS_SCRATCH/run.json" \
+		--method fdatasync --jobs 8 --file-size 4m -s 1 "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep '"type":"summary"' > "$FSS_SCRATCH/sum.json"
+	local j="$FSS_SCRATCH/sum.json" ops
+	ops="$(jq -r '.tests[0].ops' "$FSS_SCRATCH/run.json")"
+	[ "$ops" -gt 0 ]
+	fss_jq "$j" ".overload.by_kind.fdatasync.traced +
+		.overload.by_kind.fdatasync.summarized == $ops"
+	fss_jq "$j" '.overload.traced == .all.syncs and
+		.syncs_summarized == .overload.summarized and
+		.syncs_summarized > 0'
+	# the text of the same summary says it
+	run "$FSS_BIN" report --format text "$j"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"overload: $(jq -r .syncs_summarized "$j") syncs summarized"* ]]
+}
