@@ -14,10 +14,17 @@ bats_require_minimum_version 1.5.0
 setup() {
 	fss_need_root
 	fss_scratch
+	bg_pids=()
 }
 
 teardown() {
+	fss_stop_bg INT TERM
 	fss_cleanup
+}
+
+# prom_sum FILE REGEX: the sum of the samples whose line matches REGEX
+prom_sum() {
+	awk -v re="$2" '$0 ~ re && $1 !~ /^#/ { s += $NF } END { print s + 0 }' "$1"
 }
 
 @test "overload: traced + summarized = the workload's syncs, none half" {
@@ -109,4 +116,31 @@ teardown() {
 	run "$FSS_BIN" report --format text "$j"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"overload: $(jq -r .syncs_summarized "$j") syncs summarized"* ]]
+}
+
+@test "overload: the exporter counts traced and summarized syncs by kind" {
+	local dir="$FSS_SCRATCH/textfile" ops t n i
+	fss_mkfs ext4 256
+	mkdir -p "$dir"
+	FSYNCSCOPE_RING_KB=16 fss_start_bg exp err '^fsyncscope: exporting' \
+		"$FSS_BIN" exporter --textfile "$dir" --mount "$FSS_MNT" \
+		--interval 1
+	"$FSS_BIN" run --no-trace --json -o "$FSS_SCRATCH/run.json" \
+		--method fdatasync --jobs 8 --file-size 4m -s 1 "$FSS_MNT"
+	ops="$(jq -r '.tests[0].ops' "$FSS_SCRATCH/run.json")"
+	[ "$ops" -gt 0 ]
+	# the file is rewritten every second: until it has all of them
+	for ((i = 0; i < 300; i++)); do
+		t=$(prom_sum "$dir/fsyncscope.prom" '^fsyncscope_syncs_traced_in_full_total[{]kind="fdatasync"')
+		n=$(prom_sum "$dir/fsyncscope.prom" '^fsyncscope_syncs_summarized_total[{]kind="fdatasync"')
+		[ $((t + n)) -ge "$ops" ] && break
+		sleep 0.1
+	done
+	echo "traced $t summarized $n ops $ops" >&2
+	[ $((t + n)) -eq "$ops" ]
+	[ "$n" -gt 0 ]
+	grep -q '^fsyncscope_syncs_summarized_total{kind="fdatasync",reason="ring_high"} ' \
+		"$dir/fsyncscope.prom"
+	kill -TERM "$bg_pid"
+	wait "$bg_pid"
 }

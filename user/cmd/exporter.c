@@ -248,10 +248,13 @@ static struct fss_tracer *T;
 /* Attribute what the kernel recorded up to now into the model. */
 static void drain(void)
 {
+	struct fss_summ summ[FSS_SYNC_KIND_MAX];
 	struct fss_flush_stats f = {};
 
 	if (fss_tracer_live_flush(T, &f) >= 0)
 		fss_metrics_add_flush(&M, &f, fss_tracer_drops(T));
+	fss_tracer_summ(T, summ);
+	fss_metrics_set_summ(&M, summ);
 }
 
 static char *render(enum fss_prom_fmt fmt, size_t *len)
