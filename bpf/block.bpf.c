@@ -74,9 +74,11 @@ static __always_inline void rq_fill(struct fss_rq_event *e, struct request *rq,
 
 /*
  * A request the submitting thread makes for its summarized sync needs no
- * record (bpf/common.bpf.h): no traced sync paints another thread's data
- * writes (docs/model.md); flush-class requests, which any sync on the
- * disk may wait for, are always recorded.
+ * creation record (bpf/common.bpf.h): no traced sync paints another
+ * thread's data writes (docs/model.md); flush-class requests, which any
+ * sync on the disk may wait for, are always recorded.  Its issue and
+ * completion still are (they may run in a traced sync's thread, which
+ * cannot tell whose request it handles without a lookup per request).
  */
 static __always_inline bool rq_of_summarized(struct request *rq,
 					     const bool direct)
@@ -119,8 +121,11 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 
 	if (!rq_want(rq, hook, direct, &dev))
 		return 0;
-	if ((type == FSS_EV_RQ_START || type == FSS_EV_RQ_ISSUE) &&
-	    rq_of_summarized(rq, direct))
+	/*
+	 * only its creation or insert: that runs in the submitter; an issue
+	 * may run in any thread that runs the queue, for others' requests
+	 */
+	if (type == FSS_EV_RQ_START && rq_of_summarized(rq, direct))
 		return 0;
 	e = rq_event_reserve(type, dev);
 	if (!e)

@@ -35,7 +35,7 @@ const volatile bool floor_only __weak = false;
  * loss_grace_ns before which, a record was lost is summarized at its exit.
  * ring_high_pct 0: never at entry.
  */
-const volatile __u32 ring_high_pct __weak = 50;
+const volatile __u32 ring_high_pct __weak = 75;
 const volatile __u64 loss_grace_ns __weak = 20 * 1000 * 1000;
 /* When a record was last lost (ring full), for the check above. */
 __u64 last_loss_ns __weak = 0;

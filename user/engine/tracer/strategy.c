@@ -567,7 +567,7 @@ static int plan_fs(struct fss_tracer *t, struct strat_plan *p, char *err,
 /*
  * Test knobs of overload (docs/overhead.md "Overload"): FSYNCSCOPE_RING_KB
  * sizes the ring buffer (a power of two, 4 and up; default 2048), so a
- * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 50) is the
+ * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 75) is the
  * percentage of unread data above which a sync is summarized at entry
  * (0: never at entry).
  */
