@@ -58,6 +58,8 @@ enum fss_summ_why {
 	FSS_SUMM_RING_HIGH,	/* at entry the ring was over ring_high_pct full */
 	FSS_SUMM_LOST_NEAR,	/* a record was lost during it (or just before) */
 	FSS_SUMM_RING_FULL,	/* its own record found the ring full at exit */
+	FSS_SUMM_LOST_AFTER,	/* user space: painted with a request whose
+				 * completion was lost after its exit */
 	FSS_SUMM_WHY_MAX,
 };
 

@@ -45,8 +45,8 @@ prom_sum() {
 	fss_jq "$j" '.tests | all(.overload.by_kind.fdatasync.traced +
 		.overload.by_kind.fdatasync.summarized == .ops)'
 	fss_jq "$j" '.tests | all(.overload.why.ring_high +
-		.overload.why.lost_near + .overload.why.ring_full ==
-		.syncs_summarized)'
+		.overload.why.lost_near + .overload.why.ring_full +
+		.overload.why.lost_after == .syncs_summarized)'
 	fss_jq "$j" '.tests | all((.overload.summarized_hist_log2_ns | add // 0)
 		== .syncs_summarized)'
 	# a 16 KiB ring cannot hold 8 syncers' records: some were summarized

@@ -291,7 +291,7 @@ static void render_summ(struct buf *b, const struct fss_metrics *s,
 			enum fss_prom_fmt fmt)
 {
 	static const char *const why[FSS_SUMM_WHY_MAX] = {
-		"traced", "ring_high", "lost_near", "ring_full",
+		"traced", "ring_high", "lost_near", "ring_full", "lost_after",
 	};
 	struct lset l = { "", 0 };
 

@@ -94,6 +94,12 @@ void calib_read_summ(struct fss_tracer *t, struct fss_summ *out)
 			fss_summ_add(&out[k], &vals[c], 1);
 	}
 	free(vals);
+	/* sent by the kernel, then summarized by the tracer (tracer.c) */
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++) {
+		out[k].syncs[FSS_SUMM_TRACED] -=
+			t->demoted[k].syncs[FSS_SUMM_LOST_AFTER];
+		fss_summ_add(&out[k], &t->demoted[k], 1);
+	}
 }
 
 /* ---- calibration ---- */

@@ -68,11 +68,41 @@ static __u32 disk_of(__u32 fs_dev, void *arg)
 	return d;
 }
 
+/*
+ * Never half a sync, after its exit too: the kernel summarizes a sync
+ * near a record lost before it returned (bpf/common.bpf.h); a request it
+ * was painted with can still lose its completion after that (another
+ * thread's flush in flight at its exit).  Such a sync, painted with a
+ * request with no completion while records were being lost, is counted
+ * as summarized (FSS_SUMM_LOST_AFTER) instead of handed on.
+ */
+static bool demote(struct fss_tracer *t, const struct fss_sync_result *res)
+{
+	__u64 lost = t->skel->bss->last_loss_ns;
+	struct fss_summ *s;
+	__u32 b = 0;
+
+	if (!res->nr_incomplete || !lost ||
+	    lost + t->skel->rodata->loss_grace_ns < res->start ||
+	    res->kind >= FSS_SYNC_KIND_MAX)
+		return false;
+	s = &t->demoted[res->kind];
+	s->syncs[FSS_SUMM_LOST_AFTER]++;
+	s->total_ns += res->total;
+	while (b + 1 < FSS_SUMM_BUCKETS && (res->total >> (b + 1)))
+		b++;
+	s->hist[b]++;
+	return true;
+}
+
 /* Each attributed sync, with its blame when blame is on, to opts.on_sync. */
 static void on_sync(const struct fss_sync_result *res, void *arg)
 {
 	struct fss_tracer *t = arg;
 	struct fss_sync_result with_blame;
+
+	if (demote(t, res))
+		return;
 
 	if (t->blame && !fss_blame_sync(t->blame, res, &t->blame_list)) {
 		with_blame = *res;

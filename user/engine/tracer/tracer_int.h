@@ -69,6 +69,8 @@ struct fss_tracer {
 	/* the summ map at the window's begin: a window's syncs are the rest */
 	struct fss_summ summ_at_begin[FSS_SYNC_KIND_MAX];
 	struct fss_summ summ_at_open[FSS_SYNC_KIND_MAX];	/* after calibration */
+	/* traced syncs user space summarized after all (FSS_SUMM_LOST_AFTER) */
+	struct fss_summ demoted[FSS_SYNC_KIND_MAX];
 
 	pthread_t thread;
 	bool thread_started;

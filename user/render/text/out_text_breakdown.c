@@ -193,7 +193,7 @@ static void bd_overload(FILE *f, int indent, struct json_object *t)
 	struct json_object *why = fss_j(o, "why");
 	struct json_object *tot = fss_j(o, "summarized_total_us");
 	unsigned long long n = bd_u(o, "summarized");
-	char lead[48], text[400], a[16], b[16], c[16];
+	char lead[48], text[480], a[16], b[16], c[16];
 
 	if (!n)
 		return;
@@ -202,11 +202,13 @@ static void bd_overload(FILE *f, int indent, struct json_object *t)
 	fss_fmt_dur(c, sizeof(c), json_object_get_double(fss_j(tot, "max_le")));
 	snprintf(text, sizeof(text), "%llu syncs summarized in the kernel "
 		 "(%llu at entry: ring over its high mark; %llu near a lost "
-		 "record; %llu found no room for their own record); their "
+		 "record; %llu found no room for their own record; %llu painted "
+		 "with a request whose completion was lost after); their "
 		 "totals p50 <= %s, p99 <= %s, max <= %s; the phases above "
 		 "cover the %llu syncs traced in full", n,
 		 bd_u(why, "ring_high"), bd_u(why, "lost_near"),
-		 bd_u(why, "ring_full"), a, b, c, bd_u(o, "traced"));
+		 bd_u(why, "ring_full"), bd_u(why, "lost_after"), a, b, c,
+		 bd_u(o, "traced"));
 	snprintf(lead, sizeof(lead), "%*soverload: ", indent, "");
 	fss_print_wrapped(f, lead, indent + 2, text);
 }

@@ -106,7 +106,7 @@ static void print_overload(FILE *f, struct json_object *o)
 {
 	struct json_object *why = fss_j(o, "why");
 	struct json_object *tot = fss_j(o, "summarized_total_us");
-	char text[400], a[16], b[16];
+	char text[480], a[16], b[16];
 
 	if (!u64(o, "summarized"))
 		return;
@@ -114,11 +114,13 @@ static void print_overload(FILE *f, struct json_object *o)
 	fss_fmt_dur(b, sizeof(b), json_object_get_double(fss_j(tot, "p99_le")));
 	snprintf(text, sizeof(text), "%llu syncs summarized in the kernel "
 		 "(%llu at entry: ring over its high mark; %llu near a lost "
-		 "record; %llu found no room for their own record); their "
+		 "record; %llu found no room for their own record; %llu painted "
+		 "with a request whose completion was lost after); their "
 		 "totals p50 <= %s, p99 <= %s; what follows covers the %llu "
 		 "syncs traced in full", u64(o, "summarized"),
 		 u64(why, "ring_high"), u64(why, "lost_near"),
-		 u64(why, "ring_full"), a, b, u64(o, "traced"));
+		 u64(why, "ring_full"), u64(why, "lost_after"), a, b,
+		 u64(o, "traced"));
 	fss_print_wrapped(f, "overload: ", 2, text);
 }
 
