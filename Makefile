@@ -62,7 +62,8 @@ ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
-	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame
+	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
+	$(OUTPUT)/tests/test_lib
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer $(OUTPUT)/tests/blamer
 
@@ -146,6 +147,10 @@ $(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/db/dbrole.c user/db/f
 $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
+
+$(OUTPUT)/tests/test_lib: tests/unit/test_lib.c user/lib/parse.c user/lib/comm.c user/lib/phase.c user/doc/doc.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -12,7 +12,7 @@ TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
 setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
-		build/tests/test_blame build/tests/test_dbview >&2
+		build/tests/test_blame build/tests/test_dbview build/tests/test_lib >&2
 }
 
 setup() {
@@ -165,3 +165,16 @@ bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log
 @test "blame: xfs journal time split by the log bytes of the checkpoint its log force named" { blame_case xfs_checkpoint_split; }
 @test "blame: xfs checkpoints unseen are unattributed; kernel threads credited to the inode's dirtier" { blame_case xfs_unseen_and_dirtier; }
 @test "blame: xfs log writes after the sync's force split like its checkpoint" { blame_case xfs_log_writes; }
+
+TEST_LIB="${TEST_LIB:-$FSS_BUILD/tests/test_lib}"
+lib_case() { unit_case "$TEST_LIB" "$1"; }
+
+@test "lib: every C case has a bats test here" {
+	unit_list "$TEST_LIB" "parse_numbers parse_lists comm_clean phases doc_stamp"
+}
+
+@test "lib: number parsers: edges pass, one past fails, no trailing bytes, no overflow" { lib_case parse_numbers; }
+@test "lib: list parser: names once each, at most max, none unknown" { lib_case parse_lists; }
+@test "lib: comm cleaner: UTF-8 kept, bad and cut bytes U+FFFD, control bytes kept" { lib_case comm_clean; }
+@test "lib: one phase vocabulary: names and column headers in the documents' order" { lib_case phases; }
+@test "lib: fss_doc_stamp stamps schema, schema_version and version" { lib_case doc_stamp; }

@@ -104,6 +104,8 @@ void fss_text_compare_header(FILE *f, struct json_object *doc);
 void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *fs);
 void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist);
 int fss_text_compare(FILE *f, struct json_object *doc, bool hist);
+/* The plain text of a diff document. */
+void fss_text_diff(FILE *f, struct json_object *doc);
 
 /* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */
 int fss_render_perfetto(struct json_object *doc, FILE *f,
