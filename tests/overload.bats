@@ -69,6 +69,10 @@ prom_sum() {
 	s="$(jq -r '.tests[1].syncs_summarized' "$j")"
 	[[ "$output" == *"overload: $s syncs summarized in the kernel"* ]]
 	[[ "$(echo "$output" | tr '\n' ' ' | tr -s ' ')" == *"the phases above cover the $(jq -r '.tests[1].syncs_traced' "$j") syncs traced in full"* ]]
+	# and the HTML page
+	run "$FSS_BIN" report --format html -o "$FSS_SCRATCH/o.html" "$j"
+	[ "$status" -eq 0 ]
+	grep -q "syncs summarized</td><td>$(jq '[.tests[].syncs_summarized] | add' "$j") (traced in full: $(jq '[.tests[].syncs_traced] | add' "$j");" "$FSS_SCRATCH/o.html"
 }
 
 @test "overload: a tracer that keeps up summarizes nothing and says nothing" {
