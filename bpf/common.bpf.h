@@ -29,6 +29,13 @@ const volatile __u64 targ_cgroup __weak = 0;	/* cgroup v2 id, 0: any */
 const volatile bool floor_only __weak = false;
 
 /*
+ * Live mode: fsyncscope's own process (0: off).  Its syncs are never
+ * traced (its calibration's are, through calib_tgid); blame tells its
+ * other records apart in user space by this pid (docs/live.md).
+ */
+const volatile __u32 self_tgid __weak = 0;
+
+/*
  * Overload by design (docs/overhead.md "Overload"): a sync that enters
  * while the ring holds more than ring_high_pct % unread data is summarized
  * (counted in summ, no records of its own); a sync during which, or
@@ -259,6 +266,8 @@ static __always_inline bool want_tgid(__u32 tgid)
 {
 	if (calib_tgid && tgid == calib_tgid)
 		return true;
+	if (self_tgid && tgid == self_tgid)
+		return false;
 	if (targ_tgid)
 		return tgid == targ_tgid;
 	if (filter_tgids)

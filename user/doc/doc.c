@@ -360,6 +360,13 @@ const char *fss_jstr(struct json_object *o, const char *key)
 	       json_object_get_string(v) : NULL;
 }
 
+const char *fss_cause_name(struct json_object *x)
+{
+	if (json_object_get_boolean(fss_j(x, "tool")))
+		return "fsyncscope itself";
+	return fss_jstr(x, "comm") ?: "?";
+}
+
 double fss_jnum(struct json_object *o, const char *key)
 {
 	struct json_object *v = fss_j(o, key);
