@@ -121,6 +121,8 @@ hist_case() { unit_case "$TEST_HIST" "$1"; }
 @test "hist: the sparse form (live mode) equals the dense one" { hist_case sparse; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }
+@test "stats: paired ratios of repeats: drift cancels, log-scale t interval, zeros by the delta method, one round has none" { hist_case ratio_paired; }
+@test "stats: the bootstrap's ratio interval holds the true ratio (2x) and 1 for the same histogram" { hist_case change_ratio; }
 
 # The database view of trace (tests/unit/test_dbview.c over user/db/dbrole.c,
 # user/db/fileclass.c, user/db/checkpoint.c, user/db/dbview.c, user/render/text/out_text_db.c).

@@ -431,7 +431,9 @@ int fss_doc_foreach_test(struct json_object *doc, fss_doc_test_fn fn, void *arg)
 			continue;
 		for (j = 0; j < json_object_array_length(res); j++) {
 			struct json_object *t = json_object_array_get_idx(res, j);
-			const char *fs = fss_jstr(t, "fs"), *name = fss_jstr(t, "name");
+			/* compare: "label" tells a second ext4 ("ext4-2") */
+			const char *fs = fss_jstr(t, "label") ?: fss_jstr(t, "fs");
+			const char *name = fss_jstr(t, "name");
 
 			if (!fs || !name)
 				continue;
