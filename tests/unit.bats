@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Unit tests of the attribution engine and the breakdown report
-# (tests/unit/test_attr.c over user/attr.c and user/report.c): one bats test
+# (tests/unit/test_attr.c over user/engine/attr/attr.c and user/stats/collector.c): one bats test
 # per C test case, so a failure names the case and shows its FAIL lines.
 # Pure C, no root, no BPF, no devices.
 
@@ -12,7 +12,7 @@ TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
 setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
-		build/tests/test_blame build/tests/test_dbview >&2
+		build/tests/test_blame build/tests/test_dbview build/tests/test_lib >&2
 }
 
 setup() {
@@ -107,8 +107,8 @@ sync_detail"
 	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(echo $CASES | wc -w)" ]
 }
 
-# The histogram and the bootstrap (tests/unit/test_hist.c over user/hist.c
-# and user/stats.c).
+# The histogram and the bootstrap (tests/unit/test_hist.c over user/lib/hist.c
+# and user/lib/stats.c).
 TEST_HIST="${TEST_HIST:-$FSS_BUILD/tests/test_hist}"
 
 hist_case() { unit_case "$TEST_HIST" "$1"; }
@@ -120,8 +120,8 @@ hist_case() { unit_case "$TEST_HIST" "$1"; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }
 
-# The database view of trace (tests/unit/test_dbview.c over user/dbrole.c,
-# user/fileclass.c, user/checkpoint.c, user/dbview.c, user/out_text_db.c).
+# The database view of trace (tests/unit/test_dbview.c over user/db/dbrole.c,
+# user/db/fileclass.c, user/db/checkpoint.c, user/db/dbview.c, user/render/text/out_text_db.c).
 TEST_DBVIEW="${TEST_DBVIEW:-$FSS_BUILD/tests/test_dbview}"
 
 dbview_case() { unit_case "$TEST_DBVIEW" "$1"; }
@@ -165,3 +165,16 @@ bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log
 @test "blame: xfs journal time split by the log bytes of the checkpoint its log force named" { blame_case xfs_checkpoint_split; }
 @test "blame: xfs checkpoints unseen are unattributed; kernel threads credited to the inode's dirtier" { blame_case xfs_unseen_and_dirtier; }
 @test "blame: xfs log writes after the sync's force split like its checkpoint" { blame_case xfs_log_writes; }
+
+TEST_LIB="${TEST_LIB:-$FSS_BUILD/tests/test_lib}"
+lib_case() { unit_case "$TEST_LIB" "$1"; }
+
+@test "lib: every C case has a bats test here" {
+	unit_list "$TEST_LIB" "parse_numbers parse_lists comm_clean phases doc_stamp"
+}
+
+@test "lib: number parsers: edges pass, one past fails, no trailing bytes, no overflow" { lib_case parse_numbers; }
+@test "lib: list parser: names once each, at most max, none unknown" { lib_case parse_lists; }
+@test "lib: comm cleaner: UTF-8 kept, bad and cut bytes U+FFFD, control bytes kept" { lib_case comm_clean; }
+@test "lib: one phase vocabulary: names and column headers in the documents' order" { lib_case phases; }
+@test "lib: fss_doc_stamp stamps schema, schema_version and version" { lib_case doc_stamp; }

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * test_dbview.c - the database view of trace: roles from process titles
- * (user/dbrole.c), file classes from paths (user/fileclass.c), checkpoint
- * bursts (user/checkpoint.c), the classes/checkpoints JSON (user/dbview.c)
- * and their text (user/out_text_db.c).  Pure C, no root.
+ * (user/db/dbrole.c), file classes from paths (user/db/fileclass.c), checkpoint
+ * bursts (user/db/checkpoint.c), the classes/checkpoints JSON (user/db/dbview.c)
+ * and their text (user/render/text/out_text_db.c).  Pure C, no root.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "checkpoint.h"
-#include "dbrole.h"
-#include "dbview.h"
-#include "fileclass.h"
-#include "myroles.h"
-#include "render.h"
+#include "db/checkpoint.h"
+#include "db/dbrole.h"
+#include "db/dbview.h"
+#include "db/fileclass.h"
+#include "db/myroles.h"
+#include "render/render.h"
 #include "tap.h"
 
 static void pg_roles(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * test_hist.c - the histogram (user/hist.c) and the bootstrap (user/stats.c):
+ * test_hist.c - the histogram (user/lib/hist.c) and the bootstrap (user/lib/stats.c):
  * bucket bounds, quantiles against exact nearest rank, merge, JSON round
  * trip, Poisson draws, and the diff word on synthetic samples.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "hist.h"
-#include "stats.h"
+#include "lib/hist.h"
+#include "lib/stats.h"
 #include "tap.h"
 
 static int u64cmp(const void *a, const void *b)

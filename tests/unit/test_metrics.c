@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * test_metrics.c - the exporter's metrics model (user/metrics.c) and its
- * Prometheus / OpenMetrics renderer (user/out_prom.c) on synthetic syncs:
+ * test_metrics.c - the exporter's metrics model (user/exporter/metrics.c) and its
+ * Prometheus / OpenMetrics renderer (user/exporter/out_prom.c) on synthetic syncs:
  * bucket edges, --labels parsing, the --max-series folding rule, phases
  * adding up, snapshots, exposition lines, escaping, content negotiation.
  * Pure C, no BPF, no root.
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
-#include "out_prom.h"
+#include "exporter/metrics.h"
+#include "exporter/out_prom.h"
 #include "tap.h"
 
 static void fake_dev(__u32 dev, struct fss_m_dev *d)
