@@ -446,8 +446,8 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	stop_pid "$exp_pid"
 }
 
-@test "contrib: the systemd unit passes systemd-analyze verify; the exporter runs with its ExecStart options and capability bounding set" {
-	local t caps port
+@test "contrib: the systemd unit passes systemd-analyze verify; the exporter runs with its ExecStart options (web config) and capability bounding set, and serves as nobody" {
+	local t caps port url i
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze not installed (make deps installs systemd)"
 	t="$FSS_SCRATCH/unit"
 	mkdir -p "$t/man/man8"
@@ -467,14 +467,23 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	fss_mkfs ext4 256
 	port=$(free_port)
 	# the unit's own ExecStart options, on a scratch port and our image
+	web_config
 	local -a args
 	read -r -a args <<<"$(sed -n 's|^ExecStart=/usr/local/sbin/fsyncscope exporter ||p' "$UNIT" |
-		sed "s|--listen :9469|--listen 127.0.0.1:$port|")"
-	[[ "${args[*]}" == *"--listen 127.0.0.1:$port"* ]]
+		sed -e "s|--listen :9469|--listen 127.0.0.1:$port|" \
+		    -e "s|--web.config.file /etc/fsyncscope/web-config.yml|--web.config.file $FSS_SCRATCH/web.yml|")"
+	[[ "${args[*]}" == *"--listen 127.0.0.1:$port --web.config.file $FSS_SCRATCH/web.yml"* ]]
 	exp_prefix=(setpriv --no-new-privs --inh-caps=-all --bounding-set="-all,+$caps" --)
 	start_exporter exp "${args[@]}" --mount "$FSS_MNT" --interval 1
+	unprivileged "$exp_pid"
 	workload 40
-	exp_wait "http://127.0.0.1:$port/metrics" "$FD" 40
+	url="https://127.0.0.1:$port/metrics"
+	for ((i = 0; i < 100; i++)); do
+		curl -sf --cacert "$FSS_SCRATCH/tls/server.crt" -u alice:"$web_pass" "$url" \
+			-o "$FSS_SCRATCH/m.txt" && [ "$(metric "$FSS_SCRATCH/m.txt" "$FD")" = 40 ] && break
+		sleep 0.1
+	done
+	[ "$(metric "$FSS_SCRATCH/m.txt" "$FD")" = 40 ]
 	stop_pid "$exp_pid"
 }
 
