@@ -33,7 +33,7 @@ DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
-	curl iproute2 systemd
+	curl iproute2 systemd openssl
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
 LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb libmicrohttpd gnutls \

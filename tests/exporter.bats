@@ -410,8 +410,8 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("up", flush=True); t
 	fss_mkfs ext4 256
 	port=$(free_port)
 	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1
-	# silent: connect and send nothing (more of them than the server has
-	# slots); garbage: binary and a bad request line; reader: asks for
+	# silent: connect and send nothing (more of them than the server takes
+	# connections); garbage: binary and a bad request line; reader: asks for
 	# /metrics with a tiny receive buffer, never reads
 	python3 -c 'import socket,sys,time
 port = int(sys.argv[1])
@@ -419,7 +419,7 @@ def conn(rcvbuf=None):
     s = socket.socket()
     if rcvbuf: s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     s.connect(("127.0.0.1", port)); return s
-keep = [conn() for _ in range(40)]     # more than the 32 slots
+keep = [conn() for _ in range(80)]     # more than the 64 connections
 g = conn(); g.sendall(b"\x00\xff\x13garbage\x00"); keep.append(g)
 g = conn(); g.sendall(b"HELLO WORLD\r\n\r\n"); keep.append(g)
 for _ in range(5):

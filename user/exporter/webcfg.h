@@ -28,6 +28,8 @@ struct fss_web_user {
 	char *hash;			/* bcrypt: $2a$, $2b$ or $2y$ */
 };
 
+#define FSS_WEB_AUTH_CACHE	8
+
 struct fss_webcfg {
 	bool tls;
 	char *cert, *key, *ca;		/* PEM contents (ca: NULL if none) */
@@ -35,6 +37,9 @@ struct fss_webcfg {
 	enum fss_web_cauth cauth;
 	struct fss_web_user *users;
 	int nusers;
+	/* SHA-256 of (user, password, hash) of recent good logins */
+	unsigned char cache[FSS_WEB_AUTH_CACHE][32];
+	int ncache, next_cache;
 };
 
 /*
@@ -51,8 +56,11 @@ const char *fss_webcfg_priorities(const struct fss_webcfg *c);
 /*
  * Basic auth: true when user and password match one of the users.  The
  * password is checked with crypt_r even for an unknown user, and the
- * hashes compared in constant time.
+ * hashes compared in constant time.  A good login is remembered (as a
+ * SHA-256 of user, password and hash, never the password) so that the
+ * scrapes after it cost a hash, not a bcrypt; a bad one always costs a
+ * bcrypt.
  */
-bool fss_webcfg_auth(const struct fss_webcfg *c, const char *user, const char *pass);
+bool fss_webcfg_auth(struct fss_webcfg *c, const char *user, const char *pass);
 
 #endif /* __FSS_WEBCFG_H */

@@ -361,8 +361,26 @@ int fss_web_timeout(struct fss_web *w)
 	return ms > 60000 ? 60000 : (int)ms;
 }
 
+static int nconns(const struct fss_web *w)
+{
+	int n = 0;
+
+	for (int i = 0; i < FSS_WEB_MAX_CONNS; i++)
+		n += !!w->s[i].c;
+	return n;
+}
+
 void fss_web_run(struct fss_web *w)
 {
+	int before = nconns(w);
+
 	MHD_run(w->d);
+	/*
+	 * Once the limit was reached, libmicrohttpd takes its listening
+	 * socket back into its epoll set only in the run after the one that
+	 * closed connections: run again now, not at the next timeout.
+	 */
+	if (nconns(w) < before)
+		MHD_run(w->d);
 	evict(w);
 }
