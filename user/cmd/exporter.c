@@ -573,10 +573,17 @@ static int start_serving(const struct fss_user *u, struct fss_webcfg **wc, int l
 			 struct fss_web **w)
 {
 	char err[512];
+	int rc;
 
 	if (fss_user_become(u, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
+	}
+	rc = fss_tracer_drops_readable(T);
+	if (rc) {
+		M.events_lost_na = true;
+		fprintf(stderr, PROG ": fsyncscope_events_lost_total is n/a: this "
+			"kernel refuses bpf() to %s (%s)\n", u->name, strerror(-rc));
 	}
 	if (env.textfile && write_textfile(env.textfile, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);

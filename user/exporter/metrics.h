@@ -96,6 +96,7 @@ struct fss_metrics {
 	__u64 folded;				/* syncs counted in a folded series */
 	struct fss_flush_stats flush;		/* all devices together, since start */
 	__u64 events_lost;
+	bool events_lost_na;			/* cannot be read: not exported */
 	struct fss_m_info info;
 	double start_time;			/* Unix time the exporter started */
 };

@@ -108,6 +108,12 @@ void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f);
 int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush);
 /* Events lost since open. */
 __u64 fss_tracer_drops(struct fss_tracer *t);
+/*
+ * Can this process still read the lost-event counters (0), or -errno: a
+ * kernel that checks privilege on every bpf() call refuses map lookups
+ * once root is given up.
+ */
+int fss_tracer_drops_readable(struct fss_tracer *t);
 void fss_tracer_close(struct fss_tracer *t);
 
 #endif /* __FSS_TRACE_H */
