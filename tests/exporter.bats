@@ -148,7 +148,7 @@ web_config() {
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
 		-days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
 		-keyout "$d/server.key" -out "$d/server.crt" 2>/dev/null
-	salt=$(head -c 16 /dev/urandom | base64 | tr -dc 'a-zA-Z0-9' | head -c 21)u
+	salt=$(head -c 48 /dev/urandom | base64 -w0 | tr -dc 'a-zA-Z0-9' | head -c 21)u
 	hash=$(perl -e 'print crypt($ARGV[0], "\$2b\$10\$" . $ARGV[1])' "$web_pass" "$salt")
 	[ "${#hash}" -eq 60 ]
 	{
