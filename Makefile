@@ -65,7 +65,8 @@ ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
 	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
-	$(OUTPUT)/tests/test_lib
+	$(OUTPUT)/tests/test_lib \
+	$(OUTPUT)/tests/test_findings
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer $(OUTPUT)/tests/blamer
 
@@ -145,6 +146,13 @@ $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/exporter/metrics.c 
 $(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/db/dbrole.c user/db/fileclass.c user/db/checkpoint.c user/db/dbview.c user/stats/live_agg.c user/render/text/out_text_db.c user/db/myroles.c user/lib/hist.c $(ATTR_SRCS) user/doc/doc.c user/lib/fmt.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c libmariadb) -lm -o $@
+
+# The findings engine (pure C over documents; docs/findings.md).
+FINDINGS_SRCS := $(wildcard user/findings/*.c)
+
+$(OUTPUT)/tests/test_findings: tests/unit/test_findings.c $(FINDINGS_SRCS) user/doc/doc.c user/lib/fmt.c user/lib/phase.c user/render/text/out_text_findings.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)

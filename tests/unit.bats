@@ -12,7 +12,8 @@ TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
 setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
-		build/tests/test_blame build/tests/test_dbview build/tests/test_lib >&2
+		build/tests/test_blame build/tests/test_dbview build/tests/test_lib \
+		build/tests/test_findings >&2
 }
 
 setup() {
@@ -178,3 +179,27 @@ lib_case() { unit_case "$TEST_LIB" "$1"; }
 @test "lib: comm cleaner: UTF-8 kept, bad and cut bytes U+FFFD, control bytes kept" { lib_case comm_clean; }
 @test "lib: one phase vocabulary: names and column headers in the documents' order" { lib_case phases; }
 @test "lib: fss_doc_stamp stamps schema, schema_version and version" { lib_case doc_stamp; }
+
+# Findings (tests/unit/test_findings.c over user/findings/, docs/findings.md):
+# each rule fires at its threshold and not below, on synthetic documents.
+TEST_FINDINGS="${TEST_FINDINGS:-$FSS_BUILD/tests/test_findings}"
+
+findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
+
+@test "findings: every C case has a bats test here" {
+	unit_list "$TEST_FINDINGS" "healthy phase_bounds phase_fast phase_evidence slow_flush no_flush neighbour_run neighbour_trace tool checkpoints log_flush order_merge attach text"
+}
+@test "findings: a healthy run is one info line; no traced sync claims no health" { findings_case healthy; }
+@test "findings: journal / queue / fs / other bound fire at their share, not below, not on few syncs" { findings_case phase_bounds; }
+@test "findings: syncs faster than 100 us on average get phase notes, not warnings" { findings_case phase_fast; }
+@test "findings: a phase finding quotes its share, means, syncs and bytes per sync" { findings_case phase_evidence; }
+@test "findings: slow flush at 50 % and 50 us, info on a loop device" { findings_case slow_flush; }
+@test "findings: no flush on a write-back cache is critical from 10 % of the syncs (run and trace)" { findings_case no_flush; }
+@test "findings: a neighbour in a run test's blame from 20 %, with cgroup advice" { findings_case neighbour_run; }
+@test "findings: a neighbour in a trace's blamed list, its own syncs left out" { findings_case neighbour_trace; }
+@test "findings: events lost, syncs incomplete, layers not traced" { findings_case tool; }
+@test "findings: PostgreSQL checkpoint bursts from 25 % of the traced sync time" { findings_case checkpoints; }
+@test "findings: PostgreSQL WAL / InnoDB redo syncs flush-bound from 50 % on syncs over 100 us" { findings_case log_flush; }
+@test "findings: most important first; one finding per rule with the worst test" { findings_case order_merge; }
+@test "findings: attached first in the document, versioned; none for devices" { findings_case attach; }
+@test "findings: the text block in 80 columns" { findings_case text; }

@@ -385,6 +385,7 @@ static void render_run(FILE *f, struct json_object *doc, struct tls *events)
 
 	snprintf(title, sizeof(title), "fsyncscope run: %s", fss_jstr(t, "path") ?: "?");
 	page_open(f, title);
+	fss_html_findings(f, doc);
 	fputs("<table class=\"facts\">\n", f);
 	host_facts(f, doc);
 	snprintf(buf, sizeof(buf), "%s on %s, mounted at %s (%s)", fss_jstr(t, "fstype") ?: "?",
@@ -477,6 +478,7 @@ static void render_compare(FILE *f, struct json_object *doc)
 	size_t i;
 
 	page_open(f, "fsyncscope compare: the same syncs on each filesystem");
+	fss_html_findings(f, doc);
 	fputs("<table class=\"facts\">\n", f);
 	host_facts(f, doc);
 	if (im) {
@@ -696,6 +698,7 @@ static void render_trace(FILE *f, struct json_object *doc)
 	snprintf(buf, sizeof(buf), "fsyncscope trace: %s of %.1f s",
 		 fss_jstr(doc, "type") ?: "report", fss_jnum(doc, "seconds"));
 	page_open(f, buf);
+	fss_html_findings(f, doc);
 	fputs("<table class=\"facts\">\n", f);
 	fact(f, "started", fss_jstr(doc, "start"));
 	snprintf(buf, sizeof(buf), "%lld syncs, %lld processes, %lld files",

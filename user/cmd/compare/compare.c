@@ -27,6 +27,7 @@
 #include "doc/doc.h"
 #include "lib/fmt.h"
 #include "render/render.h"
+#include "findings/findings.h"
 
 #define PROG		CMP_PROG
 #define DEF_SIZE	(1ULL << 30)
@@ -477,6 +478,7 @@ static int finish(struct cmp_ctx *c)
 		return 128 + fss_wl_stop;
 	}
 	cmp_doc_finish(c->doc, o, c->runs, c->nwl);
+	c->doc = fss_findings_attach(c->doc);	/* docs/findings.md */
 	if (o->save && fss_emit(json_object_get(c->doc), FSS_FMT_JSON, o->save,
 				NULL))
 		ret = 1;

@@ -369,11 +369,15 @@ static int finish(struct ctx *c, __u64 drops, const struct sweep_row *rows,
 	int ret = 0;
 
 	run_verdict_get(c, &rv);
-	if (!o->wl.json)
-		run_verdict_print(c, &rv);
-	if (!o->wl.json && !o->save)
-		return 0;
 	doc = run_doc(c, drops, rows, nrows, &rv);
+	if (!o->wl.json) {
+		fss_text_findings(stdout, doc);
+		run_verdict_print(c, &rv);
+	}
+	if (!o->wl.json && !o->save) {
+		json_object_put(doc);
+		return 0;
+	}
 	if (c->events)
 		fflush(c->events);
 	/* --save: the document as JSON, whatever --format prints */

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 #include "cmd/commands.h"
 #include "lib/version.h"
+#include "findings/findings.h"
 #include "doc/doc.h"
 #include "cmd/run/run_int.h"
 #include "engine/tracer/tracer.h"
@@ -247,5 +248,5 @@ struct json_object *run_doc(struct ctx *c, __u64 drops,
 	json_object_object_add(doc, "verdict_reason", rv->have ? NULL :
 			       json_object_new_string(rv->why));
 	json_object_object_add(doc, "interrupted", fss_run_interrupted_json());
-	return doc;
+	return fss_findings_attach(doc);	/* first in the document */
 }

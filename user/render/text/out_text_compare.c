@@ -495,6 +495,7 @@ void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist)
 {
 	struct json_object *wa = fss_j(doc, "workloads");
 
+	fss_text_findings(f, doc);	/* docs/findings.md */
 	for (size_t w = 0; w < alen(wa); w++) {
 		print_table(f, doc, aget(wa, w));
 		if (hist)

@@ -275,6 +275,7 @@ int fss_text_trace(FILE *f, struct json_object *doc)
 {
 	if (!print_head(f, doc))
 		return 0;
+	fss_text_findings(f, doc);
 	print_kinds(f, doc);
 	print_procs_files(f, doc);
 	print_devices(f, doc);
