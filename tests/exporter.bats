@@ -647,6 +647,10 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' \
 		"$FSS_SCRATCH/tls/server.crt" "$FSS_SCRATCH/other.key" > "$w"
 	bad_cfg 2 "cert_file and key_file"
+	# libmicrohttpd asks for client certificates only with a CA
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n  client_auth_type: RequireAnyClientCert\n' \
+		"$FSS_SCRATCH/tls/server.crt" "$FSS_SCRATCH/tls/server.key" > "$w"
+	bad_cfg 2 "client_auth_type: needs client_ca_file"
 	printf 'basic_auth_users:\n  alice: plaintext\n' > "$w"
 	bad_cfg 2 "basic_auth_users.alice: not a bcrypt hash"
 	printf 'basic_auth_users:\n  alice: "%s"\ncipher_suites: []\n' "$h" > "$w"

@@ -10,7 +10,8 @@
  * Threads: the tracer's consumer thread calls on_sync()/on_event(), which
  * only add to the model's fixed tables; the main thread runs one poll(2)
  * loop over a signalfd (SIGINT/SIGTERM stop, SIGHUP rewrites the textfile
- * and re-reads the web config) and the HTTP server's epoll fd, drains the tracer every --interval, and renders a
+ * and re-reads the web config) and the HTTP server's epoll fd, drains the
+ * tracer every --interval, and renders a
  * copy of the model for each scrape and textfile write.
  */
 #include <argp.h>
@@ -67,13 +68,14 @@ static const char doc[] =
 "0.0.4, or OpenMetrics 1.0.0 when the Accept header asks for it) and/or\n"
 "written to DIR/fsyncscope.prom every --interval (temp file + rename) for\n"
 "node_exporter's textfile collector.  Without --listen and --textfile:\n"
-"--listen " DEFAULT_LISTEN ".  SIGTERM/SIGINT stop; SIGHUP rewrites the\n"
-"textfile and re-reads --web.config.file.  Starts as root (CAP_BPF,\n"
-"CAP_PERFMON, CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID); once the tracer is\n"
-"attached it becomes --user (default " DEFAULT_USER ") with no capabilities.\n"
-"--web.config.file takes Prometheus exporter-toolkit's format:\n"
-"tls_server_config (cert_file, key_file, client_ca_file, client_auth_type,\n"
-"min_version, max_version) and basic_auth_users (user: bcrypt hash).\n"
+"--listen " DEFAULT_LISTEN ".  SIGTERM/SIGINT stop; SIGHUP rewrites the textfile\n"
+"and re-reads --web.config.file.  --web.config.file takes Prometheus\n"
+"exporter-toolkit's format: tls_server_config (cert_file, key_file,\n"
+"client_ca_file, client_auth_type, min_version, max_version) and\n"
+"basic_auth_users (user: bcrypt hash).  Starts as root (CAP_BPF,\n"
+"CAP_PERFMON, CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID, CAP_SETPCAP); once the\n"
+"tracer is attached it becomes --user (default " DEFAULT_USER ") with no\n"
+"capabilities, before it serves.\n"
 "\v"
 "Labels of the sync series: kind, device (with mountpoint), comm, cgroup\n"
 "(default kind,device).  At most --max-series label sets (default 500); a\n"
@@ -101,8 +103,11 @@ enum {
 
 static const struct argp_option opts[] = {
 	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0, "Serve /metrics here (default: port " DEFAULT_LISTEN ")", 0 },
-	{ "web.config.file", OPT_WEB_CONFIG, "FILE", 0, "TLS and basic auth for --listen (exporter-toolkit's web config)", 0 },
-	{ "user", OPT_USER, "NAME", 0, "Serve as this user, with no capabilities (default " DEFAULT_USER ")", 0 },
+	{ "web.config.file", OPT_WEB_CONFIG, "FILE", 0,
+	  "TLS and basic auth for --listen (exporter-toolkit's web config)", 0 },
+	{ "user", OPT_USER, "NAME", 0,
+	  "Serve as this user, with no capabilities (default " DEFAULT_USER ")",
+	  0 },
 	{ "textfile", OPT_TEXTFILE, "DIR", 0, "Write DIR/fsyncscope.prom every interval (node_exporter textfile collector)", 0 },
 	{ "interval", OPT_INTERVAL, "SECS", 0, "Drain the tracer and write the textfile every SECS (default 5)", 0 },
 	{ "labels", OPT_LABELS, "LIST", 0, "Labels of the sync series: kind,device,comm,cgroup (default kind,device)", 0 },
@@ -362,8 +367,8 @@ static int probe_dir(void *arg)
 	char probe[PATH_MAX];
 	int fd;
 
-	snprintf(probe, sizeof(probe), "%s/.fsyncscope.prom.%d", (const char *)arg,
-		 (int)getpid());
+	snprintf(probe, sizeof(probe), "%s/.fsyncscope.prom.%d",
+		 (const char *)arg, (int)getpid());
 	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return errno;
@@ -373,8 +378,8 @@ static int probe_dir(void *arg)
 }
 
 /* Checked before anything is loaded: a directory --user can create files in. */
-static int check_textfile_dir(const char *dir, const struct fss_user *u, char *err,
-			      size_t errlen)
+static int check_textfile_dir(const char *dir, const struct fss_user *u,
+			      char *err, size_t errlen)
 {
 	struct stat st;
 	int rc;
@@ -387,10 +392,14 @@ static int check_textfile_dir(const char *dir, const struct fss_user *u, char *e
 		snprintf(err, errlen, "--textfile %s: not a directory", dir);
 		return -1;
 	}
-	rc = geteuid() ? probe_dir((void *)dir) : fss_user_try(u, probe_dir, (void *)dir);
+	if (geteuid())
+		rc = probe_dir((void *)dir);
+	else
+		rc = fss_user_try(u, probe_dir, (void *)dir);
 	if (rc) {
-		snprintf(err, errlen, "--textfile %s: %s cannot write there: %s", dir,
-			 geteuid() ? "we" : u->name, rc > 0 ? strerror(rc) : "cannot check");
+		snprintf(err, errlen, "--textfile %s: %s cannot write there: %s",
+			 dir, geteuid() ? "we" : u->name,
+			 rc > 0 ? strerror(rc) : "cannot check");
 		return -1;
 	}
 	return 0;
@@ -460,7 +469,8 @@ static void reload_web(struct fss_web **w, int lfd)
 			fss_webcfg_free(c);
 			free(c);
 		}
-		fprintf(stderr, PROG ": SIGHUP: %s (kept the old web config)\n", err);
+		fprintf(stderr, PROG ": SIGHUP: %s (kept the old web config)\n",
+			err);
 		return;
 	}
 	fss_web_free(*w);
@@ -488,7 +498,8 @@ static int serve(struct fss_web **w, int lfd, int sfd)
 		}
 		timeout = (int)((next - now + 999999) / 1000000);
 		fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		fds[1] = (struct pollfd){ .fd = *w ? fss_web_fd(*w) : -1, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = *w ? fss_web_fd(*w) : -1,
+					  .events = POLLIN };
 		wt = *w ? fss_web_timeout(*w) : -1;
 		if (wt >= 0 && wt < timeout)
 			timeout = wt;
@@ -528,14 +539,16 @@ static int check_targets(struct fss_trace_opts *to, struct fss_user *u,
 	if (!env.listen && !env.textfile)
 		env.listen = DEFAULT_LISTEN;
 	if (env.web_config && !env.listen) {
-		fprintf(stderr, PROG ": --web.config.file: no --listen to use it for\n");
+		fprintf(stderr,
+			PROG ": --web.config.file: no --listen to use it for\n");
 		return 2;
 	}
 	if (env.web_config && !(*wc = load_web_config(err, sizeof(err)))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 2;
 	}
-	if (fss_user_lookup(env.user ? env.user : DEFAULT_USER, u, err, sizeof(err))) {
+	if (fss_user_lookup(env.user ? env.user : DEFAULT_USER, u, err,
+			    sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 2;
 	}
@@ -548,7 +561,8 @@ static int check_targets(struct fss_trace_opts *to, struct fss_user *u,
 		if (!env.live.calib_dir)
 			env.live.calib_dir = env.live.mount;
 	}
-	if (env.textfile && check_textfile_dir(env.textfile, u, err, sizeof(err))) {
+	if (env.textfile &&
+	    check_textfile_dir(env.textfile, u, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
@@ -569,8 +583,8 @@ static int check_targets(struct fss_trace_opts *to, struct fss_user *u,
 }
 
 /* Attached: become the user, then the first textfile and the server. */
-static int start_serving(const struct fss_user *u, struct fss_webcfg **wc, int lfd,
-			 struct fss_web **w)
+static int start_serving(const struct fss_user *u, struct fss_webcfg **wc,
+			 int lfd, struct fss_web **w)
 {
 	char err[512];
 	int rc;
@@ -582,8 +596,9 @@ static int start_serving(const struct fss_user *u, struct fss_webcfg **wc, int l
 	rc = fss_tracer_drops_readable(T);
 	if (rc) {
 		M.events_lost_na = true;
-		fprintf(stderr, PROG ": fsyncscope_events_lost_total is n/a: this "
-			"kernel refuses bpf() to %s (%s)\n", u->name, strerror(-rc));
+		fprintf(stderr, PROG ": fsyncscope_events_lost_total is n/a: "
+			"this kernel refuses bpf() to %s (%s)\n", u->name,
+			strerror(-rc));
 	}
 	if (env.textfile && write_textfile(env.textfile, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
@@ -597,10 +612,12 @@ static int start_serving(const struct fss_user *u, struct fss_webcfg **wc, int l
 		}
 		*wc = NULL;			/* the server's now */
 	}
-	fprintf(stderr, "fsyncscope: exporting%s%s%s%s%s as %s (SIGTERM to stop)\n",
+	fprintf(stderr,
+		"fsyncscope: exporting%s%s%s%s%s as %s (SIGTERM to stop)\n",
 		env.listen ? " on " : "", env.listen ? env.listen : "",
 		*w && fss_web_tls(*w) ? " (https)" : "",
-		env.textfile ? " to " : "", env.textfile ? env.textfile : "", u->name);
+		env.textfile ? " to " : "", env.textfile ? env.textfile : "",
+		u->name);
 	return 0;
 }
 

@@ -32,7 +32,7 @@ struct fss_web_user {
 
 struct fss_webcfg {
 	bool tls;
-	char *cert, *key, *ca;		/* PEM contents (ca: NULL if none) */
+	char *cert, *key, *ca;		/* PEM contents (ca: or NULL) */
 	int min_version, max_version;	/* 10..13 (TLS 1.0..1.3) */
 	enum fss_web_cauth cauth;
 	struct fss_web_user *users;
@@ -47,7 +47,8 @@ struct fss_webcfg {
  * directory, as exporter-toolkit does).  0, or -1 with one line in err
  * naming the file and the key.
  */
-int fss_webcfg_load(const char *path, struct fss_webcfg *c, char *err, size_t errlen);
+int fss_webcfg_load(const char *path, struct fss_webcfg *c, char *err,
+		    size_t errlen);
 void fss_webcfg_free(struct fss_webcfg *c);
 
 /* GnuTLS priority string for the versions (static storage). */

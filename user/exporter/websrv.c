@@ -59,28 +59,33 @@ int fss_web_listen(const char *spec, char *err, size_t errlen)
 	size_t n;
 
 	n = strlen(p);
-	if (!n || n > 5 || strspn(p, "0123456789") != n || atoi(p) < 1 || atoi(p) > 65535) {
-		snprintf(err, errlen, "--listen %s: not [ADDR:]PORT (PORT 1-65535)", spec);
+	if (!n || n > 5 || strspn(p, "0123456789") != n || atoi(p) < 1 ||
+	    atoi(p) > 65535) {
+		snprintf(err, errlen,
+			 "--listen %s: not [ADDR:]PORT (PORT 1-65535)", spec);
 		return -EINVAL;
 	}
 	snprintf(port, sizeof(port), "%s", p);
 	if (colon) {
 		n = colon - spec;
 		if (n >= sizeof(host)) {
-			snprintf(err, errlen, "--listen %s: address too long", spec);
+			snprintf(err, errlen, "--listen %s: address too long",
+				 spec);
 			return -EINVAL;
 		}
 		memcpy(host, spec, n);
 		host[n] = '\0';
 		if (host[0] == '[') {		/* [::1]:9469 */
 			if (n < 3 || host[n - 1] != ']') {
-				snprintf(err, errlen, "--listen %s: not [ADDR:]PORT", spec);
+				snprintf(err, errlen,
+					 "--listen %s: not [ADDR:]PORT", spec);
 				return -EINVAL;
 			}
 			memmove(host, host + 1, n - 2);
 			host[n - 2] = '\0';
 		} else if (strchr(host, ':')) {
-			snprintf(err, errlen, "--listen %s: put an IPv6 address in brackets", spec);
+			snprintf(err, errlen, "--listen %s: put an IPv6 "
+				 "address in brackets", spec);
 			return -EINVAL;
 		}
 	}
@@ -88,24 +93,27 @@ int fss_web_listen(const char *spec, char *err, size_t errlen)
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
 	rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
-	if (rc && !host[0]) {			/* no IPv6: every IPv4 address */
+	if (rc && !host[0]) {		/* no IPv6: every IPv4 address */
 		hints.ai_family = AF_INET;
 		rc = getaddrinfo(NULL, port, &hints, &res);
 	}
 	if (rc) {
-		snprintf(err, errlen, "--listen %s: bad address: %s", spec, gai_strerror(rc));
+		snprintf(err, errlen, "--listen %s: bad address: %s", spec,
+			 gai_strerror(rc));
 		return -EINVAL;
 	}
 	rc = -EADDRNOTAVAIL;
 	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = socket(ai->ai_family,
+			    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
 			rc = -errno;
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (ai->ai_family == AF_INET6 && !host[0])
-			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+				   sizeof(zero));
 		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 64))
 			break;
 		rc = -errno;
@@ -137,7 +145,8 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **sock_ctx,
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		s = slot_of(w, NULL);
 		if (s)
-			*s = (struct slot){ .c = c, .since = now_ms(), .waiting = true };
+			*s = (struct slot){ .c = c, .since = now_ms(),
+					    .waiting = true };
 	} else if ((s = slot_of(w, c))) {
 		s->c = NULL;
 	}
@@ -173,13 +182,15 @@ static void evict(struct fss_web *w)
 		for (int i = 0; i < FSS_WEB_MAX_CONNS; i++) {
 			struct slot *s = &w->s[i];
 
-			if (s->c && s->waiting && !s->evicted && (!old || s->since < old->since))
+			if (s->c && s->waiting && !s->evicted &&
+			    (!old || s->since < old->since))
 				old = s;
 		}
 		if (!old)
 			return;
 		old->evicted = true;
-		MHD_set_connection_option(old->c, MHD_CONNECTION_OPTION_TIMEOUT, 1U);
+		MHD_set_connection_option(old->c, MHD_CONNECTION_OPTION_TIMEOUT,
+					  1U);
 	}
 }
 
@@ -189,7 +200,7 @@ static bool client_cert_ok(struct fss_web *w, struct MHD_Connection *c)
 	const union MHD_ConnectionInfo *ci;
 	unsigned int n = 0, status = 1;
 	gnutls_session_t ts;
-	bool given;
+	bool given, verified;
 
 	if (!w->cfg || !w->cfg->tls || w->cfg->cauth == FSS_CAUTH_NONE ||
 	    w->cfg->cauth == FSS_CAUTH_REQUEST)
@@ -199,13 +210,15 @@ static bool client_cert_ok(struct fss_web *w, struct MHD_Connection *c)
 		return false;
 	ts = (gnutls_session_t)ci->tls_session;
 	given = gnutls_certificate_get_peers(ts, &n) && n > 0;
+	verified = given && !gnutls_certificate_verify_peers2(ts, &status) &&
+		   !status;
 	switch (w->cfg->cauth) {
 	case FSS_CAUTH_REQUIRE_ANY:
 		return given;
 	case FSS_CAUTH_VERIFY_IF_GIVEN:
-		return !given || (!gnutls_certificate_verify_peers2(ts, &status) && !status);
+		return !given || verified;
 	default:
-		return given && !gnutls_certificate_verify_peers2(ts, &status) && !status;
+		return verified;
 	}
 }
 
@@ -225,8 +238,9 @@ static bool basic_auth_ok(struct fss_web *w, struct MHD_Connection *c)
 	return ok;
 }
 
-static enum MHD_Result queue(struct MHD_Connection *c, int status, const char *ctype,
-			     char *body, size_t len, bool auth_fail)
+static enum MHD_Result queue(struct MHD_Connection *c, int status,
+			     const char *ctype, char *body, size_t len,
+			     bool auth_fail)
 {
 	struct MHD_Response *r;
 	enum MHD_Result rc;
@@ -245,22 +259,25 @@ static enum MHD_Result queue(struct MHD_Connection *c, int status, const char *c
 	return rc;
 }
 
-static enum MHD_Result queue_text(struct MHD_Connection *c, int status, const char *msg,
-				  bool auth_fail)
+static enum MHD_Result queue_text(struct MHD_Connection *c, int status,
+				  const char *msg, bool auth_fail)
 {
 	char *b = strdup(msg);
 
-	return b ? queue(c, status, "text/plain; charset=utf-8", b, strlen(b), auth_fail) :
-		   MHD_NO;
+	if (!b)
+		return MHD_NO;
+	return queue(c, status, "text/plain; charset=utf-8", b, strlen(b),
+		     auth_fail);
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version,
-				  const char *upload, size_t *upload_len, void **con_cls)
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_len, void **con_cls)
 {
 	struct fss_web *w = cls;
 	struct slot *s = slot_of(w, c);
-	const char *ctype = "text/plain; charset=utf-8";
+	const char *ctype = "text/plain; charset=utf-8", *accept;
 	int status = 500;
 	size_t len = 0;
 	char *body;
@@ -268,21 +285,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (s)
 		s->waiting = false;
 	if (!client_cert_ok(w, c))
-		return MHD_NO;			/* closes the connection */
+		return MHD_NO;		/* closes the connection */
 	if (!basic_auth_ok(w, c))
-		return queue_text(c, MHD_HTTP_UNAUTHORIZED, "unauthorized\n", true);
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return queue_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n", false);
-	body = w->handler(url, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							  MHD_HTTP_HEADER_ACCEPT),
-			  &status, &ctype, &len, w->arg);
+		return queue_text(c, MHD_HTTP_UNAUTHORIZED, "unauthorized\n",
+				  true);
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return queue_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "method not allowed\n", false);
+	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					     MHD_HTTP_HEADER_ACCEPT);
+	body = w->handler(url, accept, &status, &ctype, &len, w->arg);
 	if (!body)
 		return queue_text(c, 500, "out of memory\n", false);
 	return queue(c, status, ctype, body, len, false);
 }
 
-struct fss_web *fss_web_new(int listen_fd, struct fss_webcfg *cfg, fss_web_handler h,
-			    void *arg, char *err, size_t errlen)
+#define OPT(k, v, p)	((struct MHD_OptionItem){ (k), (intptr_t)(v), (p) })
+
+struct fss_web *fss_web_new(int listen_fd, struct fss_webcfg *cfg,
+			    fss_web_handler h, void *arg, char *err,
+			    size_t errlen)
 {
 	struct fss_web *w = calloc(1, sizeof(*w));
 	unsigned int flags = MHD_USE_EPOLL;
@@ -291,34 +314,36 @@ struct fss_web *fss_web_new(int listen_fd, struct fss_webcfg *cfg, fss_web_handl
 	int n = 0, fd = -1;
 
 	if (!w || (fd = dup(listen_fd)) < 0) {
-		snprintf(err, errlen, "cannot start the HTTP server: %s", strerror(errno));
+		snprintf(err, errlen, "cannot start the HTTP server: %s",
+			 strerror(errno));
 		free(w);
 		return NULL;
 	}
 	w->cfg = cfg;
 	w->handler = h;
 	w->arg = arg;
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, fd, NULL };
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, FSS_WEB_MAX_CONNS, NULL };
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, FSS_WEB_IDLE_S, NULL };
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, FSS_WEB_REQ_MAX, NULL };
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_conn, w };
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_done, w };
+	o[n++] = OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
+	o[n++] = OPT(MHD_OPTION_CONNECTION_LIMIT, FSS_WEB_MAX_CONNS, NULL);
+	o[n++] = OPT(MHD_OPTION_CONNECTION_TIMEOUT, FSS_WEB_IDLE_S, NULL);
+	o[n++] = OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, FSS_WEB_REQ_MAX, NULL);
+	o[n++] = OPT(MHD_OPTION_NOTIFY_CONNECTION, on_conn, w);
+	o[n++] = OPT(MHD_OPTION_NOTIFY_COMPLETED, on_done, w);
 	if (cfg && cfg->tls) {
 		flags |= MHD_USE_TLS;
-		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, cfg->cert };
-		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, cfg->key };
-		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
-			(void *)fss_webcfg_priorities(cfg) };
+		o[n++] = OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, cfg->cert);
+		o[n++] = OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, cfg->key);
+		o[n++] = OPT(MHD_OPTION_HTTPS_PRIORITIES, 0,
+			     (void *)fss_webcfg_priorities(cfg));
 		if (cfg->ca)
-			o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0, cfg->ca };
+			o[n++] = OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, cfg->ca);
 	}
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	o[n++] = OPT(MHD_OPTION_END, 0, NULL);
 	w->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, w,
 				MHD_OPTION_ARRAY, o, MHD_OPTION_END);
 	di = w->d ? MHD_get_daemon_info(w->d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
 	if (!di) {
-		snprintf(err, errlen, "cannot start the HTTP%s server (libmicrohttpd)",
+		snprintf(err, errlen,
+			 "cannot start the HTTP%s server (libmicrohttpd)",
 			 cfg && cfg->tls ? "S" : "");
 		if (w->d)
 			MHD_stop_daemon(w->d);

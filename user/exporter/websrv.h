@@ -32,8 +32,9 @@ int fss_web_listen(const char *spec, char *err, size_t errlen);
  * and the status (200, 404...).  accept: the Accept header or NULL.
  * NULL: 500.
  */
-typedef char *(*fss_web_handler)(const char *path, const char *accept, int *status,
-				 const char **ctype, size_t *len, void *arg);
+typedef char *(*fss_web_handler)(const char *path, const char *accept,
+				 int *status, const char **ctype, size_t *len,
+				 void *arg);
 
 struct fss_web;
 
@@ -42,8 +43,9 @@ struct fss_web;
  * take over the same socket) with cfg, which the server owns from then on
  * (freed with it; NULL: plain HTTP, no auth).  NULL with err on failure.
  */
-struct fss_web *fss_web_new(int listen_fd, struct fss_webcfg *cfg, fss_web_handler h,
-			    void *arg, char *err, size_t errlen);
+struct fss_web *fss_web_new(int listen_fd, struct fss_webcfg *cfg,
+			    fss_web_handler h, void *arg, char *err,
+			    size_t errlen);
 void fss_web_free(struct fss_web *w);
 
 /* Serving https? */

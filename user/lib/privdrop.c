@@ -18,7 +18,8 @@
 #include <cap-ng.h>
 #include "lib/privdrop.h"
 
-int fss_user_lookup(const char *name, struct fss_user *u, char *err, size_t errlen)
+int fss_user_lookup(const char *name, struct fss_user *u, char *err,
+		    size_t errlen)
 {
 	struct passwd pw, *res = NULL;
 	char buf[4096], *end;
@@ -36,7 +37,8 @@ int fss_user_lookup(const char *name, struct fss_user *u, char *err, size_t errl
 		return -1;
 	}
 	if (!pw.pw_uid || !pw.pw_gid) {
-		snprintf(err, errlen, "--user %s: uid or group 0, not an unprivileged user", name);
+		snprintf(err, errlen, "--user %s: uid or group 0, not an "
+			 "unprivileged user", name);
 		return -1;
 	}
 	u->name = name;
@@ -53,14 +55,16 @@ int fss_user_become(const struct fss_user *u, char *err, size_t errlen)
 	rc = capng_change_id((int)u->uid, (int)u->gid,
 			     CAPNG_DROP_SUPP_GRP | CAPNG_CLEAR_BOUNDING);
 	if (rc) {
-		snprintf(err, errlen, "--user %s: cannot become it (libcap-ng error %d)",
+		snprintf(err, errlen,
+			 "--user %s: cannot become it (libcap-ng error %d)",
 			 u->name, rc);
 		return -1;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    capng_have_capabilities(CAPNG_SELECT_CAPS) != CAPNG_NONE ||
 	    getuid() != u->uid || geteuid() != u->uid || getegid() != u->gid) {
-		snprintf(err, errlen, "--user %s: privileges still held after the drop",
+		snprintf(err, errlen,
+			 "--user %s: privileges still held after the drop",
 			 u->name);
 		return -1;
 	}
@@ -72,7 +76,8 @@ int fss_user_clear_bounding(char *err, size_t errlen)
 	capng_get_caps_process();
 	capng_clear(CAPNG_SELECT_BOUNDS);
 	if (capng_apply(CAPNG_SELECT_BOUNDS)) {
-		snprintf(err, errlen, "cannot clear the capability bounding set");
+		snprintf(err, errlen,
+			 "cannot clear the capability bounding set");
 		return -1;
 	}
 	return 0;
@@ -96,5 +101,7 @@ int fss_user_try(const struct fss_user *u, int (*fn)(void *), void *arg)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) != 255 ? WEXITSTATUS(status) : -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
 }

@@ -16,8 +16,12 @@ struct fss_user {
 	gid_t gid;
 };
 
-/* NAME (or a number) to its uid and primary group; root is refused.  0 or -1 + err. */
-int fss_user_lookup(const char *name, struct fss_user *u, char *err, size_t errlen);
+/*
+ * NAME (or a number) to its uid and primary group; root is refused.
+ * 0 or -1 + err.
+ */
+int fss_user_lookup(const char *name, struct fss_user *u, char *err,
+		    size_t errlen);
 
 /*
  * Become u: supplementary groups dropped, gid and uid set (real, effective,
