@@ -29,15 +29,15 @@ endif
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libpq-dev libmariadb-dev libfuse3-dev \
 	libmicrohttpd-dev libgnutls28-dev libyaml-dev libcap-ng-dev libcrypt-dev \
-	fuse3 pkg-config make
+	liburing-dev fuse3 pkg-config make
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
 	curl iproute2 systemd openssl
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
-LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb libmicrohttpd gnutls \
-	yaml-0.1 libcap-ng libcrypt
+LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing \
+	libmicrohttpd gnutls yaml-0.1 libcap-ng libcrypt
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \
@@ -57,7 +57,7 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
 BLAME_SRCS := user/engine/blame/blame.c user/engine/blame/blame_sync.c user/engine/blame/blame_coal.c user/engine/blame/blame_xfs.c user/engine/blame/blame_store.c \
-	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c
+	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c user/engine/blame/comms.c
 ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr/attr_paint.c user/engine/attr/attr_detail.c user/engine/attr/attr_jnl.c \
 	user/engine/attr/tidx.c user/lib/phase.c
 

@@ -120,6 +120,8 @@ hist_case() { unit_case "$TEST_HIST" "$1"; }
 @test "hist: the sparse form (live mode) equals the dense one" { hist_case sparse; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }
+@test "stats: paired ratios of repeats: drift cancels, log-scale t interval, zeros by the delta method, one round has none" { hist_case ratio_paired; }
+@test "stats: the bootstrap's ratio interval holds the true ratio (2x) and 1 for the same histogram" { hist_case change_ratio; }
 
 # The database view of trace (tests/unit/test_dbview.c over user/db/dbrole.c,
 # user/db/fileclass.c, user/db/checkpoint.c, user/db/dbview.c, user/render/text/out_text_db.c).
@@ -144,7 +146,7 @@ blame_case() { unit_case "$TEST_BLAME" "$1"; }
 @test "myroles: MariaDB thread names to roles" { dbview_case mysql_names; }
 
 BLAME_CASES="journal_split journal_two_commits journal_unattributed
-flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_records
+flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_records comms_and_tool
 bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log_writes"
 
 @test "blame: every C case has a bats test here" {
@@ -160,6 +162,7 @@ bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log
 @test "blame: the journal thread's writes split among the transaction's contributors" { blame_case jbd2_write_split; }
 @test "blame: writeback credited to the dirtier, else named by inode" { blame_case writeback_owner; }
 @test "blame: compact owner records are named by the comm record of their pid" { blame_case comm_records; }
+@test "blame: comms outlive a test's blame, a /proc fallback names the rest, the tool is 'fsyncscope itself'" { blame_case comms_and_tool; }
 @test "blame: without block_io_start a request is owned by the bio it starts with" { blame_case bio_owner; }
 @test "blame: JSON entries, cgroup paths, shares adding up to 1" { blame_case json_shape; }
 @test "blame: tables are bounded; what falls out is unattributed" { blame_case bounded; }
@@ -196,7 +199,7 @@ findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
 @test "findings: slow flush at 50 % and 50 us, info on a loop device" { findings_case slow_flush; }
 @test "findings: no flush on a write-back cache is critical from 10 % of the syncs (run and trace)" { findings_case no_flush; }
 @test "findings: a neighbour in a run test's blame from 20 %, with cgroup advice" { findings_case neighbour_run; }
-@test "findings: a neighbour in a trace's blamed list, its own syncs left out" { findings_case neighbour_trace; }
+@test "findings: a neighbour in a trace's blamed list, its own syncs left out; fsyncscope itself never" { findings_case neighbour_trace; }
 @test "findings: events lost, syncs incomplete, layers not traced" { findings_case tool; }
 @test "findings: PostgreSQL checkpoint bursts from 25 % of the traced sync time" { findings_case checkpoints; }
 @test "findings: PostgreSQL WAL / InnoDB redo syncs flush-bound from 50 % on syncs over 100 us" { findings_case log_flush; }

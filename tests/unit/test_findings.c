@@ -381,7 +381,7 @@ static struct json_object *trace_doc(double caused, double own_ns,
 
 static void test_neighbour_trace(void)
 {
-	struct json_object *a;
+	struct json_object *a, *d;
 	const char *e;
 
 	a = F(trace_doc(2e8, 0, NULL));
@@ -399,6 +399,13 @@ static void test_neighbour_trace(void)
 	CHECK(!strcmp(sev(a, "neighbour"), "warning"), "own syncs left out");
 	HAS(fss_jstr(get(a, "neighbour"), "evidence"), "left out of that total");
 	CHECK_DBL(fss_jnum(fss_j(get(a, "neighbour"), "figures"), "share"), 0.3);
+	json_object_put(a);
+	/* fsyncscope's own process ("tool") is never a neighbour */
+	d = trace_doc(5e8, 0, NULL);
+	json_object_object_add(json_object_array_get_idx(fss_j(d, "blamed"), 0),
+			       "tool", json_object_new_boolean(1));
+	a = F(d);
+	CHECK(!strcmp(sev(a, "neighbour"), "none"), "the tool is no neighbour");
 	json_object_put(a);
 }
 

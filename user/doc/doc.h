@@ -64,6 +64,13 @@ const char *fss_jstr(struct json_object *o, const char *key);
 double fss_jnum(struct json_object *o, const char *key);
 long long fss_jint(struct json_object *o, const char *key, long long def);
 
+/*
+ * The name to show for a blame cause (a sync's blame entry or a trace's
+ * "blamed" row): "fsyncscope itself" when "tool" is true (the tracer's
+ * own process, docs/live.md), else its comm, else "?".
+ */
+const char *fss_cause_name(struct json_object *x);
+
 /* Output formats. */
 enum fss_fmt { FSS_FMT_TEXT, FSS_FMT_JSON, FSS_FMT_HTML, FSS_FMT_CSV,
 	       FSS_FMT_PERFETTO };

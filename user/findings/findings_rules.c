@@ -19,6 +19,15 @@ static const char *fsname(const struct fnd_subj *s)
 	return s->fs ? s->fs : "the filesystem";
 }
 
+/*
+ * A blamed cause that is fsyncscope's own process ("tool": the tracer's
+ * reads, docs/live.md): never a neighbour to act on.
+ */
+static bool fnd_is_tool(struct json_object *x)
+{
+	return json_object_get_boolean(fss_j(x, "tool"));
+}
+
 /* The cause of a trace record that has most of a phase (by_phase KEY). */
 static struct json_object *top_in_phase(struct json_object *doc,
 					const char *key, double *ns)
@@ -32,6 +41,8 @@ static struct json_object *top_in_phase(struct json_object *doc,
 		struct json_object *x = json_object_array_get_idx(b, i);
 		double v = fss_jnum(fss_j(x, "by_phase"), key);
 
+		if (fnd_is_tool(x))
+			continue;	/* fsyncscope itself: no cause to fix */
 		if (isfinite(v) && v > *ns) {
 			*ns = v;
 			best = x;
@@ -465,7 +476,7 @@ void fnd_rule_neighbour_trace(struct fnd_list *l, const struct fnd_subj *s)
 					  total);
 		struct fnd *f;
 
-		if (!(ns >= FSS_FIND_NEIGHBOUR_SHARE * tot) ||
+		if (fnd_is_tool(x) || !(ns >= FSS_FIND_NEIGHBOUR_SHARE * tot) ||
 		    !(f = neighbour(l, s, x, ns, tot)))
 			continue;
 		if (tot < total)

@@ -82,6 +82,10 @@ struct json_object *run_options_json(const struct run_opts *o)
 				json_object_array_add(sw, json_object_new_int(o->sweep[i]));
 		}
 		json_object_object_add(j, "sweep_jobs", sw);
+		json_object_object_add(j, "ioengine", json_object_new_string(
+				       o->uring ? "io_uring" : "sync"));
+		json_object_object_add(j, "iodepth", o->uring ?
+				       json_object_new_int((int)o->iodepth) : NULL);
 	}
 	return j;
 }
