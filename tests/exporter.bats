@@ -594,7 +594,7 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	stop_pid "$exp_pid"
 }
 
-@test "exporter: SIGHUP re-reads the web config (new password, new certificate); a bad one keeps the old" {
+@test "exporter: SIGHUP re-reads the web config (new password, new certificate); a bad one keeps the old; a named calibration file is not left behind" {
 	local port url old
 	web_config
 	port=$(free_port)
@@ -602,8 +602,13 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	# the files are nobody's to read again after the drop
 	chmod o+x "$FSS_SCRATCH"
 	chown -R nobody: "$FSS_SCRATCH/tls" "$FSS_SCRATCH/web.yml"
+	# a named calibration file (no O_TMPFILE) in a directory nobody may
+	# not write: its name goes before the drop, nothing is left behind
+	mkdir "$FSS_SCRATCH/calib"
+	exp_prefix=(env FSYNCSCOPE_NO_TMPFILE=1)
 	start_exporter exp --listen "127.0.0.1:$port" --web.config.file "$FSS_SCRATCH/web.yml" \
-		--interval 1
+		--interval 1 --calib-dir "$FSS_SCRATCH/calib"
+	[ -z "$(ls -A "$FSS_SCRATCH/calib")" ]
 	[ "$(tls_code "$url" -u alice:"$web_pass" --tls-max 1.2)" = 200 ]
 	old=$(openssl s_client -connect "127.0.0.1:$port" </dev/null 2>/dev/null | openssl x509 -fingerprint -noout)
 	# rotate: a new certificate and password
@@ -621,6 +626,8 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	wait_for "$FSS_SCRATCH/exp.err" 'SIGHUP: .*kept the old web config'
 	[ "$(tls_code "$url" -u alice:other-pass)" = 200 ]
 	stop_pid "$exp_pid"
+	[ -z "$(ls -A "$FSS_SCRATCH/calib")" ]
+	! grep -q 'removed' "$FSS_SCRATCH/exp.err"
 }
 
 @test "exporter: a bad --web.config.file or --user is one line naming the key, exit 2, before anything is loaded" {

@@ -589,6 +589,7 @@ static int start_serving(const struct fss_user *u, struct fss_webcfg **wc,
 	char err[512];
 	int rc;
 
+	fss_tracer_unname_files(T);
 	if (fss_user_become(u, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;

@@ -65,6 +65,12 @@ __u64 fss_tracer_drops(struct fss_tracer *t)
 	return read_percpu_sum(fd, 0) + read_percpu_sum(fd, 1) + prog_misses(t);
 }
 
+void fss_tracer_unname_files(struct fss_tracer *t)
+{
+	if (t->calib_kept)
+		fss_scratch_unname(&t->calib_file);
+}
+
 int fss_tracer_drops_readable(struct fss_tracer *t)
 {
 	int ncpu = libbpf_num_possible_cpus(), rc;
