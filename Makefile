@@ -28,14 +28,16 @@ endif
 # Debian 12 packages, one reason each (see README "Dependencies").
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libpq-dev libmariadb-dev libfuse3-dev \
+	libmicrohttpd-dev libgnutls28-dev libyaml-dev libcap-ng-dev libcrypt-dev \
 	liburing-dev fuse3 pkg-config make
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
-	curl iproute2 systemd
+	curl iproute2 systemd openssl
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
-LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing
+LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing \
+	libmicrohttpd gnutls yaml-0.1 libcap-ng libcrypt
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \

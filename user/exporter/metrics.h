@@ -98,6 +98,7 @@ struct fss_metrics {
 	__u64 events_lost;
 	/* syncs traced in full / summarized in the kernel since start */
 	struct fss_summ summ[FSS_SYNC_KIND_MAX];
+	bool events_lost_na;			/* cannot be read: not exported */
 	struct fss_m_info info;
 	double start_time;			/* Unix time the exporter started */
 };

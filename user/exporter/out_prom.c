@@ -326,9 +326,10 @@ static void render_self(struct buf *b, const struct fss_metrics *s, enum fss_pro
 {
 	struct lset l = { "", 0 };
 
-	counter(b, fmt, "fsyncscope_events_lost_total",
-		"Tracer events lost (ring buffer full or programs skipped) since start.",
-		s->events_lost);
+	if (!s->events_lost_na)		/* unreadable: absent, never a made-up 0 */
+		counter(b, fmt, "fsyncscope_events_lost_total",
+			"Tracer events lost (ring buffer full or programs skipped) since start.",
+			s->events_lost);
 	render_summ(b, s, fmt);
 	counter(b, fmt, "fsyncscope_series_folded_total",
 		"Syncs counted in a folded series (comm=\"other\") because --max-series was reached.",

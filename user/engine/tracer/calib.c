@@ -65,6 +65,28 @@ __u64 fss_tracer_drops(struct fss_tracer *t)
 	return read_percpu_sum(fd, 0) + read_percpu_sum(fd, 1) + prog_misses(t);
 }
 
+void fss_tracer_unname_files(struct fss_tracer *t)
+{
+	if (t->calib_kept)
+		fss_scratch_unname(&t->calib_file);
+}
+
+int fss_tracer_drops_readable(struct fss_tracer *t)
+{
+	int ncpu = libbpf_num_possible_cpus(), rc;
+	__u32 key = 0;
+	__u64 *vals;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	rc = bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.drops), &key, vals) ? -errno : 0;
+	free(vals);
+	return rc;
+}
+
 __u64 calib_blame_lost(struct fss_tracer *t)
 {
 	return read_percpu_sum(bpf_map__fd(t->skel->maps.drops), 2);
