@@ -126,6 +126,9 @@ prom_sum() {
 	local dir="$FSS_SCRATCH/textfile" ops t n i
 	fss_mkfs ext4 256
 	mkdir -p "$dir"
+	# the exporter writes it as nobody (its default --user)
+	chmod o+x "$FSS_SCRATCH"
+	chown nobody: "$dir"
 	FSYNCSCOPE_RING_KB=16 fss_start_bg exp err '^fsyncscope: exporting' \
 		"$FSS_BIN" exporter --textfile "$dir" --mount "$FSS_MNT" \
 		--interval 1
