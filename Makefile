@@ -12,6 +12,10 @@ CC        ?= cc
 PKG_CONFIG ?= pkg-config
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+# The binary; `make check-asan` builds a sanitized one under build/asan.
+BIN       ?= fsyncscope
+# Sanitizer flags added to every user-space compile and link (check-asan).
+SAN_FLAGS ?=
 
 ifeq ($(V),1)
 Q =
@@ -39,7 +43,8 @@ LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \
-	$(shell $(PKG_CONFIG) --cflags-only-I libpq libmariadb 2>/dev/null)
+	$(shell $(PKG_CONFIG) --cflags-only-I libpq libmariadb 2>/dev/null) \
+	$(SAN_FLAGS)
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lelf -lz -lpthread -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	-I$(OUTPUT) -Ibpf -I/usr/include/$(shell uname -m)-linux-gnu \
@@ -73,7 +78,7 @@ PY_TEST   := playwright==$(PLAYWRIGHT_VERSION)
 PYENV     := $(OUTPUT)/pyenv
 
 .PHONY: all deps pydeps run test unit vmtest install clean bench
-all: fsyncscope $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
+all: $(BIN) $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_ALL); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -118,11 +123,11 @@ $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-fsyncscope: $(USER_OBJS)
+$(BIN): $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/report.c user/hist.c user/doc.c user/fmt.c user/order_ci.c user/pctl.c user/out_text_breakdown.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/report.c user/hist.c user/doc.c user/doc_schema.c user/fmt.c user/order_ci.c user/pctl.c user/out_text_breakdown.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
@@ -138,7 +143,7 @@ $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
 
-$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/fileclass.c user/checkpoint.c user/dbview.c user/live_agg.c user/out_text_db.c user/myroles.c user/hist.c $(ATTR_SRCS) user/doc.c user/fmt.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/fileclass.c user/checkpoint.c user/dbview.c user/live_agg.c user/out_text_db.c user/myroles.c user/hist.c $(ATTR_SRCS) user/doc.c user/doc_schema.c user/fmt.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c libmariadb) -lm -o $@
 

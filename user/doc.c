@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -125,7 +126,7 @@ static struct json_object *pick_lines(char *buf, const char *path, char *err,
 {
 	struct json_object *best = NULL, *o, *t;
 	bool best_summary = false;
-	char *line = buf, *nl;
+	char *line = buf, *nl, where[PATH_MAX + 32];
 	int ln = 0;
 
 	for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
@@ -135,6 +136,11 @@ static struct json_object *pick_lines(char *buf, const char *path, char *err,
 			continue;
 		o = parse(line, nl ? (size_t)(nl - line) : strlen(line), path, ln,
 			  err, errlen);
+		snprintf(where, sizeof(where), "%s: line %d", path, ln);
+		if (o && fss_doc_check(o, "trace", where, err, errlen)) {
+			json_object_put(o);
+			o = NULL;
+		}
 		if (!o) {
 			json_object_put(best);
 			return NULL;
@@ -220,7 +226,8 @@ struct json_object *fss_doc_load(const char *path, char *err, size_t errlen)
 		o = parse(buf, len, path, 0, err, errlen);
 	}
 	free(buf);
-	if (o && check_schema(o, path, err, errlen)) {
+	if (o && (check_schema(o, path, err, errlen) ||
+		  fss_doc_check(o, fss_doc_kind(o), path, err, errlen))) {
 		json_object_put(o);
 		o = NULL;
 	}
@@ -373,6 +380,17 @@ long long fss_jint(struct json_object *o, const char *key, long long def)
 
 	return v && json_object_is_type(v, json_type_int) ?
 	       (long long)json_object_get_int64(v) : def;
+}
+
+size_t fss_jlen(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_array) ?
+	       json_object_array_length(o) : 0;
+}
+
+struct json_object *fss_jidx(struct json_object *o, size_t i)
+{
+	return i < fss_jlen(o) ? json_object_array_get_idx(o, i) : NULL;
 }
 
 int fss_doc_foreach_test(struct json_object *doc, fss_doc_test_fn fn, void *arg)

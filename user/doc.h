@@ -36,6 +36,16 @@ const char *fss_doc_kind(struct json_object *doc);
 struct json_object *fss_doc_load(const char *path, char *err, size_t errlen);
 
 /*
+ * Is o a document of this kind that renderers can take: every key they
+ * read of the type they read it as, counts >= 0, histograms whose buckets
+ * add up, no NaN or infinity (doc_schema.c has the rules).  kind is
+ * fss_doc_kind()'s word, or "events" for a line of run's --events file.
+ * Returns 0, or -1 with "WHERE: KEY: expected ..." in err.
+ */
+int fss_doc_check(struct json_object *o, const char *kind, const char *where,
+		  char *err, size_t errlen);
+
+/*
  * The tests of a run or compare document, each with a key unique in the
  * document: the test name (run), "FS/name" (compare).  fn returns
  * non-zero to stop.  Returns the number of tests visited.
@@ -63,6 +73,13 @@ struct json_object *fss_j(struct json_object *o, const char *key);
 const char *fss_jstr(struct json_object *o, const char *key);
 double fss_jnum(struct json_object *o, const char *key);
 long long fss_jint(struct json_object *o, const char *key, long long def);
+
+/*
+ * An array's length and its element i, whatever the document holds: 0 and
+ * NULL when o is not an array (json-c's own accessors assert the type).
+ */
+size_t fss_jlen(struct json_object *o);
+struct json_object *fss_jidx(struct json_object *o, size_t i);
 
 /* Output formats. */
 enum fss_fmt { FSS_FMT_TEXT, FSS_FMT_JSON, FSS_FMT_HTML, FSS_FMT_CSV,
