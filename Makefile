@@ -54,15 +54,15 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 # Programs linked into the main skeleton (probe.bpf.c is a separate one).
 MAIN_BPF_OBJS := $(filter-out $(OUTPUT)/bpf/probe.bpf.o,$(BPF_OBJS))
-USER_SRCS := $(wildcard user/*.c)
+USER_SRCS := $(shell find user -name '*.c' | LC_ALL=C sort)
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
-BLAME_SRCS := user/blame.c user/blame_sync.c user/blame_coal.c user/blame_xfs.c \
-	      user/blame_json.c user/cgpath.c
-ATTR_SRCS := user/attr.c user/attr_rq.c user/attr_paint.c user/attr_detail.c \
-	user/tidx.c
+BLAME_SRCS := user/engine/blame/blame.c user/engine/blame/blame_sync.c user/engine/blame/blame_coal.c user/engine/blame/blame_xfs.c user/engine/blame/blame_store.c \
+	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c
+ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr/attr_paint.c user/engine/attr/attr_detail.c user/engine/attr/attr_jnl.c \
+	user/engine/attr/tidx.c user/lib/phase.c
 
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
@@ -121,29 +121,30 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 
 $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(SKELS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BIN): $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/report.c user/hist.c user/doc.c user/doc_schema.c user/fmt.c user/order_ci.c user/pctl.c user/out_text_breakdown.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/lib/hist.c user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
-$(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/verdict.c user/order_ci.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_verdict: tests/unit/test_verdict.c user/sys/verdict.c user/lib/order_ci.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
-$(OUTPUT)/tests/test_hist: tests/unit/test_hist.c user/hist.c user/stats.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_hist: tests/unit/test_hist.c user/lib/hist.c user/lib/stats.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
-$(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/metrics.c user/out_prom.c $(ATTR_SRCS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/exporter/metrics.c user/exporter/out_prom.c $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
 
-$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/dbrole.c user/fileclass.c user/checkpoint.c user/dbview.c user/live_agg.c user/out_text_db.c user/myroles.c user/hist.c $(ATTR_SRCS) user/doc.c user/doc_schema.c user/fmt.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/db/dbrole.c user/db/fileclass.c user/db/checkpoint.c user/db/dbview.c user/stats/live_agg.c user/render/text/out_text_db.c user/db/myroles.c user/lib/hist.c $(ATTR_SRCS) user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c libmariadb) -lm -o $@
 
@@ -197,4 +198,5 @@ clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUTPUT) fsyncscope
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d) \
+	$(shell find $(OUTPUT)/user -name '*.d' 2>/dev/null)

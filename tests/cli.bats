@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The command line shared by the subcommands (user/cli.c): one parser for
+# The command line shared by the subcommands (user/cmd/cli.c): one parser for
 # the workload and tracing options of run and compare, and one way to turn
 # bad input into one stderr line.  Everything here fails while parsing, so
 # nothing is made; the scratch directory must stay empty.

@@ -109,9 +109,9 @@ check_plain_suite() {
 	fss_scratch
 	cc -O2 -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 		-I"$FSS_ROOT/user" "$FSS_ROOT/tests/unit/test_workload.c" \
-		"$FSS_ROOT/user/workload.c" "$FSS_ROOT/user/workload_files.c" \
-		"$FSS_ROOT/user/pctl.c" "$FSS_ROOT/user/scratch.c" \
-		"$FSS_ROOT/user/hist.c" -ljson-c -lpthread -lm \
+		"$FSS_ROOT/user/workload/workload.c" "$FSS_ROOT/user/workload/workload_files.c" \
+		"$FSS_ROOT/user/lib/pctl.c" "$FSS_ROOT/user/lib/scratch.c" \
+		"$FSS_ROOT/user/lib/hist.c" -ljson-c -lpthread -lm \
 		-o "$FSS_SCRATCH/test_workload"
 	run "$FSS_SCRATCH/test_workload"
 	echo "$output"
@@ -150,6 +150,20 @@ check_plain_suite() {
 		.bs * .writes_per_sync == 16384 and .method == "open_sync"] | all'
 	fss_jq "$FSS_SCRATCH/out.json" '.tests[-1] | .method == "none" and .bs == 8192'
 	assert_no_leftovers "$FSS_MNT"
+}
+
+@test "a mount point with a space: the target's mount, fs and source are found (libmount unescapes \\040)" {
+	fss_mkfs ext4 64
+	local sp="$FSS_SCRATCH/with space"
+	mkdir -p "$sp"
+	mount "$FSS_LOOP" "$sp"
+	track_mount "$sp"
+	"$FSS_BIN" run --no-trace --count 5 --method fdatasync --json "$sp" \
+		> "$FSS_SCRATCH/sp.json"
+	jq -e --arg sp "$sp" '.target.mountpoint == $sp' "$FSS_SCRATCH/sp.json"
+	fss_jq "$FSS_SCRATCH/sp.json" '.target.fs == "ext4"'
+	jq -e --arg l "$FSS_LOOP" '.target.source == $l' "$FSS_SCRATCH/sp.json"
+	fss_jq "$FSS_SCRATCH/sp.json" '[.tests[] | .status == "ok"] | all'
 }
 
 @test "suite on xfs: rows present, JSON contract holds" {

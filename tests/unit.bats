@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Unit tests of the attribution engine and the breakdown report
-# (tests/unit/test_attr.c over user/attr.c and user/report.c): one bats test
+# (tests/unit/test_attr.c over user/engine/attr/attr.c and user/stats/collector.c): one bats test
 # per C test case, so a failure names the case and shows its FAIL lines.
 # Pure C, no root, no BPF, no devices.
 
@@ -107,8 +107,8 @@ sync_detail"
 	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(echo $CASES | wc -w)" ]
 }
 
-# The histogram and the bootstrap (tests/unit/test_hist.c over user/hist.c
-# and user/stats.c).
+# The histogram and the bootstrap (tests/unit/test_hist.c over user/lib/hist.c
+# and user/lib/stats.c).
 TEST_HIST="${TEST_HIST:-$FSS_BUILD/tests/test_hist}"
 
 hist_case() { unit_case "$TEST_HIST" "$1"; }
@@ -120,8 +120,8 @@ hist_case() { unit_case "$TEST_HIST" "$1"; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }
 
-# The database view of trace (tests/unit/test_dbview.c over user/dbrole.c,
-# user/fileclass.c, user/checkpoint.c, user/dbview.c, user/out_text_db.c).
+# The database view of trace (tests/unit/test_dbview.c over user/db/dbrole.c,
+# user/db/fileclass.c, user/db/checkpoint.c, user/db/dbview.c, user/render/text/out_text_db.c).
 TEST_DBVIEW="${TEST_DBVIEW:-$FSS_BUILD/tests/test_dbview}"
 
 dbview_case() { unit_case "$TEST_DBVIEW" "$1"; }

@@ -2,9 +2,8 @@
 /* fsyncscope - explain why a sync is slow.  Subcommand dispatch. */
 #include <stdio.h>
 #include <string.h>
-#include "commands.h"
-
-const char *fss_version = "0.1.0";
+#include "cmd/commands.h"
+#include "lib/version.h"
 
 static const struct {
 	const char *name;
@@ -42,7 +41,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("fsyncscope %s\n", fss_version);
+		printf("fsyncscope %s\n", FSS_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 #include <json-c/json.h>
-#include "attr.h"
-#include "render.h"
-#include "report.h"
+#include "engine/attr/attr.h"
+#include "render/render.h"
+#include "stats/collector.h"
 #include "tap.h"
 
 /* Test hook in attr.c (deliberately not in attr.h). */

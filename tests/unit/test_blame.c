@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "blame.h"
+#include "doc/blame_json.h"
 #include "tap.h"
 
 #define FSDEV	((8u << 20) | 1)	/* 8:1, the filesystem */

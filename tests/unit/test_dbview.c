@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "checkpoint.h"
-#include "dbrole.h"
-#include "dbview.h"
-#include "fileclass.h"
-#include "myroles.h"
-#include "render.h"
+#include "db/checkpoint.h"
+#include "db/dbrole.h"
+#include "db/dbview.h"
+#include "db/fileclass.h"
+#include "db/myroles.h"
+#include "render/render.h"
 #include "tap.h"
 
 static void pg_roles(void)

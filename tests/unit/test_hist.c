@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "hist.h"
-#include "stats.h"
+#include "lib/hist.h"
+#include "lib/stats.h"
 #include "tap.h"
 
 static int u64cmp(const void *a, const void *b)

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
-#include "out_prom.h"
+#include "exporter/metrics.h"
+#include "exporter/out_prom.h"
 #include "tap.h"
 
 static void fake_dev(__u32 dev, struct fss_m_dev *d)

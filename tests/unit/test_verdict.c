@@ -12,8 +12,8 @@
 #include <string.h>
 #include <errno.h>
 #include <math.h>
-#include "order_ci.h"
-#include "verdict.h"
+#include "lib/order_ci.h"
+#include "sys/verdict.h"
 #include "tap.h"
 
 /* A device with nothing known and nothing measured. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "workload.h"
+#include "workload/workload.h"
 #include "tap.h"
 
 static int cmp(const void *a, const void *b)

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * run_doc.c - the result document of `fsyncscope run` (docs/run.md):
+ * options, tests, sweep, verdict; and the parts of it that the plain text
+ * prints as the run goes (header, rows, verdict), each rendered by
+ * out_text_run.c from a document fragment.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+#include "cmd/commands.h"
+#include "lib/version.h"
+#include "doc/doc.h"
+#include "cmd/run/run_int.h"
+#include "engine/tracer/tracer.h"
+
+/* The end of a section: its footnotes. */
+void run_print_footnotes(struct ctx *c)
+{
+	fss_text_run_section_end(&c->txt);
+	fflush(stdout);
+}
+
+/* A test's row (and breakdown), rendered from its document. */
+void run_print_row(struct ctx *c, const struct fss_run_test *r)
+{
+	struct json_object *tj = fss_run_test_json(r, -1);
+
+	fss_text_run_row(&c->txt, tj, c->o->wl.hist);
+	json_object_put(tj);
+}
+
+/* The header, rendered from the document's first parts. */
+void run_print_header(struct ctx *c)
+{
+	struct json_object *d = json_object_new_object();
+
+	json_object_object_add(d, "version", json_object_new_string(FSS_VERSION));
+	json_object_object_add(d, "target", fss_target_info_json(&c->ti));
+	json_object_object_add(d, "options", run_options_json(c->o));
+	fss_text_run_header(stdout, d);
+	json_object_put(d);
+	fflush(stdout);
+}
+
+struct json_object *run_options_json(const struct run_opts *o)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "mode", json_object_new_string(
+		o->nsweep ? "sweep" : o->custom ? "custom" : "suite"));
+	json_object_object_add(j, "seconds", o->wl.count ? NULL : fss_json_num(o->wl.seconds, 3));
+	json_object_object_add(j, "count", o->wl.count ?
+			       json_object_new_int64((int64_t)o->wl.count) : NULL);
+	json_object_object_add(j, "trace", json_object_new_boolean(!o->wl.no_trace));
+	json_object_object_add(j, "file", o->file ? json_object_new_string(o->file) : NULL);
+	json_object_object_add(j, "force", json_object_new_boolean(o->force));
+	if (o->custom) {
+		const struct fss_cli_shape *sh = &o->shape;
+		struct json_object *sw = NULL;
+
+		json_object_object_add(j, "method", json_object_new_string(
+					fss_method_name(sh->methods[0])));
+		json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->wl.bs));
+		json_object_object_add(j, "direct",
+				       json_object_new_boolean(sh->direct));
+		json_object_object_add(j, "writes_per_sync", json_object_new_int(o->wl.wps));
+		json_object_object_add(j, "jobs", json_object_new_int(o->wl.jobs));
+		json_object_object_add(j, "shared_file", json_object_new_boolean(o->shared));
+		json_object_object_add(j, "pattern", json_object_new_string(
+					fss_pattern_name(sh->pattern)));
+		json_object_object_add(j, "file_size",
+				       sh->pattern == FSS_PAT_APPEND ? NULL :
+				       json_object_new_int64((int64_t)o->wl.file_size));
+		if (o->nsweep) {
+			sw = json_object_new_array();
+			for (int i = 0; i < o->nsweep; i++)
+				json_object_array_add(sw, json_object_new_int(o->sweep[i]));
+		}
+		json_object_object_add(j, "sweep_jobs", sw);
+	}
+	return j;
+}
+
+static void sweep_stats(const struct sweep_row *rows, int n, int i, double *naive,
+			double *speedup, double *vs_naive, double *conc)
+{
+	const struct fss_wl_result *b = NULL, *x = &rows[i].r->res;
+	int base = -1;
+
+	for (int k = 0; k < n; k++)
+		if (rows[k].r->res.status == FSS_WL_OK &&
+		    (base < 0 || rows[k].jobs < rows[base].jobs))
+			base = k;
+	*naive = *speedup = *vs_naive = *conc = NAN;
+	if (x->status != FSS_WL_OK)
+		return;
+	*conc = x->ops_per_sec * x->lat.mean / 1e6;
+	if (base < 0)
+		return;
+	b = &rows[base].r->res;
+	if (b->ops_per_sec > 0)
+		*speedup = x->ops_per_sec / b->ops_per_sec;
+	if (b->lat.mean > 0) {
+		*naive = 1e6 / b->lat.mean;
+		*vs_naive = x->ops_per_sec / *naive;
+	}
+}
+
+static int sweep_base_jobs(const struct sweep_row *rows, int n)
+{
+	int base = -1;
+
+	for (int k = 0; k < n; k++)
+		if (rows[k].r->res.status == FSS_WL_OK &&
+		    (base < 0 || rows[k].jobs < rows[base].jobs))
+			base = k;
+	return base < 0 ? 0 : (int)rows[base].jobs;
+}
+
+struct json_object *run_sweep_json(const struct sweep_row *rows, int n)
+{
+	struct json_object *arr = json_object_new_array();
+	double naive, speedup, vs_naive, conc;
+	int bj = sweep_base_jobs(rows, n);
+
+	for (int i = 0; i < n; i++) {
+		const struct fss_wl_result *x = &rows[i].r->res;
+		struct json_object *o = json_object_new_object();
+		bool ok = x->status == FSS_WL_OK;
+
+		sweep_stats(rows, n, i, &naive, &speedup, &vs_naive, &conc);
+		json_object_object_add(o, "jobs", json_object_new_int(rows[i].jobs));
+		json_object_object_add(o, "name", json_object_new_string(rows[i].r->name));
+		json_object_object_add(o, "status", json_object_new_string(ok ? "ok" : "n/a"));
+		json_object_object_add(o, "ops_per_sec", ok ? fss_json_num(x->ops_per_sec, 3) : NULL);
+		json_object_object_add(o, "mean_us", ok ? fss_json_num(x->lat.mean, 3) : NULL);
+		json_object_object_add(o, "p50_us", ok ? fss_json_num(x->lat.p50, 3) : NULL);
+		json_object_object_add(o, "p99_us", ok ? fss_json_num(x->lat.p99, 3) : NULL);
+		json_object_object_add(o, "littles_law_concurrency", fss_json_num(conc, 3));
+		json_object_object_add(o, "concurrency_per_job",
+				       fss_json_num(conc / rows[i].jobs, 3));
+		json_object_object_add(o, "base_jobs", bj ? json_object_new_int(bj) : NULL);
+		json_object_object_add(o, "speedup", fss_json_num(speedup, 3));
+		json_object_object_add(o, "naive_iops", fss_json_num(naive, 3));
+		json_object_object_add(o, "vs_naive", fss_json_num(vs_naive, 3));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* Facts of a device that could not be read: all unknown. */
+static void dev_unknown(struct fss_devinfo *d, const char *name)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->write_cache = d->fua = -1;
+	d->nvme_vwc_present = d->nvme_vwc_enabled = -1;
+}
+
+/*
+ * The disk the syncs went to: --file's whole disk when it names a block
+ * device, else the whole disk under DIR.  None (rv->have false, rv->why)
+ * when DIR's filesystem has no block device.
+ */
+void run_verdict_get(struct ctx *c, struct run_verdict *rv)
+{
+	const struct fss_target *t = &c->ti.t;
+	struct stat st;
+
+	memset(rv, 0, sizeof(*rv));
+	rv->idx = -1;
+	if (c->o->file && !stat(c->o->file, &st) && S_ISBLK(st.st_mode)) {
+		char parent[sizeof(rv->dev.parent)];
+
+		if (fss_devinfo_read(c->o->file, &rv->dev)) {
+			dev_unknown(&rv->dev, c->o->file);
+		} else if (rv->dev.is_partition && rv->dev.parent[0]) {
+			snprintf(parent, sizeof(parent), "%s", rv->dev.parent);
+			if (fss_devinfo_read(parent, &rv->dev))
+				dev_unknown(&rv->dev, parent);
+		}
+	} else if (!t->has_disk || !t->disk[0]) {
+		snprintf(rv->why, sizeof(rv->why), "%s is on %s, not on a block "
+			 "device: there is no device cache to judge", t->path,
+			 t->fstype[0] ? t->fstype : "a filesystem");
+		return;
+	} else if (c->ti.dev_ok) {
+		rv->dev = c->ti.dev;
+	} else {
+		dev_unknown(&rv->dev, t->disk);
+	}
+	rv->idx = fss_run_verdict_test(c->tests, c->ntests);
+	fss_run_verdict(&rv->dev, NULL, c->tests, rv->idx, &rv->v);
+	rv->have = true;
+}
+
+/* The verdict, rendered from the document's verdict and measured test. */
+void run_verdict_print(struct ctx *c, const struct run_verdict *rv)
+{
+	struct json_object *d = json_object_new_object(), *tests;
+
+	fss_doc_stamp(d, "run");
+	json_object_object_add(d, "options", run_options_json(c->o));
+	tests = json_object_new_array();
+	if (rv->have && rv->idx >= 0)
+		json_object_array_add(tests, fss_run_test_json(&c->tests[rv->idx], -1));
+	json_object_object_add(d, "tests", tests);
+	json_object_object_add(d, "verdict", rv->have ?
+			       fss_run_verdict_json(&rv->v, &rv->dev, c->tests,
+						    rv->idx) : NULL);
+	json_object_object_add(d, "verdict_reason", rv->have ? NULL :
+			       json_object_new_string(rv->why));
+	fss_text_run_verdict(stdout, d);
+	json_object_put(d);
+}
+
+/* The result document of the run (docs/run.md). */
+struct json_object *run_doc(struct ctx *c, __u64 drops,
+			    const struct sweep_row *rows, int nrows,
+			    const struct run_verdict *rv)
+{
+	struct json_object *doc = json_object_new_object(), *tests;
+
+	fss_doc_stamp(doc, "run");
+	json_object_object_add(doc, "host", fss_run_host_json());
+	json_object_object_add(doc, "target", fss_target_info_json(&c->ti));
+	json_object_object_add(doc, "options", run_options_json(c->o));
+	json_object_object_add(doc, "strategy", c->tr ?
+			       fss_tracer_strategy_json(c->tr) : NULL);
+	json_object_object_add(doc, "drops", c->tr ?
+			       json_object_new_int64((int64_t)drops) : NULL);
+	tests = json_object_new_array();
+	for (int i = 0; i < c->ntests; i++)
+		if (c->tests[i].ran)
+			json_object_array_add(tests, fss_run_test_json(&c->tests[i],
+					rv->have ? rv->dev.write_cache : -1));
+	json_object_object_add(doc, "tests", tests);
+	if (c->o->nsweep)
+		json_object_object_add(doc, "sweep", run_sweep_json(rows, nrows));
+	json_object_object_add(doc, "verdict", rv->have ?
+			       fss_run_verdict_json(&rv->v, &rv->dev, c->tests,
+						    rv->idx) : NULL);
+	json_object_object_add(doc, "verdict_reason", rv->have ? NULL :
+			       json_object_new_string(rv->why));
+	json_object_object_add(doc, "interrupted", fss_run_interrupted_json());
+	return doc;
+}

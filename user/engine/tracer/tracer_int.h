@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * trace_int.h - internals shared by the tracer's modules (callers use
+ * trace.h):
+ *
+ *   trace.c     open (in named steps) and close, the consumer thread,
+ *               per-test windows and live draining
+ *   strategy.c  kernel facts from BTF, feature probes, which programs
+ *               load, attach layer by layer with fallbacks, the strategy
+ *               report
+ *   calib.c     calibration syncs (which hooks really fire), hook hits,
+ *               lost events
+ */
+#ifndef __FSS_TRACE_INT_H
+#define __FSS_TRACE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <bpf/libbpf.h>
+#include "engine/tracer/tracer.h"
+#include "engine/attr/attr.h"
+#include "engine/blame/blame.h"
+#include "fsyncscope.skel.h"
+
+enum layer { L_SYNC, L_FS, L_JOURNAL, L_BLOCK, L_NVME, L_MAX };
+/* "sync", "fs", "journal", "block", "nvme" */
+extern const char *const layer_names[L_MAX];
+
+/* Hook sets: which programs a layer can use. */
+enum hookset {
+	HS_SYSCALL_TP,		/* sync: syscall tracepoints */
+	HS_FS_TP, HS_FS_FENTRY, HS_FS_KPROBE,
+	HS_JOURNAL_TP,
+	HS_BLOCK_BTF, HS_BLOCK_RAW,
+	HS_NVME_BTF,
+	HS_BLAME,		/* blame.bpf.c: loads only with opts.blame */
+	HS_MAX,
+};
+extern const char *const hookset_names[HS_MAX];
+
+struct prog_info {
+	struct bpf_program *prog;
+	enum layer layer;
+	enum hookset set;
+	const char *fs;		/* "ext4", "xfs", "btrfs" or NULL */
+	bool required;		/* attach failure is fatal */
+	struct bpf_link *link;
+	int attach_err;
+};
+
+#define MAX_PROGS 96	/* programs of the main object (66 with blame's) */
+
+struct fss_tracer {
+	struct fss_trace_opts opts;
+	struct fsyncscope_bpf *skel;
+	struct ring_buffer *rb;
+	struct prog_info progs[MAX_PROGS];
+	int nprogs;
+
+	enum hookset layer_set[L_MAX];
+	char layer_desc[L_MAX][160];	/* what is used, or "n/a: why" */
+	bool layer_ok[L_MAX];
+	char probe_fentry[128], probe_kprobe[128];
+	struct json_object *calib;
+	double setup_ms;		/* open: launch of the tracer -> calibrated */
+	bool floor_only;		/* FSYNCSCOPE_FLOOR=1: programs only count */
+
+	pthread_t thread;
+	bool thread_started;
+	volatile bool stop;
+	pthread_mutex_t lock;		/* rb consumption, attr, on_sync */
+	bool collecting;
+	__u64 window_start;
+	struct fss_attr *attr;
+	struct fss_blame *blame;	/* NULL: blame off or n/a */
+	bool blame_on;			/* its programs load (and attached) */
+	char blame_desc[256];		/* what blame uses, or "n/a: why" */
+	struct fss_blame_list blame_list;	/* of the sync being handed on */
+	__u32 blame_devs[64];		/* fs and disk devs put in the blame_devs
+					 * map (unfiltered tracing only) */
+	int nblame_devs;
+	__u32 rq_devs[64];		/* fs devs whose disk is in the rq_devs
+					 * map (unfiltered tracing only) */
+	int nrq_devs;
+	__u64 drops_at_begin;
+	__u64 hits_at_begin[FSS_HOOK_MAX];
+	int add_errors;
+
+	/* fs dev -> disk dev cache for the attribution engine */
+	struct { __u32 fs, disk; } disk_cache[32];
+	int ndisk_cache;
+};
+
+/* What strat_plan() decided to try, for strat_load() and strat_attach(). */
+struct strat_plan {
+	enum hookset fs_try[3];		/* filesystem hook sets, best first */
+	int nfs;
+	enum hookset blk_set;		/* tp_btf, or raw_tp */
+	bool nvme;			/* nvme_core tracepoints in BTF */
+};
+
+/* strategy.c: the open steps */
+
+/* tracefs, probes, --strategy, the env knobs, BTF questions. 0 or -errno */
+int strat_plan(struct fss_tracer *t, struct strat_plan *p, char *err,
+	       size_t errlen);
+/* Load the main object, falling back along the plan (which it updates). */
+int strat_load(struct fss_tracer *t, struct strat_plan *p, char *err,
+	       size_t errlen);
+/* Attach layer by layer; layer_set/ok/desc filled.  0 or -errno */
+int strat_attach(struct fss_tracer *t, const struct strat_plan *p, char *err,
+		 size_t errlen);
+
+/* strategy.c: (re)attach for calibration */
+
+int strat_attach_set(struct fss_tracer *t, enum layer layer, enum hookset set,
+		     int *attached);
+void strat_detach_set(struct fss_tracer *t, enum layer layer,
+		      enum hookset set);
+
+/* calib.c */
+
+/* Blame records lost (ring buffer full) since open. */
+__u64 calib_blame_lost(struct fss_tracer *t);
+
+/* Calibration syncs in opts.calib_dir; drops hooks that never fired. */
+int calib_run(struct fss_tracer *t, char *err, size_t errlen);
+/* Hits of each hook so far (FSS_HOOK_MAX counters). */
+void calib_read_hits(struct fss_tracer *t, __u64 *hits);
+
+#endif /* __FSS_TRACE_INT_H */

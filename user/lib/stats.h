@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * stats.h - statistics over histograms (hist.h): a bootstrap confidence
+ * interval for the change of a quantile or of the mean between two
+ * independent samples A and B.  Pure C.
+ *
+ * Resampling is the Poisson bootstrap over buckets: each resample draws
+ * every bucket's count from Poisson(count), which approximates drawing n
+ * values with replacement and needs no per-sync records.  Values are the
+ * bucket midpoints (1.6 % wide), so differences below ~2 % are below the
+ * histograms' resolution.
+ */
+#ifndef __FSS_STATS_H
+#define __FSS_STATS_H
+
+#include <stdint.h>
+#include "lib/hist.h"
+
+struct fss_change {
+	double a, b;		/* the statistic in A and B (ns) */
+	double diff;		/* b - a (ns) */
+	double lo, hi;		/* 95 % CI of b - a (ns) */
+	int word;		/* +1 slower, -1 faster, 0 within noise */
+};
+
+/*
+ * q in (0, 1]: that quantile; q == 0: the mean.  resamples: e.g. 1000.
+ * The change is "slower" (+1) when the whole interval lies above
+ * max(min_rel * a, min_abs_ns), "faster" (-1) when below minus that, else
+ * within noise.  Returns 0, or -1 if A or B is empty.
+ */
+int fss_change_compute(const struct fss_hist *a, const struct fss_hist *b,
+		       double q, int resamples, uint64_t seed, double min_rel,
+		       double min_abs_ns, struct fss_change *out);
+
+/* Deterministic generator (splitmix64) and Poisson draws, exposed for tests. */
+uint64_t fss_rand_next(uint64_t *state);
+double fss_rand_unit(uint64_t *state);		/* (0, 1) */
+uint64_t fss_rand_poisson(uint64_t *state, double lambda);
+
+#endif /* __FSS_STATS_H */
