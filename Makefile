@@ -77,7 +77,26 @@ PLAYWRIGHT_VERSION ?= 1.65.2
 PY_TEST   := playwright==$(PLAYWRIGHT_VERSION)
 PYENV     := $(OUTPUT)/pyenv
 
-.PHONY: all deps pydeps run test unit vmtest install clean bench
+.PHONY: all deps pydeps run test unit vmtest install clean bench \
+	fuzz fuzz-build check-asan
+
+# Hardening (docs/hardening.md).  libFuzzer targets (tests/fuzz/) over the
+# document reader and every renderer, the --events reader and the option
+# parsers, built with clang under ASan+UBSan in $(OUTPUT)/fuzz; `make fuzz
+# FUZZ_SECS=N` replays tests/fuzz/corpus/TARGET and fuzzes each target N
+# seconds (new inputs go to $(OUTPUT)/fuzz/corpus, crashes to
+# $(OUTPUT)/fuzz/crash-*).  `make check-asan` builds fsyncscope and the unit
+# tests with ASan+UBSan in $(OUTPUT)/asan (BPF objects as usual) and runs
+# the unit tests and ASAN_BATS with leak detection on.
+FUZZ_TARGETS := doc events parse
+FUZZ_SECS ?= 60
+FUZZ_CC   ?= clang
+SANITIZE  := address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+FUZZ_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
+ASAN_BATS ?= tests/baddocs.bats
+SAN_ENV   := ASAN_OPTIONS=detect_leaks=1:exitcode=86:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
 all: $(BIN) $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
 
 deps:
@@ -167,6 +186,49 @@ $(OUTPUT)/tests/syncer: tests/helpers/syncer.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/blamer: tests/helpers/blamer.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+$(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -fsanitize=fuzzer $< $(FUZZ_OBJS) \
+		$(LDLIBS) -o $@
+
+fuzz-build: deps
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/fuzz CC=$(FUZZ_CC) \
+		SAN_FLAGS="-fsanitize=fuzzer-no-link,$(SANITIZE)" \
+		BIN=$(OUTPUT)/fuzz/fsyncscope \
+		$(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+# Per target: the longest input (documents are up to ~100 KB compact).
+FUZZ_LEN_doc    := 131072
+FUZZ_LEN_events := 65536
+FUZZ_LEN_parse  := 512
+
+fuzz: fuzz-build
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		d=$(OUTPUT)/fuzz; mkdir -p $$d/corpus/$$t; \
+		case $$t in doc) n=$(FUZZ_LEN_doc);; events) n=$(FUZZ_LEN_events);; \
+			*) n=$(FUZZ_LEN_parse);; esac; \
+		printf '  %-8s %s\n' FUZZ "$$t, $(FUZZ_SECS) s"; \
+		$(SAN_ENV) $$d/fuzz_$$t -max_total_time=$(FUZZ_SECS) -max_len=$$n \
+			-timeout=30 -rss_limit_mb=3072 -print_final_stats=1 \
+			-artifact_prefix=$$d/crash-$$t- $$d/corpus/$$t \
+			tests/fuzz/corpus/$$t > $$d/$$t.log 2>&1 || \
+			{ tail -60 $$d/$$t.log; echo "make fuzz: $$t failed," \
+			  "input in $$d/crash-$$t-*" >&2; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^Done' $$d/$$t.log; \
+	done
+
+check-asan: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan \
+		SAN_FLAGS="-fsanitize=$(SANITIZE)" BIN=$(OUTPUT)/asan/fsyncscope \
+		$(OUTPUT)/asan/fsyncscope \
+		$(patsubst $(OUTPUT)/%,$(OUTPUT)/asan/%,$(UNIT_TESTS))
+	$(Q)for t in $(patsubst $(OUTPUT)/%,$(OUTPUT)/asan/%,$(UNIT_TESTS)); do \
+		$(SAN_ENV) $$t > $$t.log 2>&1 || { cat $$t.log; exit 1; }; \
+		echo "  ASAN     $$t: $$(grep -c '^ok' $$t.log) ok"; \
+	done
+	$(Q)$(SAN_ENV) FSS_BIN=$(CURDIR)/$(OUTPUT)/asan/fsyncscope bats --tap $(ASAN_BATS)
 
 unit: $(UNIT_TESTS)
 	$(Q)for t in $(UNIT_TESTS); do $$t || exit 1; done

@@ -53,42 +53,68 @@ const char *fss_doc_kind(struct json_object *doc)
 	return s + strlen(SCHEMA_PREFIX);
 }
 
+/*
+ * Why the bytes read so far (n of them, more to come when more) cannot be
+ * a document, or NULL: too many, or not starting as a JSON object does
+ * (so /dev/zero or a 2 GB binary is refused after its first block).
+ */
+static const char *slurp_refuse(const char *buf, size_t n)
+{
+	size_t ws = strspn(buf, " \t\r\n");
+
+	if (n > FSS_DOC_MAX_BYTES)
+		return "too large for a saved result (more than "
+		       FSS_DOC_MAX_TEXT ")";
+	if (ws < n && buf[ws] != '{')
+		return "not an fsyncscope result (not a JSON object)";
+	return NULL;
+}
+
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	size_t cap = 1 << 16, n = 0;
 	char *buf = NULL, *p;
+	const char *why = NULL;
+	struct stat st;
 
 	if (!f) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	for (;;) {
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
+		why = "a directory, not a saved result";
+	else if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+		 (unsigned long long)st.st_size > FSS_DOC_MAX_BYTES)
+		why = slurp_refuse("", FSS_DOC_MAX_BYTES + 1);
+	while (!why) {
 		if (!(p = realloc(buf, cap + 1))) {
-			snprintf(err, errlen, "%s: out of memory", path);
-			free(buf);
-			buf = NULL;
+			why = "out of memory";
 			break;
 		}
 		buf = p;
 		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap) {
-			if (ferror(f)) {
-				snprintf(err, errlen, "cannot read %s: %s", path,
-					 strerror(errno));
-				free(buf);
-				buf = NULL;
-			}
+		buf[n] = '\0';
+		if (n < cap && ferror(f)) {
+			snprintf(err, errlen, "cannot read %s: %s", path,
+				 strerror(errno));
+			free(buf);
+			buf = NULL;
 			break;
 		}
+		if ((why = slurp_refuse(buf, n)) || n < cap)
+			break;
 		cap *= 2;
 	}
 	if (f != stdin)
 		fclose(f);
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
+	if (why) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		free(buf);
+		return NULL;
 	}
+	if (buf)
+		*len = n;
 	return buf;
 }
 

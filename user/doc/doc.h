@@ -21,6 +21,10 @@ struct json_object;
 
 #define FSS_SCHEMA_VERSION	1
 
+/* The largest saved result fss_doc_load reads (memory stays bounded). */
+#define FSS_DOC_MAX_BYTES	(256ULL << 20)
+#define FSS_DOC_MAX_TEXT	"256 MiB"
+
 /* Adds "schema": "fsyncscope/<kind>" and "schema_version" to doc. */
 void fss_doc_stamp(struct json_object *doc, const char *kind);
 
@@ -30,8 +34,10 @@ const char *fss_doc_kind(struct json_object *doc);
 /*
  * Read a saved result: a JSON document, or JSON Lines from `trace --json`
  * (then the last line whose "type" is "summary", else the last "interval").
- * Checks schema and schema_version.  Returns the tree (caller puts it) or
- * NULL with one line in err.
+ * Checks schema and schema_version, then the document (fss_doc_check).
+ * Refuses a directory, a file over FSS_DOC_MAX_BYTES, or bytes that do
+ * not start as a JSON object, before reading them all.  Returns the tree
+ * (caller puts it) or NULL with one line in err.
  */
 struct json_object *fss_doc_load(const char *path, char *err, size_t errlen);
 

@@ -9,8 +9,8 @@
  * is absent or null passes (renderers print n/a for it), one of another
  * type does not.  Types: o object, a array, s string, b boolean, n number,
  * u number >= 0, h histogram (hist.c's JSON: counts >= 0, buckets
- * [lower_ns, count] whose counts add up to "count"), T the sub-table
- * given.  Besides the tables, no number anywhere may be NaN or infinite.
+ * [lower_ns, count] whose counts add up to "count"), T an object that
+ * the sub-table given describes.  Besides the tables, no number anywhere may be NaN or infinite.
  * The error names the first bad value: "tests[3].breakdown.fs: expected
  * an object".  docs/report.md ("Validation") lists the same rules.
  */
@@ -81,7 +81,7 @@ static const struct rule device_rules[] = {
 
 static const struct rule run_rules[] = {
 	{ "", 'T', head_rules },
-	{ "tests", 'a' }, { "tests.[]", 'o' }, { "tests.[]", 'T', test_rules },
+	{ "tests", 'a' }, { "tests.[]", 'T', test_rules },
 	{ "sweep", 'o' }, { "sweep.rows", 'a' }, { "sweep.rows.[]", 'o' },
 	{ 0 },
 };
@@ -105,7 +105,7 @@ static const struct rule devices_rules[] = {
 	{ "", 'T', head_rules },
 	{ "devices", 'a' }, { "devices.[]", 'o' },
 	{ "devices.[]", 'T', device_rules },
-	{ "probe", 'o' }, { "probe.test", 'o' }, { "probe.test", 'T', test_rules },
+	{ "probe", 'o' }, { "probe.test", 'T', test_rules },
 	{ "probe.strategy", 'o' }, { "probe.count", 'u' }, { "probe.drops", 'u' },
 	{ 0 },
 };
@@ -165,14 +165,14 @@ static const struct rule sync_rules[] = {
 static const struct rule trace_rules[] = {
 	{ "type", 's' }, { "strategy", 'o' }, { "filters", 'o' },
 	{ "filters.pids", 'a' },
-	{ "all", 'o' }, { "all", 'T', group_rules },
-	{ "kinds", 'a' }, { "kinds.[]", 'o' }, { "kinds.[]", 'T', group_rules },
+	{ "all", 'T', group_rules },
+	{ "kinds", 'a' }, { "kinds.[]", 'T', group_rules },
 	{ "processes", 'a' }, { "processes.[]", 'o' },
 	{ "processes.[]", 'T', group_rules },
-	{ "files", 'a' }, { "files.[]", 'o' }, { "files.[]", 'T', group_rules },
+	{ "files", 'a' }, { "files.[]", 'T', group_rules },
 	{ "classes", 'a' }, { "classes.[]", 'o' },
 	{ "classes.[]", 'T', group_rules },
-	{ "roles", 'a' }, { "roles.[]", 'o' }, { "roles.[]", 'T', group_rules },
+	{ "roles", 'a' }, { "roles.[]", 'T', group_rules },
 	{ "checkpoints", 'a' }, { "checkpoints.[]", 'o' },
 	{ "devices", 'a' }, { "devices.[]", 'o' },
 	{ "journal_notes", 'a' }, { "journal_notes.[]", 'o' },
@@ -305,13 +305,13 @@ static int check_path(struct walk *w, struct json_object *v, const char *p,
 	if (!v || json_object_is_type(v, json_type_null))
 		return 0;
 	if (!*p) {
-		if (r->type == 'T')
-			return r->sub ? check_rules(w, v, r->sub, at, atlen) : 0;
-		if (type_ok(v, r->type))
-			return 0;
-		snprintf(w->err, w->errlen, "%s: %s: expected %s", w->where,
-			 *at ? at : "(document)", type_word(r->type));
-		return -1;
+		if (!type_ok(v, r->type == 'T' ? 'o' : r->type)) {
+			snprintf(w->err, w->errlen, "%s: %s: expected %s",
+				 w->where, *at ? at : "(document)",
+				 type_word(r->type == 'T' ? 'o' : r->type));
+			return -1;
+		}
+		return r->type == 'T' ? check_rules(w, v, r->sub, at, atlen) : 0;
 	}
 	if (seg == 2 && !strncmp(p, "[]", 2)) {
 		for (size_t i = 0; !rc && i < len_of(v); i++) {

@@ -75,7 +75,9 @@ static int fss_events_filter(const char *path, const char *test, size_t stride,
 		snprintf(where, sizeof(where), "%s: line %d", path, ln);
 		if (!o || !json_object_is_type(o, json_type_object))
 			snprintf(err, errlen, "%s is not a JSON object", where);
-		if (!o || fss_doc_check(o, "events", where, err, errlen)) {
+		/* trace's JSON Lines come here too: each record by its type */
+		if (!o || fss_doc_check(o, fss_jstr(o, "type") ? "trace" : "events",
+					where, err, errlen)) {
 			json_object_put(o);
 			free(line);
 			fclose(f);
