@@ -36,7 +36,7 @@ DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
-	curl iproute2 systemd
+	curl iproute2 systemd libclang-rt-14-dev
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
 LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb
@@ -94,7 +94,11 @@ FUZZ_CC   ?= clang
 SANITIZE  := address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 FUZZ_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
-ASAN_BATS ?= tests/baddocs.bats
+ASAN_BATS ?= tests/asan/smoke.bats tests/baddocs.bats
+# make test: each fuzz target this long after its corpus replay; fewer
+# mutants per seed in baddocs.bats under the sanitizers.
+FUZZ_CI_SECS ?= 30
+ASAN_MUTANTS ?= 6
 SAN_ENV   := ASAN_OPTIONS=detect_leaks=1:exitcode=86:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
 all: $(BIN) $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
@@ -204,7 +208,7 @@ FUZZ_LEN_events := 65536
 FUZZ_LEN_parse  := 512
 
 fuzz: fuzz-build
-	$(Q)for t in $(FUZZ_TARGETS); do \
+	$(Q)i=0; for t in $(FUZZ_TARGETS); do i=$$((i + 1)); \
 		d=$(OUTPUT)/fuzz; mkdir -p $$d/corpus/$$t; \
 		case $$t in doc) n=$(FUZZ_LEN_doc);; events) n=$(FUZZ_LEN_events);; \
 			*) n=$(FUZZ_LEN_parse);; esac; \
@@ -213,9 +217,9 @@ fuzz: fuzz-build
 			-timeout=30 -rss_limit_mb=3072 -print_final_stats=1 \
 			-artifact_prefix=$$d/crash-$$t- $$d/corpus/$$t \
 			tests/fuzz/corpus/$$t > $$d/$$t.log 2>&1 || \
-			{ tail -60 $$d/$$t.log; echo "make fuzz: $$t failed," \
-			  "input in $$d/crash-$$t-*" >&2; exit 1; }; \
-		grep -E '^stat::number_of_executed_units|^Done' $$d/$$t.log; \
+			{ tail -60 $$d/$$t.log; echo "not ok $$i fuzz $$t: crash," \
+			  "input in $$d/crash-$$t-*"; exit 1; }; \
+		echo "ok $$i fuzz $$t: $$(grep -E '^Done' $$d/$$t.log)"; \
 	done
 
 check-asan: deps
@@ -228,7 +232,8 @@ check-asan: deps
 		$(SAN_ENV) $$t > $$t.log 2>&1 || { cat $$t.log; exit 1; }; \
 		echo "  ASAN     $$t: $$(grep -c '^ok' $$t.log) ok"; \
 	done
-	$(Q)$(SAN_ENV) FSS_BIN=$(CURDIR)/$(OUTPUT)/asan/fsyncscope bats --tap $(ASAN_BATS)
+	$(Q)$(SAN_ENV) FSS_MUTANTS=$(ASAN_MUTANTS) \
+		FSS_BIN=$(CURDIR)/$(OUTPUT)/asan/fsyncscope bats --tap $(ASAN_BATS)
 
 unit: $(UNIT_TESTS)
 	$(Q)for t in $(UNIT_TESTS); do $$t || exit 1; done
@@ -237,6 +242,8 @@ unit: $(UNIT_TESTS)
 test: deps pydeps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bats --tap tests/
+	$(Q)$(MAKE) --no-print-directory check-asan
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECS=$(FUZZ_CI_SECS)
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -10,9 +10,10 @@
  * type does not.  Types: o object, a array, s string, b boolean, n number,
  * u number >= 0, h histogram (hist.c's JSON: counts >= 0, buckets
  * [lower_ns, count] whose counts add up to "count"), T an object that
- * the sub-table given describes.  Besides the tables, no number anywhere may be NaN or infinite.
- * The error names the first bad value: "tests[3].breakdown.fs: expected
- * an object".  docs/report.md ("Validation") lists the same rules.
+ * the sub-table given describes.  Besides the tables, no number anywhere
+ * may be NaN or infinite.  The error names the first bad value:
+ * "tests[3].breakdown.fs: expected an object".  docs/report.md ("Exit
+ * status and errors") and docs/hardening.md say the same in words.
  */
 #include <math.h>
 #include <stdio.h>
