@@ -222,8 +222,8 @@ static const char *type_word(char t)
 	case 'b': return "true or false";
 	case 'n': return "a number";
 	case 'u': return "a number >= 0";
-	default:  return "a histogram ({count, sum_ns, buckets: [[ns, n], ...]} "
-			 "whose bucket counts add up to count)";
+	default:  return "a histogram (count, sum_ns, buckets adding up to "
+			 "count)";
 	}
 }
 
