@@ -50,7 +50,7 @@ clean() {
 		--json --events "$S/ev" --events-detail "$M"
 	clean "run custom"
 	echo "$output" > "$S/custom.json"
-	run --separate-stderr "$FSS_BIN" run --method fsync --count 30 \
+	run --separate-stderr "$FSS_BIN" run --method fdatasync --count 30 \
 		--json "$M"
 	clean "run custom 2"
 	echo "$output" > "$S/custom2.json"

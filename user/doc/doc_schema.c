@@ -29,7 +29,8 @@ struct rule {
 
 /* A phase row ("fs": {mean_us, p50_us, p99_us, share}) and its kin. */
 static const struct rule phase_rules[] = {
-	{ "*", 'n' }, { "na", 's' }, { 0 },
+	{ "mean_us", 'u' }, { "p50_us", 'u' }, { "p99_us", 'u' },
+	{ "share", 'u' }, { "na", 's' }, { 0 },
 };
 
 /* A test: run's tests[], compare's results[], the probe's test. */
@@ -83,7 +84,7 @@ static const struct rule device_rules[] = {
 static const struct rule run_rules[] = {
 	{ "", 'T', head_rules },
 	{ "tests", 'a' }, { "tests.[]", 'T', test_rules },
-	{ "sweep", 'o' }, { "sweep.rows", 'a' }, { "sweep.rows.[]", 'o' },
+	{ "sweep", 'a' }, { "sweep.[]", 'o' }, { "sweep.[].jobs", 'u' },
 	{ 0 },
 };
 
@@ -136,7 +137,7 @@ static const struct rule group_rules[] = {
 	{ "phases", 'o' }, { "phases.*", 'o' }, { "phases.*.*", 'n' },
 	{ "by_kind", 'o' }, { "by_kind.*", 'u' },
 	{ "by_role", 'o' }, { "by_role.*", 'o' }, { "by_role.*.*", 'u' },
-	{ "kind", 's' }, { "comm", 's' }, { "name", 's' }, { "role", 's' },
+	{ "kind", 's' }, { "comm", 's' }, { "name", 's' }, { "role", 'o' },
 	{ "cmdline", 's' }, { "path", 's' }, { "path_note", 's' },
 	{ "dev", 's' }, { "class", 's' }, { "label", 's' },
 	{ "blame", 'o' }, { "blame.*", 'u' },
