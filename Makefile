@@ -32,14 +32,14 @@ endif
 # Debian 12 packages, one reason each (see README "Dependencies").
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libpq-dev libmariadb-dev libfuse3-dev \
-	fuse3 pkg-config make
+	liburing-dev fuse3 pkg-config make
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
 	curl iproute2 systemd libclang-rt-14-dev
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
-LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb
+LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \
@@ -60,14 +60,16 @@ SKELS     := $(OUTPUT)/fsyncscope.skel.h $(OUTPUT)/probe.skel.h
 
 # The attribution engine (pure C; unit tested without BPF).
 BLAME_SRCS := user/engine/blame/blame.c user/engine/blame/blame_sync.c user/engine/blame/blame_coal.c user/engine/blame/blame_xfs.c user/engine/blame/blame_store.c \
-	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c
+	      user/doc/blame_json.c user/lib/cgpath.c user/lib/comm.c user/engine/blame/comms.c
 ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr/attr_paint.c user/engine/attr/attr_detail.c user/engine/attr/attr_jnl.c \
 	user/engine/attr/tidx.c user/lib/phase.c
 
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
-	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame
+	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
+	$(OUTPUT)/tests/test_lib \
+	$(OUTPUT)/tests/test_findings
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer $(OUTPUT)/tests/blamer
 
@@ -171,9 +173,20 @@ $(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/db/dbrole.c user/db/f
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c libmariadb) -lm -o $@
 
+# The findings engine (pure C over documents; docs/findings.md).
+FINDINGS_SRCS := $(wildcard user/findings/*.c)
+
+$(OUTPUT)/tests/test_findings: tests/unit/test_findings.c $(FINDINGS_SRCS) user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c user/lib/phase.c user/render/text/out_text_findings.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+
 $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
+
+$(OUTPUT)/tests/test_lib: tests/unit/test_lib.c user/lib/parse.c user/lib/comm.c user/lib/phase.c user/doc/doc.c user/doc/doc_schema.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/delayfs: tests/fixtures/delayfs.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

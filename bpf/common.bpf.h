@@ -28,6 +28,13 @@ const volatile __u64 targ_cgroup __weak = 0;	/* cgroup v2 id, 0: any */
  */
 const volatile bool floor_only __weak = false;
 
+/*
+ * Live mode: fsyncscope's own process (0: off).  Its syncs are never
+ * traced (its calibration's are, through calib_tgid); blame tells its
+ * other records apart in user space by this pid (docs/live.md).
+ */
+const volatile __u32 self_tgid __weak = 0;
+
 /* Runtime switch: our own process during calibration (0: off). */
 __u32 calib_tgid __weak = 0;
 
@@ -184,6 +191,8 @@ static __always_inline bool want_tgid(__u32 tgid)
 {
 	if (calib_tgid && tgid == calib_tgid)
 		return true;
+	if (self_tgid && tgid == self_tgid)
+		return false;
 	if (targ_tgid)
 		return tgid == targ_tgid;
 	if (filter_tgids)

@@ -125,7 +125,9 @@ one_line() {
 	[ "$(grep -cE '^> journal +[0-9.]+ +[0-9]+% +[0-9.]+ +[0-9]+% +n/a \[[0-9]\]$' "$FSS_SCRATCH/plain.txt")" -eq 2 ]
 	grep -q 'btrfs: journal n/a: btrfs writes its log tree inside its' "$FSS_SCRATCH/plain.txt"
 	for ph in fs queue device_write device_flush other; do
-		[ "$(grep -cE "^    $ph " "$FSS_SCRATCH/plain.txt")" -eq 2 ]
+		[ "$(grep -cE "^    $ph +[0-9.]+ +[0-9]+% " "$FSS_SCRATCH/plain.txt")" -eq 2 ]
+		# and in each table's intervals: xfs and btrfs against ext4
+		[ "$(grep -cE "^    $ph .*(\]|n/a) +(faster|slower|within noise)$" "$FSS_SCRATCH/plain.txt")" -eq 4 ]
 	done
 	# each filesystem's line says how it was made and mounted
 	grep -qE '^ext4 +/dev/loop[0-9]+: mkfs\.ext4 -q -F ' "$FSS_SCRATCH/plain.txt"
@@ -267,8 +269,20 @@ one_line() {
 @test "bad input: one stderr line, exit 2 (usage) or 1 (error), nothing left" {
 	run -2 --separate-stderr "$FSS_BIN" compare --fs ext4,zfs --dir "$IMGS"
 	one_line "$stderr"
-	run -2 --separate-stderr "$FSS_BIN" compare --fs ext4,ext4 --dir "$IMGS"
+	run -2 --separate-stderr "$FSS_BIN" compare --fs ext4,ext4,xfs,xfs --dir "$IMGS"
 	one_line "$stderr"
+	run -2 --separate-stderr "$FSS_BIN" compare --fs ext4 --mkfs-opts 'ext4-2=-K' --dir "$IMGS"
+	one_line "$stderr"
+	[[ "$stderr" == *"ext4-2, which is not in --fs"* ]]
+	run -2 --separate-stderr "$FSS_BIN" compare --fs ext4,ext4 --mkfs-opts 'ext4-4=-K' --dir "$IMGS"
+	one_line "$stderr"
+	# --repeat: a whole number of rounds from 1 to 20
+	for bad in 0 21 -1 2.5 abc '' 3x; do
+		run -2 --separate-stderr "$FSS_BIN" compare --repeat "$bad" --dir "$IMGS"
+		one_line "$stderr"
+		[[ "$stderr" == *"bad --repeat"* ]]
+		[ -z "$output" ]
+	done
 	run -2 --separate-stderr "$FSS_BIN" compare --fs ext4 --mkfs-opts 'xfs=-K' --dir "$IMGS"
 	one_line "$stderr"
 	[[ "$stderr" == *"not in --fs"* ]]
@@ -304,6 +318,85 @@ one_line() {
 		"$FSS_BIN" compare --dir /tmp
 	one_line "$stderr"
 	[[ "$stderr" == *"needs root"* ]]
+}
+
+# The ratios' intervals of every workload's second filesystem: each one
+# with a ratio has rounds, an interval that holds it, a word
+assert_intervals() {
+	fss_jq "$1" '[.workloads[].results[1].confidence |
+		([.ops_per_sec, .p50_us, .p99_us, .total_mean_us] +
+		 [.phases[] | select(. != null)])[] | select(.lo != null) |
+		.rounds == '"$2"' and .lo <= .ratio + 0.0001 and
+		.ratio <= .hi + 0.0001 and
+		(.word | IN("faster", "slower", "within noise"))] |
+		length > 0 and all'
+}
+
+@test "--repeat (default 3), ext4 vs ext4 on two identical images: rounds alternate, every ratio has a 95 % interval, ops/sec is within noise; text = report" {
+	local s="$FSS_SCRATCH" order
+	run --separate-stderr "$FSS_BIN" compare --fs ext4,ext4 --dir "$IMGS" \
+		--count 200 --method fdatasync -v --save "$s/same.json"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$s/same.txt"
+	# A B, then B A, then A B: a drift of the machine lands on both
+	order="$(grep -oE '^fsyncscope: ext4(-2)?: running' <<<"$stderr" |
+		cut -d' ' -f2 | tr -d ':' | paste -sd' ')"
+	[ "$order" = "ext4 ext4-2 ext4-2 ext4 ext4 ext4-2" ]
+	fss_jq "$s/same.json" '.options.repeat == 3 and
+		(.filesystems | map(.label) == ["ext4", "ext4-2"] and
+		 map(.fs) == ["ext4", "ext4"] and all(.rounds_run == 3))'
+	fss_jq "$s/same.json" '.filesystems[1].image | endswith("/ext4-2.img")'
+	fss_jq "$s/same.json" '.workloads[0].results |
+		(.[0].confidence == null) and
+		all(.rounds.ops_per_sec | length == 3 and all(. > 0))'
+	assert_intervals "$s/same.json" 3
+	fss_jq "$s/same.json" '.workloads[0].results[1].confidence.ops_per_sec |
+		.word == "within noise" and .from == ["rounds", "bootstrap"] and
+		.lo < 1 and .hi > 1'
+	grep -q '^  ext4-2 vs ext4, 3 rounds: means, ratio, 95% interval' "$s/same.txt"
+	grep -qE '^  ops/sec +[0-9.]+ +[0-9.]+ +[0-9.]+x +\[[0-9.]+, [0-9.]+\] +within noise$' "$s/same.txt"
+	assert_80cols "$s/same.txt"
+	"$FSS_BIN" report "$s/same.json" --format text > "$s/same.rep.txt"
+	diff -u "$s/same.txt" "$s/same.rep.txt"
+	assert_nothing_left "$IMGS"
+}
+
+@test "--repeat: an injected difference (the second ext4 made to mount nobarrier: no cache flushes) comes out faster, its interval clear of 1" {
+	local s="$FSS_SCRATCH"
+	# a usage type whose default mount options include nobarrier
+	sed '/^\[fs_types\]/a\	nobarrier = {\n\t\tdefault_mntopts = acl,user_xattr,nobarrier\n\t}' \
+		/etc/mke2fs.conf > "$s/mke2fs.conf"
+	grep -q 'default_mntopts = acl,user_xattr,nobarrier' "$s/mke2fs.conf"
+	MKE2FS_CONFIG="$s/mke2fs.conf" run --separate-stderr "$FSS_BIN" compare \
+		--fs ext4,ext4 --dir "$IMGS" --count 200 --method fdatasync \
+		--mkfs-opts 'ext4-2=-T nobarrier -E lazy_itable_init=0,lazy_journal_init=0' \
+		--repeat 6 --save "$s/inj.json"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$s/inj.txt"
+	# the injection took: no flush on ext4-2
+	fss_jq "$s/inj.json" '.options.repeat == 6 and
+		.options.mkfs_opts["ext4-2"] == "-T nobarrier -E lazy_itable_init=0,lazy_journal_init=0" and
+		.options.mkfs_opts.ext4 == null'
+	fss_jq "$s/inj.json" '.workloads[0].results | .[0].flush.flushes > 0 and
+		.[1].flush.flushes == 0'
+	# six rounds: on a loaded machine the rounds' ratios of this 10-100x
+	# effect spread so widely that three leave the interval reaching 1
+	assert_intervals "$s/inj.json" 6
+	fss_jq "$s/inj.json" '.workloads[0].results[1].confidence |
+		(.ops_per_sec | .word == "faster" and .lo > 1) and
+		(.total_mean_us | .word == "faster" and .hi < 1) and
+		(.phases.device_flush | .word == "faster" and .b == 0)'
+	grep -qE '^  ops/sec +[0-9.]+ +[0-9.]+ +[0-9.]+x +\[[0-9.]+, [0-9.]+\] +faster$' "$s/inj.txt"
+	grep -qE '^    device_flush .* faster$' "$s/inj.txt"
+	# --repeat 1: the bootstrap alone, and it says so
+	MKE2FS_CONFIG="$s/mke2fs.conf" "$FSS_BIN" compare --repeat 1 \
+		--fs ext4,ext4 --dir "$IMGS" --count 200 --method fdatasync \
+		--mkfs-opts 'ext4-2=-T nobarrier' --json > "$s/one.json"
+	fss_jq "$s/one.json" '.workloads[0].results[1].confidence.ops_per_sec |
+		.from == ["bootstrap"] and .rounds == 1 and .word == "faster"'
+	assert_intervals "$s/one.json" 1
+	assert_nothing_left "$IMGS"
 }
 
 @test "--help has an EXAMPLES section and exits 0; compare is in the command list" {

@@ -266,6 +266,20 @@ my_stop() {
 	fss_jq "$s" ".blamed[0].pid == $w and .blamed[0].comm == \"bigwriter\""
 	fss_jq "$s" '.blamed[0].caused_ns >= 0.8 * .blame.others_ns'
 	jq -r '"bigwriter: \(.blamed[0].caused_ns) of \(.blame.others_ns) ns others-time of \(.all.syncs) PostgreSQL syncs; self \(.blame.self_ns) ns"' "$s" >&3
+	# findings (docs/findings.md): the writer is the neighbour to act on,
+	# and the WAL syncs wait for the flushes it fills
+	jq -c '[.findings[] | [.id, .severity, .figures.pid // .figures.class,
+		.figures.share]]' "$s" >&3
+	fss_jq "$s" "[.findings[] | select(.id == \"neighbour\")][0] |
+		.figures.pid == $w and .figures.comm == \"bigwriter\" and
+		.severity == \"warning\""
+	# log_flush exactly when the WAL class's numbers meet its lines (they
+	# sat at 55 % flush here, too near the 50 % line to demand it)
+	fss_jq "$s" '([.classes[] | select(.class == "pg_wal" and .syncs >= 20
+			and .mean_us >= 100 and .phases.device_flush.share >= 0.5)]
+		| length) == ([.findings[] | select(.id == "log_flush" and
+			.figures.class == "pg_wal" and
+			(.advice | contains("commit_delay")))] | length)'
 	# slow syncs' records name it, with the counts behind each share
 	jq -c 'select(.type == "sync")' "$FSS_SCRATCH/b.out" > "$FSS_SCRATCH/b.slow"
 	[ "$(jq -s "[.[] | .blame[]? | select(.pid == $w)] | length" \

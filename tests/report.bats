@@ -206,12 +206,14 @@ EOF
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"--fail-if-slower"* ]]
 	"$FSS_BIN" diff -j "$S/a.json" "$S/b.json" > "$S/d.json" || true
-	# device_flush slower in p50, p99 and mean, total in p50 and mean, all
-	# with intervals above 0 (total's p99 is one or two syncs: a stall of
-	# the syncing thread by other load in A can reach 4 ms too; seen here)
-	run jq -e '[.tests[0].rows[] | select(.series == "device_flush" or
-		(.series == "total" and .stat != "p99"))
-		| .verdict == "slower" and .ci95_us[0] > 0] | length == 5 and all' "$S/d.json"
+	# device_flush and total slower in p50 and mean, all with intervals
+	# above 0.  Not p99: of 300 syncs it is the 3rd slowest, and a stall
+	# by other load in A can reach 4 ms too (seen here: A's total p99
+	# 11.6 ms and device_flush p99 4.15 ms with seven engineers' tests on
+	# the two CPUs)
+	run jq -e '[.tests[0].rows[] | select((.series == "device_flush" or
+		.series == "total") and .stat != "p99")
+		| .verdict == "slower" and .ci95_us[0] > 0] | length == 4 and all' "$S/d.json"
 	[ "$status" -eq 0 ]
 	# the added time is device_flush's: every other phase moved its p50 by
 	# less than 5 % of what the total's p50 moved

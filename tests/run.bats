@@ -110,8 +110,9 @@ check_plain_suite() {
 	cc -O2 -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 		-I"$FSS_ROOT/user" "$FSS_ROOT/tests/unit/test_workload.c" \
 		"$FSS_ROOT/user/workload/workload.c" "$FSS_ROOT/user/workload/workload_files.c" \
+		"$FSS_ROOT/user/workload/workload_uring.c" \
 		"$FSS_ROOT/user/lib/pctl.c" "$FSS_ROOT/user/lib/scratch.c" \
-		"$FSS_ROOT/user/lib/hist.c" -ljson-c -lpthread -lm \
+		"$FSS_ROOT/user/lib/hist.c" -ljson-c -luring -lpthread -lm \
 		-o "$FSS_SCRATCH/test_workload"
 	run "$FSS_SCRATCH/test_workload"
 	echo "$output"

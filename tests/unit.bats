@@ -12,7 +12,8 @@ TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
 setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
-		build/tests/test_blame build/tests/test_dbview >&2
+		build/tests/test_blame build/tests/test_dbview build/tests/test_lib \
+		build/tests/test_findings >&2
 }
 
 setup() {
@@ -119,6 +120,8 @@ hist_case() { unit_case "$TEST_HIST" "$1"; }
 @test "hist: the sparse form (live mode) equals the dense one" { hist_case sparse; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }
+@test "stats: paired ratios of repeats: drift cancels, log-scale t interval, zeros by the delta method, one round has none" { hist_case ratio_paired; }
+@test "stats: the bootstrap's ratio interval holds the true ratio (2x) and 1 for the same histogram" { hist_case change_ratio; }
 
 # The database view of trace (tests/unit/test_dbview.c over user/db/dbrole.c,
 # user/db/fileclass.c, user/db/checkpoint.c, user/db/dbview.c, user/render/text/out_text_db.c).
@@ -143,7 +146,7 @@ blame_case() { unit_case "$TEST_BLAME" "$1"; }
 @test "myroles: MariaDB thread names to roles" { dbview_case mysql_names; }
 
 BLAME_CASES="journal_split journal_two_commits journal_unattributed
-flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_records
+flush_payload flush_coalesced queue_ahead jbd2_write_split writeback_owner comm_records comms_and_tool
 bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log_writes"
 
 @test "blame: every C case has a bats test here" {
@@ -159,9 +162,47 @@ bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log
 @test "blame: the journal thread's writes split among the transaction's contributors" { blame_case jbd2_write_split; }
 @test "blame: writeback credited to the dirtier, else named by inode" { blame_case writeback_owner; }
 @test "blame: compact owner records are named by the comm record of their pid" { blame_case comm_records; }
+@test "blame: comms outlive a test's blame, a /proc fallback names the rest, the tool is 'fsyncscope itself'" { blame_case comms_and_tool; }
 @test "blame: without block_io_start a request is owned by the bio it starts with" { blame_case bio_owner; }
 @test "blame: JSON entries, cgroup paths, shares adding up to 1" { blame_case json_shape; }
 @test "blame: tables are bounded; what falls out is unattributed" { blame_case bounded; }
 @test "blame: xfs journal time split by the log bytes of the checkpoint its log force named" { blame_case xfs_checkpoint_split; }
 @test "blame: xfs checkpoints unseen are unattributed; kernel threads credited to the inode's dirtier" { blame_case xfs_unseen_and_dirtier; }
 @test "blame: xfs log writes after the sync's force split like its checkpoint" { blame_case xfs_log_writes; }
+
+TEST_LIB="${TEST_LIB:-$FSS_BUILD/tests/test_lib}"
+lib_case() { unit_case "$TEST_LIB" "$1"; }
+
+@test "lib: every C case has a bats test here" {
+	unit_list "$TEST_LIB" "parse_numbers parse_lists comm_clean phases doc_stamp"
+}
+
+@test "lib: number parsers: edges pass, one past fails, no trailing bytes, no overflow" { lib_case parse_numbers; }
+@test "lib: list parser: names once each, at most max, none unknown" { lib_case parse_lists; }
+@test "lib: comm cleaner: UTF-8 kept, bad and cut bytes U+FFFD, control bytes kept" { lib_case comm_clean; }
+@test "lib: one phase vocabulary: names and column headers in the documents' order" { lib_case phases; }
+@test "lib: fss_doc_stamp stamps schema, schema_version and version" { lib_case doc_stamp; }
+
+# Findings (tests/unit/test_findings.c over user/findings/, docs/findings.md):
+# each rule fires at its threshold and not below, on synthetic documents.
+TEST_FINDINGS="${TEST_FINDINGS:-$FSS_BUILD/tests/test_findings}"
+
+findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
+
+@test "findings: every C case has a bats test here" {
+	unit_list "$TEST_FINDINGS" "healthy phase_bounds phase_fast phase_evidence slow_flush no_flush neighbour_run neighbour_trace tool checkpoints log_flush order_merge attach text"
+}
+@test "findings: a healthy run is one info line; no traced sync claims no health" { findings_case healthy; }
+@test "findings: journal / queue / fs / other bound fire at their share, not below, not on few syncs" { findings_case phase_bounds; }
+@test "findings: syncs faster than 100 us on average get phase notes, not warnings" { findings_case phase_fast; }
+@test "findings: a phase finding quotes its share, means, syncs and bytes per sync" { findings_case phase_evidence; }
+@test "findings: slow flush at 50 % and 50 us, info on a loop device" { findings_case slow_flush; }
+@test "findings: no flush on a write-back cache is critical from 10 % of the syncs (run and trace)" { findings_case no_flush; }
+@test "findings: a neighbour in a run test's blame from 20 %, with cgroup advice" { findings_case neighbour_run; }
+@test "findings: a neighbour in a trace's blamed list, its own syncs left out; fsyncscope itself never" { findings_case neighbour_trace; }
+@test "findings: events lost, syncs incomplete, layers not traced" { findings_case tool; }
+@test "findings: PostgreSQL checkpoint bursts from 25 % of the traced sync time" { findings_case checkpoints; }
+@test "findings: PostgreSQL WAL / InnoDB redo syncs flush-bound from 50 % on syncs over 100 us" { findings_case log_flush; }
+@test "findings: most important first; one finding per rule with the worst test" { findings_case order_merge; }
+@test "findings: attached first in the document, versioned; none for devices" { findings_case attach; }
+@test "findings: the text block in 80 columns" { findings_case text; }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * test_attr.c - the attribution engine (user/attr.c) and the breakdown
- * report (user/report.c) on synthetic event streams with exact expected
+ * test_attr.c - the attribution engine (user/engine/attr/attr.c) and the breakdown
+ * report (user/stats/collector.c) on synthetic event streams with exact expected
  * nanoseconds per phase.  The streams follow what the kernel was seen to do
  * on a loop device (write-back cache, no FUA): see docs/model.md.
  *

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "doc/blame_json.h"
+#include "engine/blame/comms.h"
 #include "tap.h"
 
 #define FSDEV	((8u << 20) | 1)	/* 8:1, the filesystem */
@@ -466,6 +467,66 @@ static void comm_records(void)
 	fss_blame_free(b);
 }
 
+static int fallback_comm(__u32 pid, __u32 tid, char *comm, void *arg)
+{
+	if (pid != 400)
+		return -1;
+	strcpy(comm, "from-proc");
+	return 0;
+}
+
+/*
+ * Comms outlive a test's blame (the caller's table); a pid never named by
+ * a record gets the fallback's name; the tool's own process is "tool",
+ * never "self" or a plain neighbour.
+ */
+static void comms_and_tool(void)
+{
+	struct fss_comms *cm = fss_comms_new();
+	struct fss_blame_opts o = { .disk_of = disk_of, .comms = cm,
+				    .comm_fallback = fallback_comm,
+				    .tool_pid = 500 };
+	struct fss_event c = { .type = FSS_EV_COMM, .pid = 200, .tid = 200 };
+	struct fss_event w = { .type = FSS_EV_RQ_OWNER, .dev = DISK, .ts = 10,
+			       .pid = 200, .tid = 200 };
+	struct fss_sync_result r = sync_of(100, 0, 1000);
+	struct fss_blame_list l;
+	const struct fss_blame_entry *x;
+	struct fss_blame *b = fss_blame_new(&o);
+	char brief[256];
+
+	strcpy(c.comm, "kworker/u8:3");
+	add(b, &c);			/* sent once, in the first test */
+	fss_blame_free(b);
+	b = fss_blame_new(&o);		/* the next test */
+	w.blame.id = 0x1000;
+	add(b, &w);
+	w.blame.id = 0x2000;
+	w.pid = w.tid = 400;		/* no record ever named it */
+	add(b, &w);
+	w.blame.id = 0x3000;
+	w.pid = w.tid = 500;		/* fsyncscope itself */
+	add(b, &w);
+	rq(b, 0x1000, 0, "", FSS_RQ_WRITE, 8192, 0, 20, 500);
+	rq(b, 0x2000, 0, "", FSS_RQ_WRITE, 8192, 0, 30, 600);
+	rq(b, 0x3000, 0, "", FSS_RQ_WRITE, 8192, 0, 40, 700);
+	r.phase_ns[FSS_PH_DEV_WRITE] = 1000;
+	fss_blame_sync(b, &r, &l);
+	x = find(&l, FSS_PH_DEV_WRITE, 200);
+	CHECK(x && !strcmp(x->comm, "kworker/u8:3") && !x->tool,
+	      "named in the next test by the comm sent in the first");
+	x = find(&l, FSS_PH_DEV_WRITE, 400);
+	CHECK(x && !strcmp(x->comm, "from-proc"), "unnamed: the fallback's");
+	x = find(&l, FSS_PH_DEV_WRITE, 500);
+	CHECK(x && x->tool && !x->self && (x->flags & FSS_BL_TOOL),
+	      "the tool's own process is marked tool");
+	fss_blame_brief(&l, brief, sizeof(brief));
+	CHECK(strstr(brief, "fsyncscope itself") != NULL,
+	      "the brief names it so: %s", brief);
+	fss_blame_free(b);
+	fss_comms_free(cm);
+}
+
 /* Kernels without block_io_start: a request is owned by the bio it starts with. */
 static void bio_owner(void)
 {
@@ -819,6 +880,7 @@ static const struct tap_case cases[] = {
 	{ "jbd2_write_split", jbd2_write_split },
 	{ "writeback_owner", writeback_owner },
 	{ "comm_records", comm_records },
+	{ "comms_and_tool", comms_and_tool },
 	{ "bio_owner", bio_owner },
 	{ "json_shape", json_shape },
 	{ "bounded", bounded },

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * test_dbview.c - the database view of trace: roles from process titles
- * (user/dbrole.c), file classes from paths (user/fileclass.c), checkpoint
- * bursts (user/checkpoint.c), the classes/checkpoints JSON (user/dbview.c)
- * and their text (user/out_text_db.c).  Pure C, no root.
+ * (user/db/dbrole.c), file classes from paths (user/db/fileclass.c), checkpoint
+ * bursts (user/db/checkpoint.c), the classes/checkpoints JSON (user/db/dbview.c)
+ * and their text (user/render/text/out_text_db.c).  Pure C, no root.
  */
 #include <stdio.h>
 #include <stdlib.h>

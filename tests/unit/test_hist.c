@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * test_hist.c - the histogram (user/hist.c) and the bootstrap (user/stats.c):
+ * test_hist.c - the histogram (user/lib/hist.c) and the bootstrap (user/lib/stats.c):
  * bucket bounds, quantiles against exact nearest rank, merge, JSON round
  * trip, Poisson draws, and the diff word on synthetic samples.
  */
@@ -198,6 +198,66 @@ static void change_words(void)
 	free(b);
 }
 
+static void ratio_paired(void)
+{
+	static const double a[] = { 100, 200, 150 }, b[] = { 110, 220, 165 };
+	static const double c[] = { 300, 100, 200 }, z[] = { 0, 0, 0 };
+	static const double ca[] = { 10, 0, 20 }, cb[] = { 5, 0, 10 };
+	struct fss_ratio_ci r;
+
+	/* the same 1.1 in every round: drift cancels, a zero-width interval */
+	CHECK(fss_ratio_paired(a, b, 3, &r) == 0 && r.geometric, "paired");
+	CHECK(fabs(r.ratio - (1.1)) < 1e-9, "r.ratio, 1.1");
+	CHECK(fabs(r.lo - 1.1) < 1e-9 && fabs(r.hi - 1.1) < 1e-9,
+	      "[%g, %g]", r.lo, r.hi);
+	CHECK(fabs(r.mean_a - cbrt(100.0 * 200 * 150)) < 1e-9, "mean_a");
+	/* ratios 3, 0.5, 4/3: the geometric mean 1.26, t(2) = 4.303 */
+	CHECK(fss_ratio_paired(a, c, 3, &r) == 0, "spread");
+	CHECK(fabs(r.ratio - cbrt(3 * 0.5 * 4.0 / 3)) < 1e-9, "ratio");
+	CHECK(r.lo < 1 && r.hi > 1 && r.lo > 0, "spread: [%g, %g]", r.lo, r.hi);
+	{
+		double d[3] = { log(3), log(0.5), log(4.0 / 3) }, m = 0, v = 0;
+
+		for (int k = 0; k < 3; k++)
+			m += d[k] / 3;
+		for (int k = 0; k < 3; k++)
+			v += (d[k] - m) * (d[k] - m) / 2;
+		CHECK(fabs(r.hi - exp(m + 4.303 * sqrt(v / 3))) < 1e-6, "hi %g", r.hi);
+	}
+	/* a 0 among the values: arithmetic means, the delta method */
+	CHECK(fss_ratio_paired(ca, cb, 3, &r) == 0 && !r.geometric, "delta");
+	CHECK(fabs(r.ratio - (0.5)) < 1e-9, "r.ratio, 0.5");
+	CHECK(fabs(r.lo - 0.5) < 1e-9 && fabs(r.hi - 0.5) < 1e-9,
+	      "proportional: [%g, %g]", r.lo, r.hi);
+	CHECK(fss_ratio_paired(a, z, 3, &r) == 0, "b all 0");
+	CHECK(r.ratio == 0 && r.hi == 0, "b all 0: %g [%g, %g]", r.ratio,
+	      r.lo, r.hi);
+	/* nothing to divide by, one round: no interval */
+	CHECK(fss_ratio_paired(z, a, 3, &r) != 0 && isnan(r.ratio), "a all 0");
+	CHECK(fss_ratio_paired(a, b, 1, &r) != 0 && fabs(r.ratio - 1.1) < 1e-9,
+	      "one round: ratio %g, no interval", r.ratio);
+	CHECK(fabs(fss_t975(1) - (12.706)) < 1e-9, "fss_t975(1), 12.706");
+	CHECK(fabs(fss_t975(60) - 2.000) < 0.003, "t(60) %g", fss_t975(60));
+}
+
+static void change_ratio(void)
+{
+	struct fss_hist *a = fss_hist_new(), *b = fss_hist_new();
+	struct fss_change c;
+	uint64_t seed = 9;
+
+	/* B twice A: the ratio's interval holds 2, not 1 */
+	fill(a, 200000, 3000, &seed);
+	fill(b, 400000, 3000, &seed);
+	CHECK(fss_change_compute(a, b, 0, 1000, 1, 0.02, 1000, &c) == 0, "mean");
+	CHECK(c.rlo < 2 && c.rhi > 2 && c.rlo > 1.9 && c.rhi < 2.1,
+	      "ratio of means [%g, %g]", c.rlo, c.rhi);
+	CHECK(fss_change_compute(a, a, 0.5, 1000, 1, 0.02, 1000, &c) == 0, "self");
+	CHECK(c.rlo <= 1 && c.rhi >= 1, "self [%g, %g]", c.rlo, c.rhi);
+	free(a);
+	free(b);
+}
+
 static const struct tap_case cases[] = {
 	{ "bounds", bounds },
 	{ "quantiles", quantiles },
@@ -205,6 +265,8 @@ static const struct tap_case cases[] = {
 	{ "sparse", sparse },
 	{ "poisson", poisson },
 	{ "change_words", change_words },
+	{ "ratio_paired", ratio_paired },
+	{ "change_ratio", change_ratio },
 };
 
 TAP_MAIN(cases)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * test_metrics.c - the exporter's metrics model (user/metrics.c) and its
- * Prometheus / OpenMetrics renderer (user/out_prom.c) on synthetic syncs:
+ * test_metrics.c - the exporter's metrics model (user/exporter/metrics.c) and its
+ * Prometheus / OpenMetrics renderer (user/exporter/out_prom.c) on synthetic syncs:
  * bucket edges, --labels parsing, the --max-series folding rule, phases
  * adding up, snapshots, exposition lines, escaping, content negotiation.
  * Pure C, no BPF, no root.

@@ -39,6 +39,7 @@
 #include "stats/collector.h"
 #include "sys/target.h"
 #include "engine/tracer/tracer.h"
+#include "findings/findings.h"
 
 #define PROG		"fsyncscope trace"
 #define NSEC		LIVE_NSEC
@@ -337,6 +338,7 @@ static void emit_report(int w, const struct live_report_ctx *rc)
 		return;
 	o = live_doc_report(&L.win[w], rc);
 	live_db_doc_add(o, w, live_mono_ns(), L.mono_to_wall_ns);
+	o = fss_findings_attach(o);	/* docs/findings.md: first */
 	if (!at_end_only()) {
 		print_record(o, text_report);
 	} else if (L.save.f) {

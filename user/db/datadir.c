@@ -2,7 +2,6 @@
 /*
  * datadir.c - inode -> path under a data directory (see datadir.h).
  */
-#include <fts.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "db/datadir.h"
+#include "sys/fswalk.h"
 
 #define NDIRS	8
 #define NPIDS	64
@@ -78,54 +78,66 @@ static void clear(struct ddir *d)
 	d->n = d->cap = 0;
 }
 
+/* grow the table to twice its size: rehash (false: out of memory) */
+static bool grow(struct ddir *d)
+{
+	struct ddir g = { .cap = d->cap * 2 };
+
+	g.e = calloc(g.cap, sizeof(*g.e));
+	if (!g.e)
+		return false;
+	for (size_t i = 0; i < d->cap; i++) {
+		struct ent *e = &d->e[i];
+
+		if (e->path)
+			g.e[slot(&g, e->dev, e->ino)] = *e;
+	}
+	free(d->e);
+	d->e = g.e;
+	d->cap = g.cap;
+	return true;
+}
+
+struct walk_ctx {
+	struct ddir *d;
+	__u32 dev;
+};
+
+static bool walk_one(const char *path, __u64 ino, bool dir, void *arg)
+{
+	struct walk_ctx *w = arg;
+	struct ddir *d = w->d;
+	size_t i;
+
+	if (d->n * 2 >= d->cap && !grow(d))
+		return true;
+	i = slot(d, w->dev, ino);
+	if (d->e[i].path)
+		return false;
+	d->e[i].path = strdup(path);
+	if (!d->e[i].path)
+		return true;
+	d->e[i].dev = w->dev;
+	d->e[i].ino = ino;
+	d->n++;
+	return false;
+}
+
+/*
+ * The directory's files and directories by inode: fswalk.c's walk, which
+ * opens directories O_NOATIME (a scan of PostgreSQL's data directory used
+ * to update their atimes: a journal transaction the next WAL sync waited
+ * for, blamed on the tracer).
+ */
 static void walk(struct ddir *d)
 {
-	char *const roots[] = { d->dir, NULL };
-	FTS *fts;
-	FTSENT *f;
+	struct walk_ctx w = { .d = d };
 
 	clear(d);
 	d->cap = 4096;
 	d->e = calloc(d->cap, sizeof(*d->e));
-	fts = d->e ? fts_open(roots, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR,
-			      NULL) : NULL;
-	if (!fts)
-		return;
-	while ((f = fts_read(fts)) && d->n < FSS_DATADIR_MAX_FILES) {
-		__u32 dev;
-		size_t i;
-
-		if (f->fts_info == FTS_DP || !f->fts_statp)
-			continue;
-		if (f->fts_info != FTS_F && f->fts_info != FTS_D)
-			continue;
-		if (d->n * 2 >= d->cap) {	/* grow: rehash */
-			struct ddir g = { .cap = d->cap * 2 };
-
-			g.e = calloc(g.cap, sizeof(*g.e));
-			if (!g.e)
-				break;
-			for (i = 0; i < d->cap; i++) {
-				struct ent *e = &d->e[i];
-
-				if (e->path)
-					g.e[slot(&g, e->dev, e->ino)] = *e;
-			}
-			free(d->e);
-			d->e = g.e;
-			d->cap = g.cap;
-		}
-		dev = major(f->fts_statp->st_dev) << 20 |
-		      minor(f->fts_statp->st_dev);
-		i = slot(d, dev, f->fts_statp->st_ino);
-		if (d->e[i].path)
-			continue;
-		d->e[i].path = strdup(f->fts_path);
-		d->e[i].dev = dev;
-		d->e[i].ino = f->fts_statp->st_ino;
-		d->n++;
-	}
-	fts_close(fts);
+	if (d->e)
+		fss_walk(d->dir, FSS_DATADIR_MAX_FILES, &w.dev, walk_one, &w);
 }
 
 /* path is still (kdev, ino): not renamed away, its inode not reused */

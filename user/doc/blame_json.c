@@ -106,6 +106,8 @@ static struct json_object *entry_json(const struct fss_blame_entry *x,
 				       json_object_new_string(x->reason));
 	} else {
 		json_object_object_add(o, "self", json_object_new_boolean(x->self));
+		/* fsyncscope's own process: never a neighbour */
+		json_object_object_add(o, "tool", json_object_new_boolean(x->tool));
 	}
 	if (x->flags & FSS_BL_WB) {
 		struct json_object *w = json_object_new_object();
@@ -141,6 +143,8 @@ static void who(const struct fss_blame_entry *x, char *buf, size_t n)
 	fss_comm_utf8(comm, sizeof(comm), x->comm, FSS_COMM_LEN);
 	if (x->self)
 		snprintf(buf, n, "self");
+	else if (x->tool)
+		snprintf(buf, n, "fsyncscope itself");
 	else if ((x->flags & FSS_BL_WB) && !(x->flags & FSS_BL_OWNER))
 		snprintf(buf, n, "writeback of dev %u:%u ino %llu",
 			 x->wb_dev >> 20, x->wb_dev & 0xfffff,

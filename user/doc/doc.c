@@ -393,6 +393,13 @@ const char *fss_jstr(struct json_object *o, const char *key)
 	       json_object_get_string(v) : NULL;
 }
 
+const char *fss_cause_name(struct json_object *x)
+{
+	if (json_object_get_boolean(fss_j(x, "tool")))
+		return "fsyncscope itself";
+	return fss_jstr(x, "comm") ?: "?";
+}
+
 double fss_jnum(struct json_object *o, const char *key)
 {
 	struct json_object *v = fss_j(o, key);
@@ -468,7 +475,9 @@ int fss_doc_foreach_test(struct json_object *doc, fss_doc_test_fn fn, void *arg)
 			continue;
 		for (j = 0; j < json_object_array_length(res); j++) {
 			struct json_object *t = json_object_array_get_idx(res, j);
-			const char *fs = fss_jstr(t, "fs"), *name = fss_jstr(t, "name");
+			/* compare: "label" tells a second ext4 ("ext4-2") */
+			const char *fs = fss_jstr(t, "label") ?: fss_jstr(t, "fs");
+			const char *name = fss_jstr(t, "name");
 
 			if (!fs || !name)
 				continue;

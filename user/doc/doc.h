@@ -87,6 +87,13 @@ long long fss_jint(struct json_object *o, const char *key, long long def);
 size_t fss_jlen(struct json_object *o);
 struct json_object *fss_jidx(struct json_object *o, size_t i);
 
+/*
+ * The name to show for a blame cause (a sync's blame entry or a trace's
+ * "blamed" row): "fsyncscope itself" when "tool" is true (the tracer's
+ * own process, docs/live.md), else its comm, else "?".
+ */
+const char *fss_cause_name(struct json_object *x);
+
 /* Output formats. */
 enum fss_fmt { FSS_FMT_TEXT, FSS_FMT_JSON, FSS_FMT_HTML, FSS_FMT_CSV,
 	       FSS_FMT_PERFETTO };

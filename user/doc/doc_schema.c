@@ -33,6 +33,14 @@ static const struct rule phase_rules[] = {
 	{ "share", 'u' }, { "na", 's' }, { 0 },
 };
 
+/* A finding (docs/findings.md): run, compare, devices, trace summaries. */
+static const struct rule finding_rules[] = {
+	{ "id", 's' }, { "severity", 's' }, { "subject", 's' }, { "title", 's' },
+	{ "evidence", 's' }, { "advice", 's' }, { "refs", 'a' },
+	{ "refs.[]", 's' }, { "figures", 'o' }, { "also_in", 'u' },
+	{ 0 },
+};
+
 /* A test: run's tests[], compare's results[], the probe's test. */
 static const struct rule test_rules[] = {
 	{ "name", 's' }, { "label", 's' }, { "status", 's' }, { "reason", 's' },
@@ -72,6 +80,7 @@ static const struct rule head_rules[] = {
 	{ "verdict", 'o' }, { "verdict.code", 's' }, { "verdict.headline", 's' },
 	{ "verdict.basis", 's' }, { "verdict.confidence", 's' },
 	{ "verdict.interval", 'a' }, { "verdict.interval.[]", 'n' },
+	{ "findings", 'a' }, { "findings.[]", 'T', finding_rules },
 	{ 0 },
 };
 
@@ -182,6 +191,7 @@ static const struct rule trace_rules[] = {
 	{ "by_kind.*", 'u' }, { "blame", 'o' }, { "blame.*", 'u' },
 	{ "blamed", 'a' }, { "blamed.[]", 'o' }, { "blamed.[].comm", 's' },
 	{ "blamed.[].blamed_ns", 'u' },
+	{ "findings", 'a' }, { "findings.[]", 'T', finding_rules },
 	{ 0 },
 };
 

@@ -147,8 +147,8 @@ int fss_change_compute(const struct fss_hist *a, const struct fss_hist *b,
 		       double min_abs_ns, struct fss_change *out)
 {
 	struct compact ca = { 0 }, cb = { 0 };
-	double *wa = NULL, *wb = NULL, *d = NULL, floor_ns;
-	int i, nd = 0, rc = -1;
+	double *wa = NULL, *wb = NULL, *d = NULL, *r = NULL, floor_ns;
+	int i, nd = 0, nr = 0, rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (!a->count || !b->count || resamples < 10)
@@ -158,7 +158,8 @@ int fss_change_compute(const struct fss_hist *a, const struct fss_hist *b,
 	wa = malloc((ca.n + 1) * sizeof(double));
 	wb = malloc((cb.n + 1) * sizeof(double));
 	d = malloc((size_t)resamples * sizeof(double));
-	if (!wa || !wb || !d)
+	r = malloc((size_t)resamples * sizeof(double));
+	if (!wa || !wb || !d || !r)
 		goto out;
 	out->a = q > 0 ? fss_hist_quantile_ns(a, q) : fss_hist_mean_ns(a);
 	out->b = q > 0 ? fss_hist_quantile_ns(b, q) : fss_hist_mean_ns(b);
@@ -169,6 +170,8 @@ int fss_change_compute(const struct fss_hist *a, const struct fss_hist *b,
 
 		if (!isnan(sa) && !isnan(sb))
 			d[nd++] = sb - sa;
+		if (!isnan(sa) && !isnan(sb) && sa > 0)
+			r[nr++] = sb / sa;
 	}
 	if (nd < 10)
 		goto out;
@@ -178,6 +181,12 @@ int fss_change_compute(const struct fss_hist *a, const struct fss_hist *b,
 	out->hi = d[(int)floor(0.975 * (nd - 1) + 0.5)];
 	floor_ns = fmax(min_rel * out->a, min_abs_ns);
 	out->word = out->lo > floor_ns ? 1 : out->hi < -floor_ns ? -1 : 0;
+	out->rlo = out->rhi = NAN;
+	if (nr >= 10 && nr == nd) {
+		qsort(r, (size_t)nr, sizeof(double), dbl_cmp);
+		out->rlo = r[(int)floor(0.025 * (nr - 1) + 0.5)];
+		out->rhi = r[(int)floor(0.975 * (nr - 1) + 0.5)];
+	}
 	rc = 0;
 out:
 	compact_free(&ca);
@@ -185,5 +194,109 @@ out:
 	free(wa);
 	free(wb);
 	free(d);
+	free(r);
 	return rc;
+}
+
+double fss_t975(int df)
+{
+	static const double t[] = {
+		0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
+		2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+		2.052, 2.048, 2.045, 2.042,
+	};
+
+	if (df < 1)
+		return NAN;
+	if (df < (int)(sizeof(t) / sizeof(t[0])))
+		return t[df];
+	return 1.96 + 2.4 / df;	/* within 0.003 of the exact value */
+}
+
+/* All of the n values are > 0 (and finite). */
+static bool all_pos(const double *v, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (!(v[k] > 0) || !isfinite(v[k]))
+			return false;
+	return true;
+}
+
+/* Paired ratios on the log scale: geometric means, t interval. */
+static int ratio_log(const double *a, const double *b, int n,
+		     struct fss_ratio_ci *out)
+{
+	double la = 0, lb = 0, md = 0, vd = 0, h;
+
+	for (int k = 0; k < n; k++) {
+		la += log(a[k]);
+		lb += log(b[k]);
+	}
+	la /= n;
+	lb /= n;
+	md = lb - la;
+	out->mean_a = exp(la);
+	out->mean_b = exp(lb);
+	out->ratio = exp(md);
+	out->geometric = true;
+	if (n < 2)
+		return -1;
+	for (int k = 0; k < n; k++) {
+		double d = log(b[k] / a[k]) - md;
+
+		vd += d * d;
+	}
+	h = fss_t975(n - 1) * sqrt(vd / (n - 1) / n);
+	out->lo = exp(md - h);
+	out->hi = exp(md + h);
+	return 0;
+}
+
+/* Arithmetic means, delta method (a value of 0 among them). */
+static int ratio_delta(const double *a, const double *b, int n,
+		       struct fss_ratio_ci *out)
+{
+	double ma = 0, mb = 0, va = 0, vb = 0, cab = 0, rel, se;
+
+	for (int k = 0; k < n; k++) {
+		ma += a[k];
+		mb += b[k];
+	}
+	ma /= n;
+	mb /= n;
+	out->mean_a = ma;
+	out->mean_b = mb;
+	if (!(ma > 0))
+		return -1;
+	out->ratio = mb / ma;
+	if (n < 2)
+		return -1;
+	for (int k = 0; k < n; k++) {
+		va += (a[k] - ma) * (a[k] - ma);
+		vb += (b[k] - mb) * (b[k] - mb);
+		cab += (a[k] - ma) * (b[k] - mb);
+	}
+	va /= n - 1;
+	vb /= n - 1;
+	cab /= n - 1;
+	/* Var(mb/ma) ~ (Var b - 2 R Cov + R^2 Var a) / (n ma^2) */
+	rel = vb - 2 * out->ratio * cab + out->ratio * out->ratio * va;
+	se = sqrt(fmax(rel, 0) / n) / ma;
+	out->lo = fmax(out->ratio - fss_t975(n - 1) * se, 0);
+	out->hi = out->ratio + fss_t975(n - 1) * se;
+	return 0;
+}
+
+int fss_ratio_paired(const double *a, const double *b, int n,
+		     struct fss_ratio_ci *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->ratio = out->lo = out->hi = NAN;
+	if (n < 1)
+		return -1;
+	if (all_pos(a, n) && all_pos(b, n))
+		return ratio_log(a, b, n, out);
+	return ratio_delta(a, b, n, out);
 }

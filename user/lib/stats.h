@@ -13,6 +13,7 @@
 #ifndef __FSS_STATS_H
 #define __FSS_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "lib/hist.h"
 
@@ -21,6 +22,8 @@ struct fss_change {
 	double diff;		/* b - a (ns) */
 	double lo, hi;		/* 95 % CI of b - a (ns) */
 	int word;		/* +1 slower, -1 faster, 0 within noise */
+	double rlo, rhi;	/* 95 % CI of b / a from the same resamples
+				 * (NAN when a resample of A was 0) */
 };
 
 /*
@@ -32,6 +35,30 @@ struct fss_change {
 int fss_change_compute(const struct fss_hist *a, const struct fss_hist *b,
 		       double q, int resamples, uint64_t seed, double min_rel,
 		       double min_abs_ns, struct fss_change *out);
+
+/*
+ * The ratio b / a from n paired repeats (a[k], b[k] measured side by side
+ * in round k), with its 95 % interval from Student's t with n - 1
+ * degrees of freedom over the pairs, so that a drift common to both
+ * cancels.  When every value is > 0: on the log scale (mean_a, mean_b
+ * geometric means, ratio = mean_b / mean_a = the geometric mean of the
+ * rounds' ratios, an interval that never reaches 0); otherwise arithmetic
+ * means and the delta method with the pairs' covariance.  Returns 0, or
+ * -1 when n < 2 or mean_a is 0 (ratio is still set when it can be).
+ */
+struct fss_ratio_ci {
+	int n;
+	bool geometric;		/* log scale (else arithmetic, delta) */
+	double mean_a, mean_b;
+	double ratio;
+	double lo, hi;
+};
+
+int fss_ratio_paired(const double *a, const double *b, int n,
+		     struct fss_ratio_ci *out);
+
+/* Student's t quantile 0.975 for df degrees of freedom (df >= 1). */
+double fss_t975(int df);
 
 /* Deterministic generator (splitmix64) and Poisson draws, exposed for tests. */
 uint64_t fss_rand_next(uint64_t *state);

@@ -173,6 +173,9 @@ static struct json_object *blamed_json(const struct window *w, int top)
 		json_object_object_add(o, "cgroup", cg ? json_object_new_string(cg) : NULL);
 		json_object_object_add(o, "writeback", json_object_new_boolean(
 					       s[i]->blame_flags & FSS_BL_WB));
+		/* fsyncscope's own process (docs/live.md) */
+		json_object_object_add(o, "tool", json_object_new_boolean(
+					       s[i]->blame_flags & FSS_BL_TOOL));
 		json_object_object_add(o, "caused_ns", json_object_new_int64(s[i]->st.total_ns));
 		json_object_object_add(o, "syncs", json_object_new_int64(s[i]->st.syncs));
 		for (int p = 0; p < FSS_PH_MAX; p++) {

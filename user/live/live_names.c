@@ -6,7 +6,11 @@
  * File paths: the kernel gives device and inode; we resolve them from the
  * syncing process's /proc/PID/fd links (matching st_dev/st_ino), as soon as
  * the sync record is read (within ~20 ms of the sync), cache the result,
- * and fall back to "dev MAJ:MIN ino N" when the file is no longer open.
+ * When the file is no longer open there (a short-lived writer such as
+ * `dd conv=fsync` closed it and exited), its inode is looked for once on
+ * its filesystem (fswalk.c: at most LIVE_FIND_MAX directory entries, no
+ * stat, no atime update, one search per filesystem a second); else it is
+ * "dev MAJ:MIN ino N".
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -21,11 +25,13 @@
 #include <sys/sysmacros.h>
 #include "sys/devinfo.h"
 #include "sys/fsnote.h"
+#include "sys/fswalk.h"
 #include "stats/live_agg.h"
 #include "live/live_names.h"
 
 #define NAME_BUCKETS	4096
 #define MAX_FILE_NAMES	65536	/* cache bound: beyond it, new files show dev/ino */
+#define LIVE_FIND_MAX	100000	/* directory entries one inode search reads */
 
 static struct {
 	struct proc_name *procs[NAME_BUCKETS];
@@ -151,7 +157,38 @@ static bool scan_fds(__u32 pid, __u32 want_dev, __u64 want_ino)
 	return found;
 }
 
-/* Try to name (dev, ino) from pid's open files; a failure is retried after a second. */
+/*
+ * f, closed by its process before its open files were read: its inode on
+ * its filesystem, once per file, at most one search a second per
+ * filesystem.  Whether it was named.
+ */
+static bool search_fs(struct file_name *f, __u64 now)
+{
+	struct dev_facts *d;
+	char mnt[PATH_MAX], path[PATH_MAX];
+
+	if (f->searched)
+		return false;
+	d = live_names_dev(f->dev);
+	if (!d || (d->searched_ns && now - d->searched_ns < LIVE_NSEC))
+		return false;
+	f->searched = true;
+	if (!d->mnt && !fss_mountpoint_of(f->dev, mnt, sizeof(mnt)))
+		d->mnt = strdup(mnt);
+	if (!d->mnt)
+		return false;
+	d->searched_ns = now;
+	if (fss_find_ino(d->mnt, f->ino, LIVE_FIND_MAX, path, sizeof(path)))
+		return false;
+	free(f->path);
+	f->path = strdup(path);
+	return f->path != NULL;
+}
+
+/*
+ * Try to name (dev, ino) from pid's open files, else by a search of its
+ * filesystem; a failure is retried after a second.
+ */
 void live_names_resolve_file(__u32 pid, __u32 dev, __u64 ino, bool force)
 {
 	struct file_name *f;
@@ -165,7 +202,7 @@ void live_names_resolve_file(__u32 pid, __u32 dev, __u64 ino, bool force)
 	now = live_mono_ns();
 	if (!force && f->tried_ns && f->tried_pid == pid && now - f->tried_ns < LIVE_NSEC)
 		return;
-	if (!scan_fds(pid, dev, ino) && !f->path) {
+	if (!scan_fds(pid, dev, ino) && !f->path && !search_fs(f, now)) {
 		f->tried_ns = now;
 		f->tried_pid = pid;
 	}
@@ -220,6 +257,7 @@ void live_names_free(void)
 		struct dev_facts *d = N.devs;
 
 		N.devs = d->next;
+		free(d->mnt);
 		free(d);
 	}
 	N.nfiles = 0;

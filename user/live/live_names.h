@@ -35,6 +35,7 @@ struct file_name {
 	const char *relkind;	/* its kind ("table", "index", ...) */
 	__u64 tried_ns;		/* last failed resolution ... */
 	__u32 tried_pid;	/* ... in this process's open files */
+	bool searched;		/* looked for by inode on its filesystem */
 	struct file_name *next;
 };
 
@@ -45,6 +46,8 @@ struct dev_facts {
 	int write_cache;	/* 1 write back, 0 write through, -1 unknown */
 	int fua;		/* 1, 0, -1 unknown */
 	char fstype[32];	/* from mountinfo, "" if not mounted now */
+	char *mnt;		/* where it is mounted (NULL: not looked up) */
+	__u64 searched_ns;	/* its last search for a file by inode */
 	struct dev_facts *next;
 };
 

@@ -134,7 +134,7 @@ void html_blame_test(FILE *f, const char *key, struct json_object *t,
 		fprintf(f, "<tr data-cause=\"other\" data-pid=\"%lld\"><td>"
 			"&nbsp;&nbsp;other</td><td data-stat=\"pid\">%lld</td>",
 			fss_jint(x, "pid", 0), fss_jint(x, "pid", 0));
-		str_cell(f, "comm", fss_jstr(x, "comm"));
+		str_cell(f, "comm", fss_cause_name(x));
 		str_cell(f, "cgroup", fss_jstr(x, "cgroup"));
 		ns_cell(f, "time", nz(fss_jnum(x, "blamed_ns")));
 		share_cell(f, "share", nz(fss_jnum(x, "blamed_ns")), all);
@@ -243,7 +243,7 @@ static void trace_blamed_table(FILE *f, struct json_object *doc, double all)
 
 		fprintf(f, "<tr data-pid=\"%lld\"><td data-stat=\"pid\">%lld"
 			"</td>", fss_jint(x, "pid", 0), fss_jint(x, "pid", 0));
-		str_cell(f, "comm", fss_jstr(x, "comm"));
+		str_cell(f, "comm", fss_cause_name(x));
 		str_cell(f, "cgroup", fss_jstr(x, "cgroup"));
 		str_cell(f, "dev", fss_jstr(x, "dev"));
 		str_cell(f, "writeback", json_object_get_boolean(
@@ -284,7 +284,7 @@ static void cause_names(struct json_object *a, struct cause_names *cn)
 		struct json_object *x = fss_jidx(a, cn->n);
 
 		snprintf(cn->s[cn->n], sizeof(cn->s[0]), "pid %lld %s on %s",
-			 fss_jint(x, "pid", 0), fss_jstr(x, "comm") ?: "?",
+			 fss_jint(x, "pid", 0), fss_cause_name(x),
 			 fss_jstr(x, "dev") ?: "?");
 		cn->names[1 + cn->n] = cn->s[cn->n];
 		cn->cols[1 + cn->n] = col_cause[cn->n];

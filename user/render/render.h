@@ -48,6 +48,9 @@ int fss_emit(struct json_object *doc, enum fss_fmt fmt, const char *path,
 int fss_stdout_to_begin(const char *path);
 int fss_stdout_to_end(bool ok);
 
+/* out_html_findings.c: the document's findings, first on its page */
+void fss_html_findings(FILE *f, struct json_object *doc);
+
 /* The renderers behind it. */
 int fss_render_html(struct json_object *doc, FILE *f,
 		    const struct fss_render_opts *ro, char *err, size_t errlen);
@@ -91,6 +94,13 @@ void fss_text_trace_sync(FILE *f, struct json_object *sync);
  * summary (docs/databases.md); nothing when it saw no database file */
 void fss_text_db_sections(FILE *f, struct json_object *report);
 
+/*
+ * out_text_findings.c: the FINDINGS block of a document's "findings"
+ * (run, trace interval / summary); one line when healthy, nothing when
+ * the document has none.
+ */
+void fss_text_findings(FILE *f, struct json_object *doc);
+
 /* The --hist view of one test object (its "hist"), indented. */
 void fss_text_hists(FILE *f, struct json_object *test, int indent);
 
@@ -104,6 +114,8 @@ void fss_text_compare_header(FILE *f, struct json_object *doc);
 void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *fs);
 void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist);
 int fss_text_compare(FILE *f, struct json_object *doc, bool hist);
+/* The plain text of a diff document. */
+void fss_text_diff(FILE *f, struct json_object *doc);
 
 /* Chrome JSON trace (ui.perfetto.dev, chrome://tracing) from ro->events_path. */
 int fss_render_perfetto(struct json_object *doc, FILE *f,

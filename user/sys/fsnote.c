@@ -4,6 +4,7 @@
  * journal looks like to the tracer (fsnote.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <libmount/libmount.h>
@@ -34,6 +35,53 @@ out:
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
 	return rc;
+}
+
+/* mountinfo's octal escapes (\040 for a space) undone, in place */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+int fss_mountpoint_of(__u32 kdev, char *buf, size_t len)
+{
+	char line[8192], root[4096], mnt[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	bool have = false;
+
+	buf[0] = '\0';
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int maj, min;
+		bool whole;
+
+		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min,
+			   root, mnt) != 4 || fss_kdev(maj, min) != kdev)
+			continue;
+		whole = !strcmp(root, "/");
+		if (have && !whole)
+			continue;	/* a bind of a subtree: only if nothing else */
+		unescape(mnt);
+		snprintf(buf, len, "%s", mnt);
+		have = true;
+		if (whole)
+			break;
+	}
+	fclose(f);
+	return have ? 0 : -ENOENT;
 }
 
 const char *fss_journal_note(const char *fstype)

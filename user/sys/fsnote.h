@@ -17,6 +17,13 @@
 int fss_fstype_of(__u32 kdev, char *buf, size_t len);
 
 /*
+ * Where the filesystem with superblock dev kdev is mounted (a mount of
+ * its root preferred over a bind of a subtree), from mountinfo.  0, or
+ * -ENOENT and buf "".
+ */
+int fss_mountpoint_of(__u32 kdev, char *buf, size_t len);
+
+/*
  * Why a traced filesystem of this type shows no jbd2 commit by a kernel
  * thread, in a few words that fit after "MAJ:MIN TYPE: " on 80 columns.
  */

@@ -160,6 +160,10 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 			       json_object_new_string(fss_pattern_name(r->spec.pattern)));
 	json_object_object_add(o, "shared_file",
 			       json_object_new_boolean(r->spec.shared_file));
+	json_object_object_add(o, "ioengine", json_object_new_string(
+			       r->spec.iodepth ? "io_uring" : "sync"));
+	json_object_object_add(o, "iodepth", r->spec.iodepth ?
+			       json_object_new_int((int)r->spec.iodepth) : NULL);
 	json_object_object_add(o, "status", json_object_new_string(ok ? "ok" : "n/a"));
 	json_object_object_add(o, "reason", ok ? NULL :
 			       json_object_new_string(res->reason));
@@ -269,7 +273,9 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 
 		/* hook only the kinds of sync these tests make */
 		for (int i = 0; i < n; i++)
-			to.sync_kinds |= fss_method_sync_kinds(tests[i].spec.method);
+			to.sync_kinds |= tests[i].spec.iodepth ?
+				1u << FSS_SYNC_IOURING_FSYNC :
+				fss_method_sync_kinds(tests[i].spec.method);
 
 		hk.tr = fss_tracer_open(&to, err, errlen);
 		if (!hk.tr) {

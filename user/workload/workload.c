@@ -24,8 +24,6 @@
 #include "lib/pctl.h"
 #include "workload/workload_int.h"
 
-#define LAT_CHUNK	(1u << 16)	/* latencies per chunk */
-#define MAX_CHUNKS	4096		/* per test: 256 Mi ops, 2 GiB of latencies */
 
 static const char *const method_names[FSS_M_MAX] = {
 	[FSS_M_OPEN_DATASYNC]		= "open_datasync",
@@ -114,36 +112,6 @@ int fss_size_parse(const char *s, __u64 *out)
 
 /* ---- latencies -------------------------------------------------------- */
 
-struct lat_chunk {
-	struct lat_chunk *next;
-	size_t n;
-	__u64 v[LAT_CHUNK];
-};
-
-struct lat_buf {
-	struct lat_chunk *head, *tail;
-};
-
-static __u64 *lat_grow(struct lat_buf *b)
-{
-	struct lat_chunk *c = malloc(sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->next = NULL;
-	c->n = 0;
-	/* touch every page now, not inside a timed op */
-	memset(c->v, 0, sizeof(c->v));
-	if (b->tail)
-		b->tail->n = LAT_CHUNK;
-	else
-		b->head = c;
-	if (b->tail)
-		b->tail->next = c;
-	b->tail = c;
-	return c->v;
-}
-
 static void lat_free(struct lat_buf *b)
 {
 	struct lat_chunk *c, *next;
@@ -174,73 +142,6 @@ void fss_lat_compute(__u64 *v, size_t n, struct fss_lat *out)
 }
 
 /* ---- the timed loop --------------------------------------------------- */
-
-struct run;
-
-struct job {
-	struct run *run;
-	const struct fss_wl_spec *spec;
-	struct fss_wl_file *file;
-	unsigned int idx;
-	int fd;
-	char *buf;
-	struct iovec iov;
-	__u64 base;		/* overwrite: first offset of this job */
-	__u64 nblocks;		/* random: bs blocks in the region */
-	__u64 rng;
-	struct lat_buf lat;
-	__u64 *slot0;		/* first free slot at start */
-	__u64 ops, writes;
-	__u64 t_start, t_end;
-	int err;		/* errno of the failed call, 0 if none */
-	const char *err_op;
-	bool short_write;
-	bool write_failed;	/* the failed call was a write */
-	bool stopped;		/* by a signal */
-	bool capped;		/* latency memory limit reached */
-	pthread_t tid;
-	bool started;
-};
-
-struct run {
-	const struct fss_wl_spec *spec;
-	__u64 dur_ns;
-	atomic_int abort;
-	atomic_uint chunks;	/* latency chunks allocated by all jobs */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool go;
-};
-
-static inline __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
-static inline __u64 next_off(struct job *j, unsigned int w)
-{
-	const struct fss_wl_spec *s = j->spec;
-
-	switch (s->pattern) {
-	case FSS_PAT_APPEND:
-		return atomic_fetch_add_explicit(&j->file->append_off, s->bs,
-						 memory_order_relaxed);
-	case FSS_PAT_RANDOM:
-		return (wl__xorshift64s(&j->rng) % j->nblocks) * s->bs;
-	default:
-		return j->base + (__u64)w * s->bs;
-	}
-}
-
-static int fail(struct job *j, int e, const char *what)
-{
-	j->err = e;
-	j->err_op = what;
-	return -1;
-}
 
 static inline int do_write(struct job *j, int fd, __u64 off)
 {
@@ -386,7 +287,7 @@ static void job_loop(struct job *j)
 				j->capped = true;
 				break;
 			}
-			slot = lat_grow(&j->lat);
+			slot = wl__lat_grow(&j->lat);
 			if (!slot) {
 				fail(j, ENOMEM, "allocating latency memory");
 				break;
@@ -402,6 +303,15 @@ static void job_loop(struct job *j)
 		atomic_store(&r->abort, 1);
 }
 
+/* A job's timed loop: the sync engine's or io_uring's. */
+static void job_run(struct job *j)
+{
+	if (j->spec->iodepth)
+		wl__job_loop_uring(j);
+	else
+		job_loop(j);
+}
+
 static void *job_thread(void *arg)
 {
 	struct job *j = arg;
@@ -413,7 +323,7 @@ static void *job_thread(void *arg)
 	pthread_mutex_unlock(&r->mu);
 	if (atomic_load(&r->abort))
 		return NULL;
-	job_loop(j);
+	job_run(j);
 	return NULL;
 }
 
@@ -520,8 +430,18 @@ static int wl_run__spec(struct wl_test *t, const struct fss_wl_spec *spec,
 		s->shared_file = true;
 	t->nfiles = s->shared_file ? 1 : s->jobs;
 
-	/* region each job overwrites, and what the file must hold */
-	t->need = (__u64)s->writes_per_sync * s->bs;
+	if (s->iodepth && (s->shape != FSS_SHAPE_WRITE_SYNC ||
+			   (s->method != FSS_M_FDATASYNC &&
+			    s->method != FSS_M_FSYNC) ||
+			   s->writes_per_sync != 1 || s->iodepth > 4096)) {
+		snprintf(err, errlen, "io_uring: fdatasync or fsync after one "
+			 "write, --iodepth 1 to 4096");
+		return -EINVAL;
+	}
+	/* region each job overwrites (each op in flight its own block),
+	 * and what the file must hold */
+	t->need = (__u64)s->writes_per_sync * s->bs *
+		  (s->iodepth ? s->iodepth : 1);
 	if (s->shared_file && s->pattern == FSS_PAT_OVERWRITE)
 		t->need *= s->jobs;
 	if (s->pattern == FSS_PAT_RANDOM && s->file_size < s->bs) {
@@ -590,7 +510,8 @@ static int wl_run__job_init(struct wl_test *t, unsigned int i, int fl,
 	j->file = t->files[s->shared_file ? 0 : i];
 	j->rng = 0x9E3779B97F4A7C15ULL * (i + 1);
 	if (s->shared_file && s->pattern == FSS_PAT_OVERWRITE)
-		j->base = (__u64)i * s->writes_per_sync * s->bs;
+		j->base = (__u64)i * s->writes_per_sync * s->bs *
+			  (s->iodepth ? s->iodepth : 1);
 	if (s->pattern == FSS_PAT_RANDOM) {
 		__u64 region = s->file_size < j->file->size ?
 			       s->file_size : j->file->size;
@@ -607,7 +528,7 @@ static int wl_run__job_init(struct wl_test *t, unsigned int i, int fl,
 	wl__fill_random(j->buf, s->bs, 0xC0FFEEULL + i);
 	j->iov.iov_base = j->buf;
 	j->iov.iov_len = s->bs;
-	j->slot0 = lat_grow(&j->lat);
+	j->slot0 = wl__lat_grow(&j->lat);
 	if (!j->slot0) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -666,7 +587,7 @@ static void wl_run__timed(struct wl_test *t, const struct fss_wl_hooks *hooks)
 	if (hooks && hooks->before)
 		hooks->before(hooks->arg);
 	if (n == 1) {
-		job_loop(&jobs[0]);
+		job_run(&jobs[0]);
 	} else {
 		for (i = 0; i < n; i++) {
 			if (pthread_create(&jobs[i].tid, NULL, job_thread, &jobs[i])) {

@@ -71,6 +71,9 @@ struct fss_wl_spec {
 	__u64 file_size;		/* prefill / random region (bytes) */
 	double seconds;			/* per test, when count == 0 */
 	__u64 count;			/* ops per job (0: run for seconds) */
+	unsigned int iodepth;		/* io_uring: ops in flight per job,
+					 * each a write linked to its
+					 * sync; 0: the sync engine */
 };
 
 struct fss_lat {
@@ -137,6 +140,13 @@ int fss_wl_file_prepare(struct fss_workload *w, __u64 size,
 int fss_wl_run(struct fss_workload *w, const struct fss_wl_spec *spec,
 	       struct fss_wl_file *file, const struct fss_wl_hooks *hooks,
 	       struct fss_wl_result *res, char *err, size_t errlen);
+
+/*
+ * Can this process set up an io_uring (not disabled by the
+ * kernel.io_uring_disabled sysctl, seccomp or an LSM)?  0, or -1 with
+ * one line in err (workload_uring.c).
+ */
+int fss_wl_uring_check(char *err, size_t errlen);
 
 /* Logical block / O_DIRECT alignment of the target (0 if unknown). */
 unsigned int fss_wl_dio_align(struct fss_workload *w);

@@ -10,7 +10,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/uio.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "lib/scratch.h"
@@ -75,5 +80,113 @@ int wl__file_make(struct fss_workload *w, __u64 size, int how,
 		  struct fss_wl_file **out, char *err, size_t errlen);
 /* Remove a file we created: unlink a name, close an anonymous holder. */
 void wl__file_unlink(struct fss_wl_file *f);
+
+
+/* ---- the timed loop's pieces (workload.c, workload_uring.c) ------------ */
+
+#define LAT_CHUNK	(1u << 16)	/* latencies per chunk */
+#define MAX_CHUNKS	4096		/* per test: 256 Mi ops, 2 GiB of latencies */
+
+struct lat_chunk {
+	struct lat_chunk *next;
+	size_t n;
+	__u64 v[LAT_CHUNK];
+};
+
+struct lat_buf {
+	struct lat_chunk *head, *tail;
+};
+
+/* A new chunk, pre-faulted, appended to b: its first slot, or NULL. */
+static inline __u64 *wl__lat_grow(struct lat_buf *b)
+{
+	struct lat_chunk *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->next = NULL;
+	c->n = 0;
+	/* touch every page now, not inside a timed op */
+	memset(c->v, 0, sizeof(c->v));
+	if (b->tail)
+		b->tail->n = LAT_CHUNK;
+	else
+		b->head = c;
+	if (b->tail)
+		b->tail->next = c;
+	b->tail = c;
+	return c->v;
+}
+
+struct run;
+
+struct job {
+	struct run *run;
+	const struct fss_wl_spec *spec;
+	struct fss_wl_file *file;
+	unsigned int idx;
+	int fd;
+	char *buf;
+	struct iovec iov;
+	__u64 base;		/* overwrite: first offset of this job */
+	__u64 nblocks;		/* random: bs blocks in the region */
+	__u64 rng;
+	struct lat_buf lat;
+	__u64 *slot0;		/* first free slot at start */
+	__u64 ops, writes;
+	__u64 t_start, t_end;
+	int err;		/* errno of the failed call, 0 if none */
+	const char *err_op;
+	bool short_write;
+	bool write_failed;	/* the failed call was a write */
+	bool stopped;		/* by a signal */
+	bool capped;		/* latency memory limit reached */
+	pthread_t tid;
+	bool started;
+};
+
+struct run {
+	const struct fss_wl_spec *spec;
+	__u64 dur_ns;
+	atomic_int abort;
+	atomic_uint chunks;	/* latency chunks allocated by all jobs */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool go;
+};
+
+static inline __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static inline __u64 next_off(struct job *j, unsigned int w)
+{
+	const struct fss_wl_spec *s = j->spec;
+
+	switch (s->pattern) {
+	case FSS_PAT_APPEND:
+		return atomic_fetch_add_explicit(&j->file->append_off, s->bs,
+						 memory_order_relaxed);
+	case FSS_PAT_RANDOM:
+		return (wl__xorshift64s(&j->rng) % j->nblocks) * s->bs;
+	default:
+		return j->base + (__u64)w * s->bs;
+	}
+}
+
+static inline int fail(struct job *j, int e, const char *what)
+{
+	j->err = e;
+	j->err_op = what;
+	return -1;
+}
+
+/* io_uring (workload_uring.c): the job's loop with spec->iodepth ops in
+ * flight, each a write linked to its sync, timed submit to completion. */
+void wl__job_loop_uring(struct job *j);
 
 #endif /* __FSS_WORKLOAD_INT_H */

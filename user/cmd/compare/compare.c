@@ -26,7 +26,9 @@
 #include "sys/devuse.h"
 #include "doc/doc.h"
 #include "lib/fmt.h"
+#include "lib/parse.h"
 #include "render/render.h"
+#include "findings/findings.h"
 
 #define PROG		CMP_PROG
 #define DEF_SIZE	(1ULL << 30)
@@ -37,7 +39,7 @@
 
 enum {
 	OPT_FS = 256, OPT_DIR, OPT_SIZE, OPT_MKFS_OPTS, OPT_SCRATCH, OPT_DESTROY,
-	OPT_SAVE,
+	OPT_SAVE, OPT_REPEAT,
 };
 
 static const char doc[] =
@@ -77,18 +79,24 @@ static const char doc[] =
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Filesystems and where they are made:", 1 },
 	{ "fs", OPT_FS, "LIST", 0, "Filesystems in order, from ext4, xfs, btrfs "
-	  "(default ext4,xfs); ratios are against the first", 1 },
+	  "(default ext4,xfs; one listed twice is FS and FS-2); ratios are "
+	  "against the first", 1 },
 	{ "dir", OPT_DIR, "DIR", 0, "Make the images in a new temporary "
 	  "directory in DIR (default /var/tmp, else .)", 1 },
 	{ "size", OPT_SIZE, "SIZE", 0, "Size of every image (default 1g; xfs "
 	  "needs more than 300m)", 1 },
 	{ "mkfs-opts", OPT_MKFS_OPTS, "FS=OPTS", 0, "mkfs options for FS instead "
-	  "of the defaults, split at spaces (repeatable)", 1 },
+	  "of the defaults, split at spaces (repeatable; FS-2= only the "
+	  "second FS)", 1 },
 	{ "scratch-dev", OPT_SCRATCH, "DEV", 0, "Make the filesystems on the "
 	  "block device DEV instead of images (needs --destroy-data)", 1 },
 	{ "destroy-data", OPT_DESTROY, NULL, 0, "Confirm that everything on "
 	  "--scratch-dev DEV may be destroyed", 1 },
 	{ NULL, 0, NULL, 0, "Test length:", 2 },
+	{ NULL, 0, NULL, 0, "Confidence:", 4 },
+	{ "repeat", OPT_REPEAT, "N", 0, "Rounds of every workload on every "
+	  "filesystem, in alternating order (default 3, 1 to 20): the ratios' "
+	  "95% intervals", 4 },
 	{ NULL, 0, NULL, 0, "Workloads (default: fdatasync overwrite, fsync "
 	  "append, open_datasync):", 3 },
 	{ NULL, 0, NULL, 0, "Tracing and output:", 5 },
@@ -98,11 +106,83 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
+/* --fs: up to CMP_MAX_FS names, a name at most CMP_MAX_FS times. */
+static int parse_fs(struct cmp_opts *o, const char *arg)
+{
+	char buf[256], *tok, *save = NULL;
+	int k;
+
+	o->nfs = 0;
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		k = cmp_fs_lookup(tok);
+		if (k < 0 || o->nfs >= CMP_MAX_FS)
+			return -1;
+		o->fs[o->nfs++] = k;
+	}
+	return o->nfs ? 0 : -1;
+}
+
+/* "ext4" (inst 1) or "ext4-2" (inst 2) before eq: the kind, or -1. */
+static int mkfs_opts_name(const char *arg, const char *eq, int *inst)
+{
+	char name[CMP_LABEL_LEN], *dash;
+	int k;
+
+	*inst = 1;
+	if (eq - arg >= (int)sizeof(name))
+		return -1;
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+	dash = strrchr(name, '-');
+	if (dash && dash[1] >= '2' && dash[1] <= '0' + CMP_MAX_FS &&
+	    !dash[2]) {
+		*inst = dash[1] - '0';
+		*dash = '\0';
+	}
+	k = cmp_fs_lookup(name);
+	return k;
+}
+
+/*
+ * Each filesystem's label ("ext4", the second "ext4-2") and its own
+ * --mkfs-opts; 0, or 2 after one line for a label not in --fs.
+ */
+static int label_fs(struct cmp_opts *o)
+{
+	int seen[CMP_FS_KINDS] = { 0 };
+
+	for (int i = 0; i < o->nfs; i++) {
+		int k = o->fs[i], n = ++seen[k];
+
+		if (n == 1)
+			snprintf(o->label[i], sizeof(o->label[i]), "%s",
+				 cmp_fs_defs[k].name);
+		else
+			snprintf(o->label[i], sizeof(o->label[i]), "%s-%d",
+				 cmp_fs_defs[k].name, n);
+		o->mkfs_label_opts[i] = n > 1 ? o->mkfs_inst_opts[k][n] : NULL;
+	}
+	for (int k = 0; k < CMP_FS_KINDS; k++)
+		for (int n = 2; n <= CMP_MAX_FS; n++)
+			if (o->mkfs_inst_opts[k][n] && seen[k] < n) {
+				fprintf(stderr, PROG ": --mkfs-opts for %s-%d, "
+					"which is not in --fs (try '" PROG
+					" --help')\n", cmp_fs_defs[k].name, n);
+				return 2;
+			}
+	return 0;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct cmp_opts *o = state->input;
+	const char **slot;
 	const char *eq;
-	int k;
+	int k, inst;
+	long lv;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -110,13 +190,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		state->child_inputs[1] = &o->shape;
 		break;
 	case OPT_FS:
-		o->nfs = 0;
-		if (fss_parse_list(arg, cmp_fs_lookup, o->fs, &o->nfs,
-				       CMP_MAX_FS)) {
-			argp_error(state, "bad --fs '%s': up to 3 different of ext4, "
-				   "xfs, btrfs, comma-separated", arg);
+		if (parse_fs(o, arg)) {
+			argp_error(state, "bad --fs '%s': up to 3 of ext4, xfs, "
+				   "btrfs, comma-separated", arg);
 			return EINVAL;
 		}
+		break;
+	case OPT_REPEAT:
+		if (!fss_parse_long(arg, &lv) || lv < 1 ||
+		    lv > CMP_MAX_REPEAT) {
+			argp_error(state, "bad --repeat '%s': a number of rounds "
+				   "from 1 to %d", arg, CMP_MAX_REPEAT);
+			return EINVAL;
+		}
+		o->repeat = (int)lv;
 		break;
 	case OPT_DIR:
 		if (!arg[0]) {
@@ -136,24 +223,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MKFS_OPTS:
 		eq = strchr(arg, '=');
-		if (eq) {
-			char name[16];
-
-			snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
-			k = (eq - arg) < (int)sizeof(name) ? cmp_fs_lookup(name) : -1;
-		} else {
-			k = -1;
-		}
+		k = eq ? mkfs_opts_name(arg, eq, &inst) : -1;
 		if (k < 0) {
 			argp_error(state, "bad --mkfs-opts '%s': FS=OPTIONS with FS "
-				   "one of ext4, xfs, btrfs", arg);
+				   "one of ext4, xfs, btrfs (or FS-2, FS-3)", arg);
 			return EINVAL;
 		}
-		if (o->mkfs_opts[k]) {
-			argp_error(state, "--mkfs-opts for %s given twice", cmp_fs_defs[k].name);
+		slot = inst > 1 ? &o->mkfs_inst_opts[k][inst] : &o->mkfs_opts[k];
+		if (*slot) {
+			argp_error(state, "--mkfs-opts for %.*s given twice",
+				   (int)(eq - arg), arg);
 			return EINVAL;
 		}
-		o->mkfs_opts[k] = eq + 1;
+		*slot = eq + 1;
 		break;
 	case OPT_SCRATCH:
 		if (!arg[0]) {
@@ -223,6 +305,8 @@ static int check_combinations(struct cmp_opts *o)
 			return 2;
 		}
 	}
+	if (label_fs(o))
+		return 2;
 	if (o->shape.pattern_set && o->shape.pattern == FSS_PAT_APPEND &&
 	    o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append");
@@ -330,7 +414,8 @@ struct cmp_ctx {
 	struct cmp_place *pl;
 	struct json_object *doc;
 	bool measured;
-	__u64 drops;
+	int nadded;			/* filesystems in the document */
+	struct fss_run_test round_tests[CMP_MAX_WL];	/* rounds 2.. */
 };
 
 /* Root, memory, the scratch device's checks, where things go.  0 or 1. */
@@ -352,7 +437,15 @@ static int prepare(struct cmp_ctx *c)
 	}
 	for (int i = 0; i < o->nfs; i++) {
 		c->runs[i].kind = o->fs[i];
+		c->runs[i].idx = i;
+		c->runs[i].label = o->label[i];
 		c->runs[i].loop_fd = -1;
+		c->runs[i].rounds = calloc(CMP_MAX_WL,
+					   sizeof(*c->runs[i].rounds));
+		if (!c->runs[i].rounds) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return 1;
+		}
 	}
 	if (o->scratch_dev) {
 		if (fss_dev_check_unused(o->scratch_dev, whole, sizeof(whole),
@@ -407,39 +500,79 @@ static int begin_output(struct cmp_ctx *c)
 	return 0;
 }
 
-/* Each filesystem in turn: mount, run, undo, its line.  0 or 1. */
-static int run_all(struct cmp_ctx *c)
+/*
+ * Add (and print) the entries of the filesystems that are done, in --fs
+ * order: all rounds run, or every one that ran at all when stopped.
+ */
+static void add_done(struct cmp_ctx *c)
 {
 	const struct cmp_opts *o = &c->o;
 	struct json_object *fs;
-	double t0;
 
-	for (int i = 0; i < o->nfs && !fss_wl_stop; i++) {
-		struct cmp_fs_run *r = &c->runs[i];
+	while (c->nadded < o->nfs) {
+		struct cmp_fs_run *r = &c->runs[c->nadded];
 
-		t0 = now_s();
-		if (cmp_fs_mount(o, r, c->pl->workdir)) {
-			cmp_fs_teardown(r);
-			if (fss_wl_stop)
-				break;
-			fprintf(stderr, PROG ": %s\n", r->error);
-			return 1;
-		}
-		r->setup_s = now_s() - t0;
-		t0 = now_s();
-		cmp_fs_run(o, r, c->wl, c->nwl);
-		r->run_s = now_s() - t0;
-		cmp_fs_teardown(r);
-		if (r->status == CMP_FS_ERROR) {
-			fprintf(stderr, PROG ": %s\n", r->error);
-			return 1;
-		}
-		c->measured = true;
-		c->drops += r->drops;
+		if (!(r->rounds_done == o->repeat ||
+		      (fss_wl_stop && r->rounds_done > 0)))
+			break;
 		fs = cmp_doc_add_fs(c->doc, o, r, c->nwl);
+		c->nadded++;
 		if (!o->wl.json)
 			fss_text_compare_fs(stdout, c->doc, fs);
 	}
+}
+
+/* Round k on r: mount, every workload, unmount.  0, 1 error, -1 stop. */
+static int run_round(struct cmp_ctx *c, struct cmp_fs_run *r, int k)
+{
+	const struct cmp_opts *o = &c->o;
+	struct fss_run_test *tests = k ? c->round_tests : r->tests;
+	double t0 = now_s();
+
+	if (cmp_fs_mount(o, r, c->pl->workdir)) {
+		cmp_fs_unmount(r);
+		if (fss_wl_stop)
+			return -1;
+		fprintf(stderr, PROG ": %s\n", r->error);
+		return 1;
+	}
+	r->setup_s += now_s() - t0;
+	t0 = now_s();
+	cmp_fs_run(o, r, c->wl, c->nwl, tests);
+	r->run_s += now_s() - t0;
+	cmp_fs_unmount(r);
+	if (r->status == CMP_FS_ERROR) {
+		fprintf(stderr, PROG ": %s\n", r->error);
+		return 1;
+	}
+	cmp_rounds_record(r, tests, c->nwl, k);
+	r->rounds_done++;
+	c->measured = true;
+	return r->status == CMP_FS_INTERRUPTED ? -1 : 0;
+}
+
+/*
+ * --repeat rounds of every filesystem, in --fs order in even rounds and
+ * the reverse in odd ones (A B, B A, A B: a drift of the machine lands on
+ * both alike); each filesystem's line once it is done.  0 or 1.
+ */
+static int run_all(struct cmp_ctx *c)
+{
+	const struct cmp_opts *o = &c->o;
+	int rc = 0;
+
+	for (int k = 0; k < o->repeat && !rc && !fss_wl_stop; k++) {
+		for (int j = 0; j < o->nfs && !rc && !fss_wl_stop; j++) {
+			int i = k % 2 ? o->nfs - 1 - j : j;
+
+			rc = run_round(c, &c->runs[i], k);
+			if (rc <= 0)
+				add_done(c);
+		}
+	}
+	if (rc > 0)
+		return 1;
+	add_done(c);
 	return 0;
 }
 
@@ -469,14 +602,18 @@ static void cleanup(struct cmp_ctx *c)
 static int finish(struct cmp_ctx *c)
 {
 	const struct cmp_opts *o = &c->o;
+	__u64 drops = 0;
 	int ret = 0;
 
+	for (int i = 0; i < o->nfs; i++)
+		drops += c->runs[i].drops;
 	if (!c->measured) {
 		fprintf(stderr, PROG ": stopped by %s before anything was "
 			"measured\n", fss_run_sig_name(fss_wl_stop));
 		return 128 + fss_wl_stop;
 	}
 	cmp_doc_finish(c->doc, o, c->runs, c->nwl);
+	c->doc = fss_findings_attach(c->doc);	/* docs/findings.md */
 	if (o->save && fss_emit(json_object_get(c->doc), FSS_FMT_JSON, o->save,
 				NULL))
 		ret = 1;
@@ -488,10 +625,10 @@ static int finish(struct cmp_ctx *c)
 		fss_text_compare_results(stdout, c->doc, o->wl.hist);
 	}
 	fflush(stdout);
-	if (c->drops)
+	if (drops)
 		fprintf(stderr, PROG ": warning: %llu events lost; "
 			"breakdowns are incomplete\n",
-			(unsigned long long)c->drops);
+			(unsigned long long)drops);
 	if (fss_wl_stop) {
 		fprintf(stderr, PROG ": stopped by %s; results above are "
 			"partial\n", fss_run_sig_name(fss_wl_stop));
@@ -515,6 +652,7 @@ int cmd_compare(int argc, char **argv)
 		.fs = { 0, 1 },
 		.nfs = 2,
 		.size = DEF_SIZE,
+		.repeat = CMP_DEF_REPEAT,
 	};
 	fss_cli_wl_defaults(&c->o.wl);
 	fss_cli_shape_defaults(&c->o.shape);
@@ -545,7 +683,9 @@ done:
 	for (int i = 0; c->runs && i < CMP_MAX_FS; i++) {
 		json_object_put(c->runs[i].strategy);
 		fss_run_tests_free(c->runs[i].tests, CMP_MAX_WL);
+		free(c->runs[i].rounds);
 	}
+	fss_run_tests_free(c->round_tests, CMP_MAX_WL);
 	if (sigs_set)
 		fss_run_signals_restore(&sigs);
 	json_object_put(c->doc);

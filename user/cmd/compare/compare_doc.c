@@ -74,6 +74,7 @@ static struct json_object *result_json(const struct cmp_fs_run *runs, int i, int
 	if (!t->ran) {
 		o = json_object_new_object();
 		json_object_object_add(o, "fs", json_object_new_string(cmp_fs_defs[r->kind].name));
+		json_object_object_add(o, "label", json_object_new_string(r->label));
 		json_object_object_add(o, "name", json_object_new_string(t->name));
 		json_object_object_add(o, "status", json_object_new_string("n/a"));
 		snprintf(why, sizeof(why), "not run: %.560s", r->status == CMP_FS_ERROR ?
@@ -83,6 +84,7 @@ static struct json_object *result_json(const struct cmp_fs_run *runs, int i, int
 	}
 	o = fss_run_test_json(t, r->disk_ok ? r->disk.write_cache : -1);
 	json_object_object_add(o, "fs", json_object_new_string(cmp_fs_defs[r->kind].name));
+	json_object_object_add(o, "label", json_object_new_string(r->label));
 	if (!cmp_fs_defs[r->kind].journal_traced &&
 	    json_object_object_get_ex(o, "breakdown", &bd) && bd) {
 		json_object_object_add(bd, "journal", NULL);
@@ -90,6 +92,9 @@ static struct json_object *result_json(const struct cmp_fs_run *runs, int i, int
 				       json_object_new_string(cmp_fs_defs[r->kind].journal_what));
 	}
 	json_object_object_add(o, "ratio_to_first", ratios_json(r, t, &runs[0].tests[wi]));
+	json_object_object_add(o, "rounds", cmp_rounds_json(r, wi));
+	json_object_object_add(o, "confidence",
+			       cmp_confidence_json(r, &runs[0], wi));
 	return o;
 }
 
@@ -112,6 +117,7 @@ static struct json_object *fs_json(const struct cmp_opts *o,
 	int done = 0;
 
 	json_object_object_add(j, "fs", json_object_new_string(d->name));
+	json_object_object_add(j, "label", json_object_new_string(r->label));
 	json_object_object_add(j, "status", json_object_new_string(status_name(r->status)));
 	json_object_object_add(j, "error", r->status == CMP_FS_ERROR ?
 			       json_object_new_string(r->error) : NULL);
@@ -141,6 +147,7 @@ static struct json_object *fs_json(const struct cmp_opts *o,
 	for (int i = 0; i < nwl; i++)
 		done += r->tests[i].ran;
 	json_object_object_add(j, "workloads_run", json_object_new_int(done));
+	json_object_object_add(j, "rounds_run", json_object_new_int(r->rounds_done));
 	return j;
 }
 
@@ -166,11 +173,15 @@ static struct json_object *options_json(const struct cmp_opts *o)
 			       json_object_new_int64((int64_t)o->wl.file_size));
 	for (int i = 0; i < o->nfs; i++) {
 		int k = o->fs[i];
+		const char *mo = o->mkfs_label_opts[i] ?: o->mkfs_opts[k];
 
-		json_object_object_add(m, cmp_fs_defs[k].name, o->mkfs_opts[k] ?
-				       json_object_new_string(o->mkfs_opts[k]) : NULL);
+		json_object_object_add(m, o->label[i], mo ?
+				       json_object_new_string(mo) : NULL);
 	}
 	json_object_object_add(j, "mkfs_opts", m);
+	json_object_object_add(j, "repeat", json_object_new_int(o->repeat));
+	json_object_object_add(j, "order", json_object_new_string(
+			       "alternating"));
 	return j;
 }
 

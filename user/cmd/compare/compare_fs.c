@@ -135,7 +135,10 @@ static int run_cmd(char *const argv[], char *out, size_t outlen)
 static int mkfs_argv(const struct cmp_opts *o, struct cmp_fs_run *r, const char *dev)
 {
 	const struct cmp_fs_def *d = &cmp_fs_defs[r->kind];
-	const char *opts = o->mkfs_opts[r->kind] ? o->mkfs_opts[r->kind] : d->defaults;
+	const char *opts = o->mkfs_label_opts[r->idx] ?
+			   o->mkfs_label_opts[r->idx] :
+			   o->mkfs_opts[r->kind] ? o->mkfs_opts[r->kind] :
+			   d->defaults;
 	char *tok, *save = NULL;
 	int n = 0;
 
@@ -258,8 +261,7 @@ static int do_umount(const char *mnt)
 	return -errno;
 }
 
-/* Undo whatever fs_setup made, in reverse; safe to call repeatedly. */
-void cmp_fs_teardown(struct cmp_fs_run *r)
+void cmp_fs_unmount(struct cmp_fs_run *r)
 {
 	int rc;
 
@@ -279,17 +281,23 @@ void cmp_fs_teardown(struct cmp_fs_run *r)
 			fprintf(stderr, PROG ": warning: %s still attached to %s\n",
 				r->dev, r->img);
 	}
-	if (r->img_made && !r->mounted) {
-		if (unlink(r->img) && errno != ENOENT)
-			fprintf(stderr, PROG ": warning: cannot remove %s: %s\n",
-				r->img, strerror(errno));
-		r->img_made = false;
-	}
 	if (r->mnt_made && !r->mounted) {
 		if (rmdir(r->mnt) && errno != ENOENT)
 			fprintf(stderr, PROG ": warning: cannot remove %s: %s\n",
 				r->mnt, strerror(errno));
 		r->mnt_made = false;
+	}
+}
+
+/* Undo whatever fs_setup made, in reverse; safe to call repeatedly. */
+void cmp_fs_teardown(struct cmp_fs_run *r)
+{
+	cmp_fs_unmount(r);
+	if (r->img_made && !r->mounted) {
+		if (unlink(r->img) && errno != ENOENT)
+			fprintf(stderr, PROG ": warning: cannot remove %s: %s\n",
+				r->img, strerror(errno));
+		r->img_made = false;
 	}
 }
 
@@ -307,7 +315,7 @@ static int fs_mkfs(const struct cmp_opts *o, struct cmp_fs_run *r, const char *t
 	}
 	mkfs_cmdline(r, cmd, sizeof(cmd));
 	if (o->wl.verbose)
-		fprintf(stderr, "fsyncscope: %s: %s\n", d->name, cmd);
+		fprintf(stderr, "fsyncscope: %s: %s\n", r->label, cmd);
 	rc = run_cmd(r->mkfs_argv, out, sizeof(out));
 	if (rc < 0) {
 		snprintf(r->error, sizeof(r->error), "cannot run %s: %s", d->mkfs,
@@ -329,10 +337,9 @@ static int fs_mkfs(const struct cmp_opts *o, struct cmp_fs_run *r, const char *t
 int cmp_fs_make_image(const struct cmp_opts *o, struct cmp_fs_run *r,
 			 const char *workdir)
 {
-	const struct cmp_fs_def *d = &cmp_fs_defs[r->kind];
 	int fd;
 
-	snprintf(r->img, sizeof(r->img), "%.4000s/%s.img", workdir, d->name);
+	snprintf(r->img, sizeof(r->img), "%.4000s/%s.img", workdir, r->label);
 	fd = open(r->img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		snprintf(r->error, sizeof(r->error), "cannot create %s: %s",
@@ -360,7 +367,7 @@ int cmp_fs_mount(const struct cmp_opts *o, struct cmp_fs_run *r,
 	const struct cmp_fs_def *d = &cmp_fs_defs[r->kind];
 	char err[512];
 
-	snprintf(r->mnt, sizeof(r->mnt), "%.4000s/mnt-%s", workdir, d->name);
+	snprintf(r->mnt, sizeof(r->mnt), "%.4000s/mnt-%s", workdir, r->label);
 	if (mkdir(r->mnt, 0700)) {
 		snprintf(r->error, sizeof(r->error), "cannot make %s: %s", r->mnt,
 			 strerror(errno));
@@ -391,14 +398,14 @@ int cmp_fs_mount(const struct cmp_opts *o, struct cmp_fs_run *r,
 
 /* Run every workload on r's mounted filesystem. */
 void cmp_fs_run(const struct cmp_opts *o, struct cmp_fs_run *r,
-		   const struct cmp_wl *wl, int nwl)
+		const struct cmp_wl *wl, int nwl, struct fss_run_test *tests)
 {
 	struct fss_run_cfg cfg = {
 		.dir = r->mnt,
 		.trace = !o->wl.no_trace,
 		.strategy = FSS_STRAT_AUTO,
 		.verbose = o->wl.verbose,
-		.tag = cmp_fs_defs[r->kind].name,
+		.tag = r->label,
 	};
 	struct fss_run_out out;
 	char err[512];
@@ -407,22 +414,27 @@ void cmp_fs_run(const struct cmp_opts *o, struct cmp_fs_run *r,
 	if (o->wl.strategy)
 		fss_strategy_parse(o->wl.strategy, &cfg.strategy);
 	for (int i = 0; i < nwl; i++) {
-		memset(&r->tests[i], 0, sizeof(r->tests[i]));
-		scopy(r->tests[i].name, sizeof(r->tests[i].name), wl[i].name);
-		snprintf(r->tests[i].label, sizeof(r->tests[i].label), "%s",
+		fss_run_tests_free(&tests[i], 1);	/* an earlier round's */
+		memset(&tests[i], 0, sizeof(tests[i]));
+		scopy(tests[i].name, sizeof(tests[i].name), wl[i].name);
+		snprintf(tests[i].label, sizeof(tests[i].label), "%s",
 			 fss_method_name(wl[i].spec.method));
-		r->tests[i].section = "compare";
-		r->tests[i].spec = wl[i].spec;
+		tests[i].section = "compare";
+		tests[i].spec = wl[i].spec;
 	}
 	err[0] = '\0';
-	rc = fss_run_tests(&cfg, r->tests, nwl, &out, err, sizeof(err));
-	r->strategy = out.strategy;
-	r->drops = out.drops;
+	memset(&out, 0, sizeof(out));
+	rc = fss_run_tests(&cfg, tests, nwl, &out, err, sizeof(err));
+	if (!r->strategy)
+		r->strategy = out.strategy;
+	else
+		json_object_put(out.strategy);
+	r->drops += out.drops;
 	if (rc == -EINTR && fss_wl_stop) {
 		r->status = CMP_FS_INTERRUPTED;
 	} else if (rc) {
 		r->status = CMP_FS_ERROR;
-		snprintf(r->error, sizeof(r->error), "%s: %s", cmp_fs_defs[r->kind].name,
+		snprintf(r->error, sizeof(r->error), "%s: %s", r->label,
 			 err[0] ? err : strerror(-rc));
 	} else {
 		r->status = CMP_FS_OK;

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "cmd/cli.h"
+#include "lib/hist.h"
+#include "lib/phase.h"
 #include "sys/devinfo.h"
 #include "workload/suite.h"
 #include "workload/workload.h"
@@ -23,6 +25,9 @@
 #define CMP_MAX_WL		8
 #define CMP_MAX_MKFS_ARGS	48
 #define CMP_FS_KINDS		3
+#define CMP_MAX_REPEAT		20
+#define CMP_DEF_REPEAT		3
+#define CMP_LABEL_LEN		16
 
 /* compare --method: a workload for each method at most */
 _Static_assert(CMP_MAX_WL >= FSS_M_MAX, "a workload for each --method");
@@ -55,6 +60,11 @@ struct cmp_opts {
 	__u64 size;
 	bool size_set;
 	const char *mkfs_opts[CMP_FS_KINDS];
+	/* a filesystem listed twice: "ext4" and "ext4-2", --mkfs-opts by label */
+	char label[CMP_MAX_FS][CMP_LABEL_LEN];
+	const char *mkfs_label_opts[CMP_MAX_FS];
+	const char *mkfs_inst_opts[CMP_FS_KINDS][CMP_MAX_FS + 1];
+	int repeat;			/* --repeat: rounds (CMP_DEF_REPEAT) */
 	const char *scratch_dev;
 	bool destroy;
 	const char *save;		/* --save FILE: the document, as JSON */
@@ -75,8 +85,26 @@ struct cmp_wl {
 enum cmp_fs_status { CMP_FS_NOT_RUN = 0, CMP_FS_OK, CMP_FS_INTERRUPTED,
 		     CMP_FS_ERROR };
 
+/*
+ * One workload on one filesystem over the rounds (compare_ci.c): each
+ * round's values (NAN: not measured, partial or not traced) and the
+ * histograms of every round merged, for the intervals.
+ */
+struct cmp_rounds {
+	int n;				/* rounds recorded */
+	double ops[CMP_MAX_REPEAT];	/* ops/sec */
+	double p50[CMP_MAX_REPEAT], p99[CMP_MAX_REPEAT];	/* us */
+	double total[CMP_MAX_REPEAT];	/* breakdown total mean, us */
+	double phase[FSS_PH_MAX][CMP_MAX_REPEAT];	/* phase means, us */
+	struct fss_hist op;		/* per-op latency */
+	struct fss_hist tot;		/* traced sync total */
+	struct fss_hist ph[FSS_PH_MAX];
+};
+
 struct cmp_fs_run {
 	int kind;			/* index in cmp_fs_defs */
+	int idx;			/* position in --fs */
+	const char *label;		/* "ext4", or "ext4-2" for a second */
 	enum cmp_fs_status status;
 	char error[2 * PATH_MAX + 1024];
 	/* what was made (undone by cmp_fs_teardown) */
@@ -98,7 +126,9 @@ struct cmp_fs_run {
 	double setup_s, run_s;
 	struct json_object *strategy;
 	__u64 drops;
-	struct fss_run_test tests[CMP_MAX_WL];
+	struct fss_run_test tests[CMP_MAX_WL];	/* the first round's */
+	struct cmp_rounds *rounds;	/* [CMP_MAX_WL], every round's */
+	int rounds_done;
 };
 
 /* Where the filesystems are made. */
@@ -122,11 +152,34 @@ int cmp_fs_make_image(const struct cmp_opts *o, struct cmp_fs_run *r,
 /* Loop-attach the image (or mkfs the scratch device) and mount it. */
 int cmp_fs_mount(const struct cmp_opts *o, struct cmp_fs_run *r,
 		 const char *workdir);
-/* Every workload on r's mounted filesystem; sets r->status. */
+/* Every workload on r's mounted filesystem into tests[0..nwl) (one
+ * round); sets r->status. */
 void cmp_fs_run(const struct cmp_opts *o, struct cmp_fs_run *r,
-		const struct cmp_wl *wl, int nwl);
+		const struct cmp_wl *wl, int nwl, struct fss_run_test *tests);
+/* Unmount r and detach its loop device, keeping its image for the next
+ * round; safe to call repeatedly. */
+void cmp_fs_unmount(struct cmp_fs_run *r);
 /* Undo whatever was made for r, in reverse; safe to call repeatedly. */
 void cmp_fs_teardown(struct cmp_fs_run *r);
+
+/* ---- rounds and intervals (compare_ci.c) -------------------------------- */
+
+/*
+ * Record round k of r (every workload's values, histograms merged); frees
+ * the round's histograms unless it is the first (kept in r->tests).
+ */
+void cmp_rounds_record(struct cmp_fs_run *r, struct fss_run_test *tests,
+		       int nwl, int k);
+/* "rounds": every round's values of workload wi on r. */
+struct json_object *cmp_rounds_json(const struct cmp_fs_run *r, int wi);
+/*
+ * "confidence" of workload wi on r against base (the first filesystem):
+ * per ratio its mean values, ratio, 95 % interval, its sources and a
+ * word; NULL for the first filesystem itself.
+ */
+struct json_object *cmp_confidence_json(const struct cmp_fs_run *r,
+					const struct cmp_fs_run *base,
+					int wi);
 
 /* ---- the result document (compare_doc.c) -------------------------------- */
 

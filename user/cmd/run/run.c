@@ -32,7 +32,7 @@
 
 enum {
 	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE,
-	OPT_SHARED, OPT_SWEEP, OPT_NO_BLAME,
+	OPT_SHARED, OPT_SWEEP, OPT_NO_BLAME, OPT_IOENGINE, OPT_IODEPTH,
 };
 
 static const char doc[] =
@@ -70,6 +70,11 @@ static const struct argp_option options[] = {
 	{ "shared-file", OPT_SHARED, NULL, 0, "All jobs on one file (default: one each)", 3 },
 	{ "sweep", OPT_SWEEP, "jobs=LIST", 0, "Run the custom test once per job count "
 	  "in LIST (e.g. jobs=1,2,4,8) with a Little's-law check", 3 },
+	{ "ioengine", OPT_IOENGINE, "E", 0, "sync (default: one op at a time "
+	  "per job) or io_uring (--iodepth ops in flight per job, each a write "
+	  "linked to its fdatasync/fsync)", 3 },
+	{ "iodepth", OPT_IODEPTH, "N", 0, "Ops in flight per job with "
+	  "--ioengine io_uring (1 to 4096, default 1)", 3 },
 	{ NULL, 0, NULL, 0, "Files:", 4 },
 	{ "file", OPT_FILE, "PATH", 0, "Use PATH instead of a temporary file (it must "
 	  "not exist unless --force)", 4 },
@@ -145,6 +150,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->custom = true;
 		break;
+	case OPT_IOENGINE:
+		if (strcmp(arg, "sync") && strcmp(arg, "io_uring")) {
+			argp_error(state, "bad --ioengine '%s': sync or io_uring",
+				   arg);
+			return EINVAL;
+		}
+		o->uring = !strcmp(arg, "io_uring");
+		o->custom = true;
+		break;
+	case OPT_IODEPTH: {
+		unsigned long long v;
+
+		if (fss_parse_uint(arg, 4096, &v) || !v) {
+			argp_error(state, "bad --iodepth '%s': 1 to 4096", arg);
+			return EINVAL;
+		}
+		o->iodepth = (unsigned int)v;
+		o->iodepth_set = true;
+		o->custom = true;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		if (o->dir) {
 			argp_error(state, "too many arguments: '%s' (one DIR at most)", arg);
@@ -200,17 +226,30 @@ static int check_combinations(struct run_opts *o)
 		return usage_error("--sweep jobs=... and --jobs cannot be combined");
 	if (o->force && !o->file)
 		return usage_error("--force only applies to --file PATH");
+	if (o->iodepth_set && !o->uring)
+		return usage_error("--iodepth needs --ioengine io_uring (the sync "
+				   "engine has one op in flight per job)");
+	if (o->uring && o->shape.methods[0] != FSS_M_FDATASYNC &&
+	    o->shape.methods[0] != FSS_M_FSYNC)
+		return usage_error("--ioengine io_uring runs --method fdatasync or "
+				   "fsync (one write linked to its sync)");
+	if (o->uring && o->wl.wps != 1)
+		return usage_error("--ioengine io_uring does one write per sync "
+				   "(drop --writes-per-sync)");
+	if (o->uring && !o->iodepth)
+		o->iodepth = 1;
 	if (o->shape.pattern == FSS_PAT_APPEND && o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append "
 				   "(the file starts empty and grows)");
-	need = o->wl.bs * o->wl.wps;
+	need = o->wl.bs * o->wl.wps * (o->uring ? o->iodepth : 1);
 	if (o->shape.pattern == FSS_PAT_OVERWRITE && (o->shared || o->file))
 		need *= o->nsweep ? 1 : o->wl.jobs;
 	if (o->custom && o->shape.pattern == FSS_PAT_OVERWRITE &&
 	    o->wl.file_size_set &&
 	    o->wl.file_size < need)
 		return usage_error("--file-size is smaller than --bs x "
-				   "--writes-per-sync (x --jobs on a shared file)");
+				   "--writes-per-sync (x --iodepth, x --jobs on a "
+				   "shared file)");
 	if (o->custom && o->shape.pattern == FSS_PAT_RANDOM &&
 	    o->wl.file_size < o->wl.bs)
 		return usage_error("--file-size is smaller than --bs");
@@ -325,7 +364,8 @@ static int tracer_start(struct ctx *c)
 		fss_strategy_parse(o->wl.strategy, &to.strategy);
 	/* a custom test makes one kind of sync; the suite all of them */
 	if (o->custom)
-		to.sync_kinds = fss_method_sync_kinds(o->shape.methods[0]);
+		to.sync_kinds = o->uring ? 1u << FSS_SYNC_IOURING_FSYNC :
+				fss_method_sync_kinds(o->shape.methods[0]);
 	if (o->file && !stat(o->file, &fst) && S_ISBLK(fst.st_mode)) {
 		/* syncs on the device node itself: filter by disk only */
 		__u32 k = fss_kdev(major(fst.st_rdev), minor(fst.st_rdev));
@@ -369,11 +409,15 @@ static int finish(struct ctx *c, __u64 drops, const struct sweep_row *rows,
 	int ret = 0;
 
 	run_verdict_get(c, &rv);
-	if (!o->wl.json)
-		run_verdict_print(c, &rv);
-	if (!o->wl.json && !o->save)
-		return 0;
 	doc = run_doc(c, drops, rows, nrows, &rv);
+	if (!o->wl.json) {
+		fss_text_findings(stdout, doc);
+		run_verdict_print(c, &rv);
+	}
+	if (!o->wl.json && !o->save) {
+		json_object_put(doc);
+		return 0;
+	}
 	if (c->events)
 		fflush(c->events);
 	/* --save: the document as JSON, whatever --format prints */
@@ -407,6 +451,10 @@ int cmd_run(int argc, char **argv)
 	rc = target_resolve(&o, fdir, sizeof(fdir));
 	if (rc)
 		return rc;
+	if (o.uring && fss_wl_uring_check(err, sizeof(err))) {
+		fprintf(stderr, "fsyncscope: %s\n", err);
+		return 1;
+	}
 
 	fss_run_signals_catch(&sigs);
 

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 #include "cmd/commands.h"
 #include "lib/version.h"
+#include "findings/findings.h"
 #include "doc/doc.h"
 #include "cmd/run/run_int.h"
 #include "engine/tracer/tracer.h"
@@ -81,6 +82,10 @@ struct json_object *run_options_json(const struct run_opts *o)
 				json_object_array_add(sw, json_object_new_int(o->sweep[i]));
 		}
 		json_object_object_add(j, "sweep_jobs", sw);
+		json_object_object_add(j, "ioengine", json_object_new_string(
+				       o->uring ? "io_uring" : "sync"));
+		json_object_object_add(j, "iodepth", o->uring ?
+				       json_object_new_int((int)o->iodepth) : NULL);
 	}
 	return j;
 }
@@ -247,5 +252,5 @@ struct json_object *run_doc(struct ctx *c, __u64 drops,
 	json_object_object_add(doc, "verdict_reason", rv->have ? NULL :
 			       json_object_new_string(rv->why));
 	json_object_object_add(doc, "interrupted", fss_run_interrupted_json());
-	return doc;
+	return fss_findings_attach(doc);	/* first in the document */
 }

@@ -40,6 +40,9 @@ struct run_opts {
 	bool shared;
 	unsigned int sweep[MAX_SWEEP];
 	int nsweep;
+	bool uring;			/* --ioengine io_uring */
+	unsigned int iodepth;		/* --iodepth (io_uring; default 1) */
+	bool iodepth_set;
 };
 
 /* One run while it goes: its target, workload, tracer and tests. */

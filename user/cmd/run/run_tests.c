@@ -238,16 +238,19 @@ static struct fss_wl_spec custom_spec(const struct run_opts *o, unsigned int job
 	s.shared_file = o->shared || o->file;
 	s.pattern = o->shape.pattern;
 	s.file_size = o->wl.file_size;
+	s.iodepth = o->uring ? o->iodepth : 0;
 	return s;
 }
 
 static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
 				bool sweep)
 {
-	char bs[32];
+	char bs[32], eng[48] = "";
 
 	size_label(bs, sizeof(bs), o->wl.bs);
-	snprintf(buf, len, "%s: %s, %s x%u per %s, %s%s, %s I/O, %s:",
+	if (o->uring)
+		snprintf(eng, sizeof(eng), ", io_uring depth %u", o->iodepth);
+	snprintf(buf, len, "%s: %s, %s x%u per %s, %s%s, %s I/O, %s%s:",
 		 sweep ? "Sweep over jobs" : "Custom test",
 		 fss_method_name(o->shape.methods[0]), bs, o->wl.wps,
 		 fss_method_syncs(o->shape.methods[0]) ? "sync" : "op",
@@ -255,7 +258,8 @@ static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
 		 o->shape.pattern == FSS_PAT_APPEND ? "" : " writes",
 		 o->shape.direct ? "O_DIRECT" : "buffered",
 		 o->shared || o->file ? "one shared file" :
-		 (sweep || o->wl.jobs > 1) ? "one file per job" : "one file");
+		 (sweep || o->wl.jobs > 1) ? "one file per job" : "one file",
+		 eng);
 	return buf;
 }
 

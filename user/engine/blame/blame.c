@@ -39,22 +39,31 @@ static bool owner_same(const struct owner *o, const struct fss_event *ev,
 /* Remember pid's comm (from any record that carries one). */
 static void comm_note(struct fss_blame *b, __u32 pid, const char *comm)
 {
-	unsigned int i = pid & (BL_NCOMM - 1);
-
-	if (!comm[0])
-		return;
-	b->comms[i].pid = pid;
-	memcpy(b->comms[i].comm, comm, FSS_COMM_LEN);
+	fss_comms_note(b->comms, pid, comm);
 }
 
-/* The comm of an event: its own, else the last one sent for its pid. */
-static const char *comm_of(const struct fss_blame *b, const struct fss_event *ev)
+/*
+ * The comm of an event: its own, else the last one sent for its pid (in
+ * this run: the caller's table outlives a test's blame), else the
+ * caller's fallback (/proc), noted for good; "?" when nothing knows it.
+ */
+static const char *comm_of(struct fss_blame *b, const struct fss_event *ev)
 {
-	unsigned int i = ev->pid & (BL_NCOMM - 1);
+	char comm[FSS_COMM_LEN] = "";
+	const char *c;
 
 	if (ev->comm[0])
 		return ev->comm;
-	return b->comms[i].pid == ev->pid ? b->comms[i].comm : "?";
+	c = fss_comms_get(b->comms, ev->pid);
+	if (c)
+		return c;
+	if (b->opts.comm_fallback &&
+	    !b->opts.comm_fallback(ev->pid, ev->tid, comm,
+				   b->opts.comm_fallback_arg)) {
+		comm_note(b, ev->pid, comm);
+		c = fss_comms_get(b->comms, ev->pid);
+	}
+	return c ? c : "?";
 }
 
 /* The index of the submitter an event names (OWNER_UNKNOWN when full). */
@@ -308,7 +317,14 @@ struct fss_blame *fss_blame_new(const struct fss_blame_opts *opts)
 	b->open = calloc(BL_NOPEN, sizeof(*b->open));
 	b->bios = calloc(BL_NBIO, sizeof(*b->bios));
 	b->syncs = calloc(BL_NSYNC, sizeof(*b->syncs));
-	if (!b->open || !b->bios || !b->syncs) {
+	b->comms = b->opts.comms;
+	if (!b->comms) {
+		b->comms = fss_comms_new();
+		b->own_comms = true;
+	}
+	if (!b->open || !b->bios || !b->syncs || !b->comms) {
+		if (b->own_comms)
+			fss_comms_free(b->comms);
 		free(b->open);
 		free(b->bios);
 		free(b->syncs);
@@ -330,6 +346,8 @@ void fss_blame_free(struct fss_blame *b)
 	free(b->bios);
 	free(b->syncs);
 	free(b->scratch);
+	if (b->own_comms)
+		fss_comms_free(b->comms);
 	free(b);
 }
 

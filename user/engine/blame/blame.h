@@ -48,6 +48,7 @@ struct fss_blame_entry {
 	__u64 blamed_ns;
 	double share;		/* of the phase's time; a phase's shares sum <= 1 */
 	bool self;		/* the syncing process itself */
+	bool tool;		/* fsyncscope's own process (FSS_BL_TOOL) */
 	__u32 flags;		/* FSS_BL_* (writeback, dirtier) */
 	__u32 wb_dev;		/* FSS_BL_WB: the inode written back */
 	__u64 ino;
@@ -82,10 +83,28 @@ struct fss_blame_list {
 	struct fss_blame_coal coal;	/* device_flush entries' evidence */
 };
 
+/*
+ * User space's own FSS_BL_* bit: the cause is fsyncscope's own process
+ * (opts.tool_pid), shown as "fsyncscope itself", never as a neighbour.
+ */
+#define FSS_BL_TOOL	(1u << 16)
+
+struct fss_comms;
+
 struct fss_blame_opts {
 	/* disk dev_t of a fs dev_t (0: unknown), as for attr */
 	__u32 (*disk_of)(__u32 fs_dev, void *arg);
 	void *disk_of_arg;
+	/*
+	 * The comm of each pid, kept by the caller across blame objects (the
+	 * BPF side sends a comm once; a later test's blame still needs it);
+	 * NULL: blame keeps its own.  comm_fallback (may be NULL): a name
+	 * for a pid no record named, e.g. from /proc; 0 when found.
+	 */
+	struct fss_comms *comms;
+	int (*comm_fallback)(__u32 pid, __u32 tid, char *comm, void *arg);
+	void *comm_fallback_arg;
+	__u32 tool_pid;		/* fsyncscope's own process (0: none) */
 };
 
 /* Counters for the warning at exit. */

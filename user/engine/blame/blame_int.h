@@ -8,6 +8,7 @@
 #define __FSS_BLAME_INT_H
 
 #include "engine/blame/blame.h"
+#include "engine/blame/comms.h"
 
 #define BL_NTX		8192	/* transactions, direct-mapped (power of 2) */
 #define BL_NCONTRIB	16	/* contributors per transaction */
@@ -19,7 +20,6 @@
 #define BL_LOGBLK	64	/* log entries per block of blk_issue */
 #define BL_NFLUSH	16384	/* flushes per disk (issue times) */
 #define BL_NOWNER	4096	/* submitters (index 0: unknown) */
-#define BL_NCOMM	4096	/* comms by pid, direct-mapped (power of 2) */
 #define BL_NBIO		16384	/* bios by first sector, direct-mapped */
 #define BL_NACC		64	/* causes per phase of one sync */
 #define BL_NSYNC	16384	/* traced syncs remembered, in arrival order */
@@ -109,10 +109,9 @@ struct fss_blame {
 	unsigned int ndisks;
 	struct fss_blame_stats st;
 	void *scratch;			/* blame_sync.c's, made at first use */
-	struct {
-		__u32 pid;
-		char comm[FSS_COMM_LEN];
-	} comms[BL_NCOMM];		/* FSS_EV_COMM and records with a comm */
+	/* FSS_EV_COMM and records with a comm: opts.comms, or blame's own */
+	struct fss_comms *comms;
+	bool own_comms;
 	struct bsync {
 		__u64 start, end;
 		__u32 pid, tid, dev, disk;

@@ -447,6 +447,9 @@ static void entry_fill(const struct fss_blame *b, struct fss_blame_entry *x,
 	x->ino = o->ino;
 	memcpy(x->comm, o->comm, sizeof(x->comm));
 	x->self = o->pid == pid;
+	x->tool = !x->self && b->opts.tool_pid && o->pid == b->opts.tool_pid;
+	if (x->tool)
+		x->flags |= FSS_BL_TOOL;
 }
 
 static int entry_cmp(const void *p, const void *q)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mount.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -426,6 +427,8 @@ static int open_skel(struct fss_tracer *t)
 	if (!t->skel)
 		return -errno;
 	t->skel->rodata->targ_tgid = t->opts.tgid;
+	/* live: the tool's own syncs are not the host's (docs/live.md) */
+	t->skel->rodata->self_tgid = t->opts.live ? (__u32)getpid() : 0;
 	t->skel->rodata->targ_fs_dev = t->opts.fs_dev;
 	t->skel->rodata->targ_disk_dev = t->opts.disk_dev;
 	t->skel->rodata->targ_cgroup = t->opts.cgroup_id;

@@ -7,6 +7,7 @@
  * --events lines, metrics) is the caller's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
@@ -175,6 +176,36 @@ static void rq_dev_seen(struct fss_tracer *t, __u32 dev)
 	t->rq_devs[t->nrq_devs++] = dev;
 }
 
+/*
+ * The name of a pid no record named (its comm was sent before this run,
+ * or while no test collected): its thread's comm, else its process's.
+ */
+static int comm_from_proc(__u32 pid, __u32 tid, char *comm, void *arg)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	for (int i = 0; i < 2 && n <= 0; i++) {
+		if (i == 0 && !tid)
+			continue;
+		if (i == 0)
+			snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+		else
+			snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, comm, FSS_COMM_LEN - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return -ENOENT;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return comm[0] ? 0 : -ENOENT;
+}
+
 /* One decoded event: to blame, to the attribution engine. */
 static void dispatch_event(struct fss_tracer *t, const struct fss_event *ev)
 {
@@ -183,6 +214,13 @@ static void dispatch_event(struct fss_tracer *t, const struct fss_event *ev)
 			ev->type, ev->tid, ev->dev >> 20, ev->dev & 0xfffff,
 			(unsigned long long)ev->ts, (unsigned long long)ev->ts_end,
 			(unsigned long long)ev->rq.id, ev->rq.flags, ev->rq.bytes, ev->comm);
+	/*
+	 * Comms before anything: the kernel sends one once, also between
+	 * tests, and a later test's blame must still know it.
+	 */
+	if (ev->type == FSS_EV_COMM || ev->type == FSS_EV_JHANDLE ||
+	    ev->type == FSS_EV_SYNC)
+		fss_comms_note(t->comms, ev->pid, ev->comm);
 	if (!t->collecting || !t->attr)
 		return;
 	if (t->opts.on_event)
@@ -364,6 +402,11 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 	snprintf(t->blame_desc, sizeof(t->blame_desc), "off (--no-blame)");
 	pthread_mutex_init(&t->lock, NULL);
 	libbpf_set_print(libbpf_print);
+	t->comms = fss_comms_new();
+	if (!t->comms) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 
 	if (geteuid() != 0) {
 		snprintf(err, errlen, "tracing needs root (CAP_BPF and CAP_PERFMON); use --no-trace to run the workload alone");
@@ -454,8 +497,11 @@ void fss_tracer_close(struct fss_tracer *t)
 	if (t->attr)
 		fss_attr_free(t->attr);
 	fss_blame_free(t->blame);
+	fss_comms_free(t->comms);
 	if (t->calib)
 		json_object_put(t->calib);
+	if (t->calib_kept)	/* freed after the trace: see calib.c */
+		fss_scratch_close(&t->calib_file);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
@@ -479,8 +525,12 @@ int fss_tracer_begin(struct fss_tracer *t)
 	fss_blame_free(t->blame);
 	t->blame = NULL;
 	if (t->blame_on) {
-		struct fss_blame_opts bo = { .disk_of = disk_of,
-					     .disk_of_arg = t };
+		struct fss_blame_opts bo = {
+			.disk_of = disk_of, .disk_of_arg = t,
+			.comms = t->comms, .comm_fallback = comm_from_proc,
+			/* live: the tool's own records are "fsyncscope itself" */
+			.tool_pid = t->opts.live ? (__u32)getpid() : 0,
+		};
 
 		t->blame = fss_blame_new(&bo);
 		if (!t->blame)

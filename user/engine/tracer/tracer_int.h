@@ -20,6 +20,8 @@
 #include "engine/tracer/tracer.h"
 #include "engine/attr/attr.h"
 #include "engine/blame/blame.h"
+#include "engine/blame/comms.h"
+#include "lib/scratch.h"
 #include "fsyncscope.skel.h"
 
 enum layer { L_SYNC, L_FS, L_JOURNAL, L_BLOCK, L_NVME, L_MAX };
@@ -62,6 +64,13 @@ struct fss_tracer {
 	bool layer_ok[L_MAX];
 	char probe_fentry[128], probe_kprobe[128];
 	struct json_object *calib;
+	/*
+	 * live: the calibration's scratch file, held open until close, so
+	 * that freeing it (a journal transaction) happens after the trace,
+	 * not in it (calib.c)
+	 */
+	struct fss_scratch calib_file;
+	bool calib_kept;
 	double setup_ms;		/* open: launch of the tracer -> calibrated */
 	bool floor_only;		/* FSYNCSCOPE_FLOOR=1: programs only count */
 
@@ -73,6 +82,8 @@ struct fss_tracer {
 	__u64 window_start;
 	struct fss_attr *attr;
 	struct fss_blame *blame;	/* NULL: blame off or n/a */
+	/* every comm any record carried, for the whole run (comms.h) */
+	struct fss_comms *comms;
 	bool blame_on;			/* its programs load (and attached) */
 	char blame_desc[256];		/* what blame uses, or "n/a: why" */
 	struct fss_blame_list blame_list;	/* of the sync being handed on */

@@ -40,6 +40,12 @@ static bool jbool(struct json_object *o, const char *key)
 	return json_object_get_boolean(fss_j(o, key));
 }
 
+/* A filesystem's name in the tables: "ext4", a second one "ext4-2". */
+static const char *lbl(struct json_object *o)
+{
+	return fss_jstr(o, "label") ?: fss_jstr(o, "fs") ?: "?";
+}
+
 /* ---- the header --------------------------------------------------- */
 
 static void header_where(FILE *f, struct json_object *doc)
@@ -112,6 +118,10 @@ void fss_text_compare_header(FILE *f, struct json_object *doc)
 		snprintf(buf, sizeof(buf), "%g second%s per workload and "
 			 "filesystem", fss_jnum(o, "seconds"),
 			 fss_jnum(o, "seconds") == 1 ? "" : "s");
+	l = strlen(buf);
+	if (fss_jint(o, "repeat", 1) > 1)
+		snprintf(buf + l, sizeof(buf) - l, ", %lld rounds in alternating "
+			 "order", fss_jint(o, "repeat", 1));
 	fss_print_wrapped(f, "length      ", 12, buf);
 	fss_print_wrapped(f, "tracing     ", 12, jbool(o, "trace") ?
 			  "on (phase breakdown per filesystem and workload)" :
@@ -151,15 +161,20 @@ void fss_text_compare_fs(FILE *f, struct json_object *doc,
 	double run_s = fss_jnum(fs, "run_s");
 
 	mkfs_cmdline(doc, fs, cmd, sizeof(cmd));
-	snprintf(buf, sizeof(buf), "%s: %s; mounted %s; %lld of %zu workloads "
-		 "in %.1f s%s", fss_jstr(fs, "device") ?: "", cmd,
+	long long rounds = fss_jint(fs, "rounds_run", 1);
+	char rn[32] = "";
+
+	if (rounds > 1)
+		snprintf(rn, sizeof(rn), " x %lld rounds", rounds);
+	snprintf(buf, sizeof(buf), "%s: %s; mounted %s; %lld of %zu workloads"
+		 "%s in %.1f s%s", fss_jstr(fs, "device") ?: "", cmd,
 		 t ? fss_jstr(t, "mount_options") ?: "" : "(options unknown)",
 		 fss_jint(fs, "workloads_run", 0),
-		 alen(fss_j(doc, "workloads")),
+		 alen(fss_j(doc, "workloads")), rn,
 		 isfinite(run_s) ? run_s : 0.0,
 		 !strcmp(fss_jstr(fs, "status") ?: "", "interrupted") ?
 		 " (interrupted)" : "");
-	snprintf(lead, sizeof(lead), "%-12s", fss_jstr(fs, "fs") ?: "?");
+	snprintf(lead, sizeof(lead), "%-12s", lbl(fs));
 	fss_print_wrapped(f, lead, 12, buf);
 	fflush(f);
 }
@@ -178,7 +193,7 @@ struct table {
 
 static const char *fs_name(struct table *tb, int i)
 {
-	return fss_jstr(aget(tb->fss, i), "fs") ?: "?";
+	return lbl(aget(tb->fss, i));
 }
 
 static struct json_object *result(struct table *tb, int i)
@@ -446,13 +461,94 @@ static void print_table(FILE *f, struct json_object *doc, struct json_object *w)
 	}
 }
 
+/* ---- the ratios' intervals over the rounds ------------------------- */
+
+static void fmt_bound(char *buf, size_t len, double r)
+{
+	if (r < 9.995)
+		snprintf(buf, len, "%.2f", r);
+	else if (r < 99.95)
+		snprintf(buf, len, "%.1f", r);
+	else
+		snprintf(buf, len, "%.0f", r);
+}
+
+/* One row: mean of the first, mean of this one, ratio, interval, word. */
+static void ci_row(FILE *f, const char *label, struct json_object *c,
+		   bool ops)
+{
+	char va[16], vb[16], r[16], lo[16], hi[16], iv[40];
+	const char *word = fss_jstr(c, "word");
+
+	if (!c) {
+		fprintf(f, "%-16s%10s\n", label, "n/a");
+		return;
+	}
+	if (ops) {
+		snprintf(va, sizeof(va), "%.1f", fss_jnum(c, "a"));
+		snprintf(vb, sizeof(vb), "%.1f", fss_jnum(c, "b"));
+	} else {
+		fss_fmt_us(va, sizeof(va), fss_jnum(c, "a"));
+		fss_fmt_us(vb, sizeof(vb), fss_jnum(c, "b"));
+	}
+	fmt_ratio(r, sizeof(r), fss_jnum(c, "ratio"));
+	if (isfinite(fss_jnum(c, "lo")) && isfinite(fss_jnum(c, "hi"))) {
+		fmt_bound(lo, sizeof(lo), fss_jnum(c, "lo"));
+		fmt_bound(hi, sizeof(hi), fss_jnum(c, "hi"));
+		snprintf(iv, sizeof(iv), "[%s, %s]", lo, hi);
+	} else {
+		snprintf(iv, sizeof(iv), "n/a");
+	}
+	fprintf(f, "%-16s%10s %10s %7s  %-15s %s\n", label, va, vb, r, iv,
+		word ?: "n/a");
+}
+
+/* Each filesystem after the first against it: the means over the rounds,
+ * their ratio, its 95 % interval and a word. */
+static void print_confidence(FILE *f, struct json_object *doc,
+			     struct json_object *w)
+{
+	struct json_object *res = fss_j(w, "results");
+	struct json_object *base = aget(res, 0);
+	char lead[32], buf[200];
+
+	for (size_t i = 1; i < alen(res) && i < MAX_COLS; i++) {
+		struct json_object *t = aget(res, i), *c = fss_j(t, "confidence");
+		struct json_object *ph = fss_j(c, "phases");
+		long long n = fss_jint(fss_j(c, "ops_per_sec"), "rounds", 0);
+
+		if (!c || json_object_is_type(c, json_type_null))
+			continue;
+		snprintf(buf, sizeof(buf), "%s vs %s, %lld round%s: means, "
+			 "ratio, 95%% interval (%s)", lbl(t), lbl(base), n,
+			 n == 1 ? "" : "s", n > 1 ? "rounds and bootstrap" :
+			 "bootstrap only");
+		fputc('\n', f);
+		fss_print_wrapped(f, "  ", 4, buf);
+		fprintf(f, "%-16s%10.10s %10.10s %7s  %s\n", "", lbl(base),
+			lbl(t), "ratio", "interval");
+		ci_row(f, "  ops/sec", fss_j(c, "ops_per_sec"), true);
+		ci_row(f, "  p50 us", fss_j(c, "p50_us"), false);
+		ci_row(f, "  p99 us", fss_j(c, "p99_us"), false);
+		if (!fss_j(c, "total_mean_us"))
+			continue;
+		for (int p = 0; p < NPHASES; p++) {
+			snprintf(lead, sizeof(lead), "%s%s", p == JOURNAL ?
+				 "> " : "    ", fss_phase_name(p));
+			ci_row(f, lead, fss_j(ph, fss_phase_name(p)), false);
+		}
+		ci_row(f, "  total mean us", fss_j(c, "total_mean_us"), false);
+	}
+	(void)doc;
+}
+
 /* --hist: each filesystem's histograms of workload w */
 static void print_hists(FILE *f, struct json_object *w)
 {
 	struct json_object *res = fss_j(w, "results");
 
 	for (size_t i = 0; i < alen(res); i++) {
-		fprintf(f, "  %s, %s:\n", fss_jstr(aget(res, i), "fs") ?: "?",
+		fprintf(f, "  %s, %s:\n", lbl(aget(res, i)),
 			fss_jstr(w, "name") ?: "?");
 		fss_text_hists(f, aget(res, i), 4);
 	}
@@ -468,14 +564,14 @@ static void print_notes(FILE *f, struct json_object *doc)
 	fputc('\n', f);
 	snprintf(buf, sizeof(buf), "value / %s's (ops/sec: higher is faster; "
 		 "latencies: lower is faster); blank when there is nothing to "
-		 "divide by", fss_jstr(aget(fss, 0), "fs") ?: "?");
+		 "divide by", lbl(aget(fss, 0)));
 	fss_print_wrapped(f, "ratios      ", 12, buf);
 	if (jbool(fss_j(doc, "options"), "trace")) {
 		buf[0] = '\0';
 		for (size_t i = 0; i < alen(fss) && l < sizeof(buf); i++)
 			l += snprintf(buf + l, sizeof(buf) - l, "%s%s: %s",
 				      i ? "; " : "",
-				      fss_jstr(aget(fss, i), "fs") ?: "?",
+				      lbl(aget(fss, i)),
 				      fss_jstr(aget(fss, i), "journal") ?: "?");
 		fss_print_wrapped(f, "> journal   ", 12, buf);
 	}
@@ -495,8 +591,10 @@ void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist)
 {
 	struct json_object *wa = fss_j(doc, "workloads");
 
+	fss_text_findings(f, doc);	/* docs/findings.md */
 	for (size_t w = 0; w < alen(wa); w++) {
 		print_table(f, doc, aget(wa, w));
+		print_confidence(f, doc, aget(wa, w));
 		if (hist)
 			print_hists(f, aget(wa, w));
 	}

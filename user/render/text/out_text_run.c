@@ -273,6 +273,7 @@ int fss_text_run(FILE *f, struct json_object *doc, bool hist)
 		fss_text_run_section_end(&w.c);
 	if (fss_j(doc, "sweep"))
 		fss_text_run_sweep(f, fss_j(doc, "sweep"));
+	fss_text_findings(f, doc);
 	fss_text_run_verdict(f, doc);
 	return 0;
 }

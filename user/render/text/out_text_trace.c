@@ -251,8 +251,8 @@ static void print_blamed(FILE *f, struct json_object *doc)
 		struct json_object *bp = fss_j(x, "by_phase");
 		double tot = u64(x, "caused_ns");
 
-		fprintf(f, "%7llu %-15.15s %-7.7s %8.3f %6llu", u64(x, "pid"),
-			str_or(x, "comm", "?"), str_or(x, "dev", "?"), tot / 1e9,
+		fprintf(f, "%7llu %-15.17s %-7.7s %8.3f %6llu", u64(x, "pid"),
+			fss_cause_name(x), str_or(x, "dev", "?"), tot / 1e9,
 			u64(x, "syncs"));
 		for (int p = 1; p <= 4; p++) {	/* journal .. device_flush */
 			char k[32];
@@ -275,6 +275,7 @@ int fss_text_trace(FILE *f, struct json_object *doc)
 {
 	if (!print_head(f, doc))
 		return 0;
+	fss_text_findings(f, doc);
 	print_kinds(f, doc);
 	print_procs_files(f, doc);
 	print_devices(f, doc);
@@ -338,9 +339,9 @@ static void slower_blame(FILE *f, struct json_object *o)
 		if (json_object_get_boolean(json_object_object_get(x, "self")))
 			len += snprintf(buf + len, sizeof(buf) - len, "self");
 		else
-			len += snprintf(buf + len, sizeof(buf) - len, "pid %lld %.15s",
+			len += snprintf(buf + len, sizeof(buf) - len, "pid %lld %.17s",
 					fss_jint(x, "pid", 0),
-					fss_jstr(x, "comm") ?: "?");
+					fss_cause_name(x));
 		shown++;
 	}
 	slower_coalesced(a, buf, sizeof(buf), &len);

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * workload_uring.c - the io_uring engine of the workload (--ioengine
+ * io_uring --iodepth N, docs/run.md): each job keeps N ops in flight on
+ * its own ring.  One op is a write (IORING_OP_WRITE) of its own block
+ * (overwrite slot k writes at base + k * bs; append takes the next block
+ * of the file) and, once that write completed, its sync (IORING_OP_FSYNC,
+ * with IORING_FSYNC_DATASYNC for fdatasync), as fio issues a sync after
+ * a write.  An op is timed from its write's submission to its sync's
+ * completion; a finished op's slot is refilled at once, so N stay in
+ * flight.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "workload/workload_int.h"
+
+struct uop {
+	__u64 t_sub;		/* its write submitted (ns) */
+	bool write_done;
+};
+
+/* Queue op k's write; the caller submits.  0 or -1. */
+static int queue_op(struct job *j, struct io_uring *ring, struct uop *u,
+		    unsigned int k)
+{
+	const struct fss_wl_spec *s = j->spec;
+	struct io_uring_sqe *w = io_uring_get_sqe(ring);
+	__u64 off;
+
+	if (!w)
+		return fail(j, EBUSY, "io_uring_get_sqe");
+	off = s->pattern == FSS_PAT_OVERWRITE ? j->base + (__u64)k * s->bs :
+	      next_off(j, 0);
+	io_uring_prep_write(w, j->fd, j->buf, (unsigned int)s->bs, off);
+	io_uring_sqe_set_data64(w, (__u64)k << 1);
+	u[k].t_sub = now_ns();
+	u[k].write_done = false;
+	return 0;
+}
+
+/* Queue op k's sync, once its write completed.  0 or -1. */
+static int queue_sync(struct job *j, struct io_uring *ring, unsigned int k)
+{
+	struct io_uring_sqe *f = io_uring_get_sqe(ring);
+
+	if (!f)
+		return fail(j, EBUSY, "io_uring_get_sqe");
+	io_uring_prep_fsync(f, j->fd, j->spec->method == FSS_M_FDATASYNC ?
+			    IORING_FSYNC_DATASYNC : 0);
+	io_uring_sqe_set_data64(f, ((__u64)k << 1) | 1);
+	return 0;
+}
+
+/* One completion: a write's (checked) or a sync's (an op done).  The
+ * slot of a finished op, -1 for a write, -2 on an error. */
+static int reap(struct job *j, struct io_uring_cqe *cqe, struct uop *u)
+{
+	__u64 d = io_uring_cqe_get_data64(cqe);
+	unsigned int k = (unsigned int)(d >> 1);
+
+	if (!(d & 1)) {
+		if (cqe->res != (int)j->spec->bs) {
+			j->write_failed = true;
+			j->short_write = cqe->res >= 0;
+			fail(j, cqe->res < 0 ? -cqe->res : EIO, "io_uring write");
+			return -2;
+		}
+		j->writes++;
+		u[k].write_done = true;
+		return -1;
+	}
+	if (cqe->res < 0) {
+		fail(j, -cqe->res, j->spec->method == FSS_M_FDATASYNC ?
+		     "io_uring fdatasync" : "io_uring fsync");
+		return -2;
+	}
+	return (int)k;
+}
+
+/* Wait for every op still in flight (after a stop or an error). */
+static void drain(struct io_uring *ring, unsigned int inflight)
+{
+	struct io_uring_cqe *cqe;
+
+	while (inflight && !io_uring_wait_cqe(ring, &cqe)) {
+		if (io_uring_cqe_get_data64(cqe) & 1)
+			inflight--;
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+void wl__job_loop_uring(struct job *j)
+{
+	const struct fss_wl_spec *s = j->spec;
+	struct run *r = j->run;
+	unsigned int depth = s->iodepth, inflight = 0;
+	__u64 *slot = j->slot0, *end = j->lat.tail->v + LAT_CHUNK;
+	__u64 t, deadline, n = 0, queued = 0;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct uop *u = calloc(depth, sizeof(*u));
+	bool stop = false;
+	int rc, k;
+
+	j->t_start = j->t_end = now_ns();
+	if (!u) {
+		fail(j, ENOMEM, "io_uring op table");
+		goto out;
+	}
+	rc = io_uring_queue_init(2 * depth, &ring, 0);
+	if (rc < 0) {
+		fail(j, -rc, "io_uring_queue_init");
+		goto out;
+	}
+	j->t_start = now_ns();
+	deadline = j->t_start + r->dur_ns;
+	for (unsigned int i = 0; i < depth && (!s->count || queued < s->count);
+	     i++, queued++)
+		if (queue_op(j, &ring, u, i))
+			goto done;
+	inflight = (unsigned int)queued;
+	rc = io_uring_submit(&ring);
+	if (rc < 0) {
+		fail(j, -rc, "io_uring_submit");
+		goto done;
+	}
+	while (inflight) {
+		rc = io_uring_wait_cqe(&ring, &cqe);
+		if (rc < 0) {
+			if (rc == -EINTR)
+				continue;
+			fail(j, -rc, "io_uring_wait_cqe");
+			break;
+		}
+		k = reap(j, cqe, u);
+		if (k == -1) {		/* a write: now its sync */
+			k = (int)(io_uring_cqe_get_data64(cqe) >> 1);
+			io_uring_cqe_seen(&ring, cqe);
+			if (queue_sync(j, &ring, (unsigned int)k))
+				break;
+			rc = io_uring_submit(&ring);
+			if (rc < 0) {
+				fail(j, -rc, "io_uring_submit");
+				break;
+			}
+			continue;
+		}
+		io_uring_cqe_seen(&ring, cqe);
+		if (k == -2)
+			break;
+		t = now_ns();
+		*slot++ = t - u[k].t_sub;
+		j->t_end = t;
+		n++;
+		inflight--;
+		if (s->count ? queued >= s->count : t >= deadline)
+			stop = true;
+		if (fss_wl_stop) {
+			j->stopped = true;
+			stop = true;
+		}
+		if (atomic_load_explicit(&r->abort, memory_order_relaxed))
+			stop = true;
+		if (slot == end) {
+			__u64 *nx;
+
+			if (atomic_fetch_add(&r->chunks, 1) >= MAX_CHUNKS) {
+				j->capped = true;
+				break;	/* no room for the others */
+			}
+			nx = wl__lat_grow(&j->lat);
+			if (!nx) {
+				fail(j, ENOMEM, "allocating latency memory");
+				break;
+			}
+			slot = nx;
+			end = slot + LAT_CHUNK;
+		}
+		if (stop)
+			continue;	/* let the others finish */
+		if (queue_op(j, &ring, u, (unsigned int)k))
+			break;
+		queued++;
+		inflight++;
+		rc = io_uring_submit(&ring);
+		if (rc < 0) {
+			fail(j, -rc, "io_uring_submit");
+			break;
+		}
+	}
+done:
+	drain(&ring, inflight);
+	io_uring_queue_exit(&ring);
+out:
+	free(u);
+	j->lat.tail->n = (size_t)(slot - j->lat.tail->v);
+	j->ops = n;
+	if (j->err)
+		atomic_store(&r->abort, 1);
+}
+
+int fss_wl_uring_check(char *err, size_t errlen)
+{
+	struct io_uring ring;
+	int rc = io_uring_queue_init(1, &ring, 0);
+
+	if (!rc) {
+		io_uring_queue_exit(&ring);
+		return 0;
+	}
+	snprintf(err, errlen, "--ioengine io_uring: cannot set up an io_uring: "
+		 "%s%s", strerror(-rc), rc == -EPERM || rc == -ENOSYS ?
+		 " (kernel.io_uring_disabled, seccomp or an LSM forbids it)" :
+		 "");
+	return -1;
+}
