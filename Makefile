@@ -32,14 +32,16 @@ endif
 # Debian 12 packages, one reason each (see README "Dependencies").
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libjson-c-dev libmount-dev libnvme-dev libpq-dev libmariadb-dev libfuse3-dev \
+	libmicrohttpd-dev libgnutls28-dev libyaml-dev libcap-ng-dev libcrypt-dev \
 	liburing-dev fuse3 pkg-config make
 DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
-	curl iproute2 systemd libclang-rt-14-dev
+	curl iproute2 systemd openssl libclang-rt-14-dev
 DEB_ALL   := $(DEB_BUILD) $(DEB_TEST)
 
-LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing
+LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing \
+	libmicrohttpd gnutls yaml-0.1 libcap-ng libcrypt
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \
@@ -68,7 +70,7 @@ ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
 	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
-	$(OUTPUT)/tests/test_lib \
+	$(OUTPUT)/tests/test_lib $(OUTPUT)/tests/test_summ \
 	$(OUTPUT)/tests/test_findings
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer $(OUTPUT)/tests/blamer
@@ -153,7 +155,7 @@ $(BIN): $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/lib/hist.c user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/stats/summ.c user/lib/hist.c user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
@@ -185,6 +187,10 @@ $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) |
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
 $(OUTPUT)/tests/test_lib: tests/unit/test_lib.c user/lib/parse.c user/lib/comm.c user/lib/phase.c user/doc/doc.c user/doc/doc_schema.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+
+$(OUTPUT)/tests/test_summ: tests/unit/test_summ.c user/stats/summ.c user/doc/doc.c user/doc/doc_schema.c $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 

@@ -72,6 +72,33 @@ static __always_inline void rq_fill(struct fss_rq_event *e, struct request *rq,
 			    type == FSS_EV_RQ_ISSUE) | extra;
 }
 
+/*
+ * A request the submitting thread makes for its summarized sync needs no
+ * creation record (bpf/common.bpf.h): no traced sync paints another
+ * thread's data writes (docs/model.md); flush-class requests, which any
+ * sync on the disk may wait for, are always recorded.  Its issue and
+ * completion still are (they may run in a traced sync's thread, which
+ * cannot tell whose request it handles without a lookup per request).
+ */
+static __always_inline bool rq_of_summarized(struct request *rq,
+					     const bool direct)
+{
+	struct sync_state *st;
+	__u32 opf;
+
+	if (!summ_inflight)
+		return false;
+	st = sync_current();
+	if (!st || !st->summ)
+		return false;
+	opf = FSS_RD(direct, rq, cmd_flags);
+	if ((opf & ((1u << FSS_REQ_OP_BITS) - 1)) == FSS_REQ_OP(REQ_OP_FLUSH) ||
+	    (opf & (1u << FSS_REQ_BIT(__REQ_PREFLUSH))) ||
+	    (opf & (1u << FSS_REQ_BIT(__REQ_FUA))))
+		return false;
+	return true;
+}
+
 /* Is the request to be recorded?  *dev: its disk. */
 static __always_inline bool rq_want(struct request *rq, __u32 hook,
 				    const bool direct, __u32 *dev)
@@ -94,6 +121,12 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 
 	if (!rq_want(rq, hook, direct, &dev))
 		return 0;
+	/*
+	 * only its creation or insert: that runs in the submitter; an issue
+	 * may run in any thread that runs the queue, for others' requests
+	 */
+	if (type == FSS_EV_RQ_START && rq_of_summarized(rq, direct))
+		return 0;
 	e = rq_event_reserve(type, dev);
 	if (!e)
 		return 0;
@@ -115,6 +148,8 @@ static __always_inline int rq_start_owned(struct request *rq)
 	__u32 dev;
 
 	if (!rq_want(rq, FSS_HOOK_RQ_START, true, &dev))
+		return 0;
+	if (rq_of_summarized(rq, true))
 		return 0;
 	if (!blame_disk_dev(dev)) {
 		struct fss_rq_event *p = rq_event_reserve(FSS_EV_RQ_START, dev);

@@ -35,6 +35,20 @@ const volatile bool floor_only __weak = false;
  */
 const volatile __u32 self_tgid __weak = 0;
 
+/*
+ * Overload by design (docs/overhead.md "Overload"): a sync that enters
+ * while the ring holds more than ring_high_pct % unread data is summarized
+ * (counted in summ, no records of its own); a sync during which, or
+ * loss_grace_ns before which, a record was lost is summarized at its exit.
+ * ring_high_pct 0: never at entry.
+ */
+const volatile __u32 ring_high_pct __weak = 75;
+const volatile __u64 loss_grace_ns __weak = 20 * 1000 * 1000;
+/* When a record was last lost (ring full), for the check above. */
+__u64 last_loss_ns __weak = 0;
+/* Summarized syncs in flight: their own requests need no records. */
+__s64 summ_inflight __weak = 0;
+
 /* Runtime switch: our own process during calibration (0: off). */
 __u32 calib_tgid __weak = 0;
 
@@ -58,7 +72,7 @@ struct sync_state {
 	__u32 fs_hook;
 	__u32 fd;
 	__u32 rq_marked;	/* fs dev whose disk this thread put in rq_devs */
-	__u32 pad;
+	__u32 summ;		/* enum fss_summ_why: 0 traced, else why not */
 };
 
 /*
@@ -137,6 +151,14 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps") __weak;
 
+/* Syncs by kind: traced in full, or summarized (why, total, log2 hist). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FSS_SYNC_KIND_MAX);
+	__type(key, __u32);
+	__type(value, struct fss_summ);
+} summ SEC(".maps") __weak;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FSS_HOOK_MAX);
@@ -150,6 +172,59 @@ static __always_inline void count_drop(__u32 which)
 
 	if (v)
 		(*v)++;
+	if (which == 0)
+		last_loss_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline __u32 log2_ns(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) r += 1;
+	return r;
+}
+
+/* Count one sync of kind: traced (why 0) or summarized, with its total. */
+static __always_inline void summ_count(__u32 kind, __u32 why, __u64 total_ns)
+{
+	struct fss_summ *s = bpf_map_lookup_elem(&summ, &kind);
+	__u32 b;
+
+	if (!s || why >= FSS_SUMM_WHY_MAX)
+		return;
+	__sync_fetch_and_add(&s->syncs[why], 1);
+	if (why == FSS_SUMM_TRACED)
+		return;
+	__sync_fetch_and_add(&s->total_ns, total_ns);
+	b = log2_ns(total_ns);
+	if (b >= FSS_SUMM_BUCKETS)
+		b = FSS_SUMM_BUCKETS - 1;
+	__sync_fetch_and_add(&s->hist[b], 1);
+}
+
+/* Was a record lost during a sync that began at start (or just before)? */
+static __always_inline bool loss_near(__u64 start)
+{
+	__u64 l = last_loss_ns;
+
+	return l && l + loss_grace_ns >= start;
+}
+
+/* Is the ring too full for a new sync to be traced in full? */
+static __always_inline bool ring_high(void)
+{
+	__u64 avail, size;
+
+	if (!ring_high_pct)
+		return false;
+	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+	return avail * 100 > size * ring_high_pct;
 }
 
 static __always_inline void count_hit(__u32 hook)
@@ -235,7 +310,8 @@ static __always_inline struct fss_event *event_reserve_bare(__u32 type, __u32 de
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_drop(drop_slot);
+		if (drop_slot >= 0)	/* -1: the caller accounts for it */
+			count_drop(drop_slot);
 		return NULL;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
@@ -244,6 +320,16 @@ static __always_inline struct fss_event *event_reserve_bare(__u32 type, __u32 de
 	e->pid = id >> 32;
 	e->dev = dev;
 	e->ts = bpf_ktime_get_ns();
+	return e;
+}
+
+static __always_inline struct fss_event *event_reserve_slot(__u32 type, __u32 dev,
+							   const int drop_slot)
+{
+	struct fss_event *e = event_reserve_bare(type, dev, drop_slot);
+
+	if (e)
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
 	return e;
 }
 

@@ -47,6 +47,43 @@ enum fss_sync_kind {
 };
 
 /*
+ * Overload by design (docs/overhead.md "Overload"): every sync the BPF side
+ * sees is either traced in full (its FSS_EV_SYNC record and the records of
+ * what it waited for all reached the ring) or summarized: no record of its
+ * own, only counted here, in kernel, with its total latency.  Why a sync was
+ * summarized (index into fss_summ.syncs; 0 counts the fully traced ones):
+ */
+enum fss_summ_why {
+	FSS_SUMM_TRACED = 0,	/* not summarized: its record was sent */
+	FSS_SUMM_RING_HIGH,	/* at entry the ring was over ring_high_pct full */
+	FSS_SUMM_LOST_NEAR,	/* a record was lost during it (or just before) */
+	FSS_SUMM_RING_FULL,	/* its own record found the ring full at exit */
+	FSS_SUMM_LOST_AFTER,	/* user space: painted with a request whose
+				 * completion was lost after its exit */
+	FSS_SUMM_WHY_MAX,
+};
+
+#define FSS_SUMM_BUCKETS	40	/* log2 ns buckets: [2^i, 2^(i+1)) ns */
+
+/* Value of the summ map (per CPU, one per enum fss_sync_kind). */
+struct fss_summ {
+	__u64 syncs[FSS_SUMM_WHY_MAX];
+	__u64 total_ns;			/* summarized syncs: sum of totals */
+	__u64 hist[FSS_SUMM_BUCKETS];	/* summarized syncs: totals, log2 ns */
+};
+
+/* User space: a += sign * b, field by field (sums over CPUs, windows). */
+static inline void fss_summ_add(struct fss_summ *a, const struct fss_summ *b,
+				int sign)
+{
+	for (int i = 0; i < FSS_SUMM_WHY_MAX; i++)
+		a->syncs[i] += sign * b->syncs[i];
+	a->total_ns += sign * b->total_ns;
+	for (int i = 0; i < FSS_SUMM_BUCKETS; i++)
+		a->hist[i] += sign * b->hist[i];
+}
+
+/*
  * Request flags, normalised by the BPF side from the kernel's cmd_flags
  * using BTF enum values (enum req_op, enum req_flag_bits): never literals.
  */

@@ -97,7 +97,16 @@ int iou_complete(struct trace_event_raw_io_uring_complete *ctx)
 	}
 	if (targ_fs_dev && dev != targ_fs_dev)
 		goto out;
-	e = event_reserve(FSS_EV_SYNC, dev);
+	/* never half a sync (common.bpf.h): lost near it, or no room */
+	if (loss_near(st->ts)) {
+		summ_count(FSS_SYNC_IOURING_FSYNC, FSS_SUMM_LOST_NEAR,
+			   bpf_ktime_get_ns() - st->ts);
+		goto out;
+	}
+	e = event_reserve_slot(FSS_EV_SYNC, dev, -1);
+	if (!e)
+		summ_count(FSS_SYNC_IOURING_FSYNC, FSS_SUMM_RING_FULL,
+			   bpf_ktime_get_ns() - st->ts);
 	if (e) {
 		/* the completing thread may be a worker: report the submitter */
 		e->ts_end = e->ts;
@@ -111,6 +120,7 @@ int iou_complete(struct trace_event_raw_io_uring_complete *ctx)
 		e->sync.ret = ctx->res;
 		e->sync.fd = st->fd;
 		event_submit(e);
+		summ_count(FSS_SYNC_IOURING_FSYNC, FSS_SUMM_TRACED, 0);
 	}
 out:
 	bpf_map_delete_elem(&iou_reqs, &key);

@@ -82,7 +82,15 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 		return 0;
 	}
 	st->ts = bpf_ktime_get_ns();
-	inflight_start[(__u32)id & (FSS_INFLIGHT_SLOTS - 1)] = st->ts;
+	/*
+	 * Traced in full or summarized, decided here for the whole sync: a
+	 * summarized one sends no record, so user space holds nothing for it
+	 */
+	st->summ = ring_high() ? FSS_SUMM_RING_HIGH : FSS_SUMM_TRACED;
+	if (st->summ)
+		__sync_fetch_and_add(&summ_inflight, 1);
+	else
+		inflight_start[(__u32)id & (FSS_INFLIGHT_SLOTS - 1)] = st->ts;
 	st->fs_start = 0;
 	st->fs_end = 0;
 	st->log_start = 0;
@@ -109,10 +117,26 @@ static __always_inline int sync_exit(long ret)
 	st = sync_current();
 	if (!st)
 		return 0;
+	if (st->summ) {
+		summ_count(st->kind, st->summ, bpf_ktime_get_ns() - st->ts);
+		__sync_fetch_and_add(&summ_inflight, -1);
+		st->ts = 0;
+		return 0;
+	}
 	slot = (__u32)bpf_get_current_pid_tgid() & (FSS_INFLIGHT_SLOTS - 1);
 	if (inflight_start[slot] == st->ts)
 		inflight_start[slot] = 0;
-	e = event_reserve(FSS_EV_SYNC, st->dev);
+	/* a record it may have needed was lost: summarized, never half */
+	if (loss_near(st->ts)) {
+		summ_count(st->kind, FSS_SUMM_LOST_NEAR,
+			   bpf_ktime_get_ns() - st->ts);
+		st->ts = 0;
+		return 0;
+	}
+	e = event_reserve_slot(FSS_EV_SYNC, st->dev, -1);
+	if (!e)
+		summ_count(st->kind, FSS_SUMM_RING_FULL,
+			   bpf_ktime_get_ns() - st->ts);
 	if (e) {
 		e->ts_end = e->ts;
 		e->ts = st->ts;
@@ -126,6 +150,7 @@ static __always_inline int sync_exit(long ret)
 		e->sync.fd = st->fd;
 		e->sync.bytes = st->bytes;
 		event_submit(e);
+		summ_count(st->kind, FSS_SUMM_TRACED, 0);
 	}
 	st->ts = 0;
 	return 0;

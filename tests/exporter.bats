@@ -55,7 +55,8 @@ stop_pid() {
 	[ "$rc" -eq 0 ] || { echo "pid $1 exited $rc" >&2; return 1; }
 }
 
-# start_prom TARGET: Prometheus scraping TARGET every second; sets prom_url
+# start_prom TARGET [JOB_YAML]: Prometheus scraping TARGET every second
+# (JOB_YAML: more keys of the scrape job, indented by 4); sets prom_url
 start_prom() {
 	local port
 	[ -x "$PROM" ] || skip "prometheus not installed (make deps)"
@@ -68,6 +69,7 @@ start_prom() {
 	  evaluation_interval: 1s
 	scrape_configs:
 	  - job_name: fsyncscope
+	$2
 	    static_configs:
 	      - targets: ['$1']
 	EOF
@@ -133,6 +135,63 @@ workload() {
 		> "$FSS_SCRATCH/run.json" 2> "$FSS_SCRATCH/run.err"
 	[ "$(jq '.tests[0].ops' "$FSS_SCRATCH/run.json")" -eq "$1" ]
 	p50_us=$(jq '.tests[0].latency_us.p50' "$FSS_SCRATCH/run.json")
+}
+
+# web_config [CAUTH]: ($web_min: its min_version, default TLS12) a self-signed certificate for 127.0.0.1 (openssl) and
+# $FSS_SCRATCH/web.yml serving it, with basic auth user alice (password
+# $web_pass, bcrypt by libxcrypt through perl's crypt); CAUTH: a
+# client_auth_type, with a CA that signed $FSS_SCRATCH/client.{crt,key}
+web_pass=s3cret-pass
+web_config() {
+	local d="$FSS_SCRATCH/tls" hash salt
+	mkdir -p "$d"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+		-keyout "$d/server.key" -out "$d/server.crt" 2>/dev/null
+	salt=$(head -c 48 /dev/urandom | base64 -w0 | tr -dc 'a-zA-Z0-9' | head -c 21)u
+	hash=$(perl -e 'print crypt($ARGV[0], "\$2b\$10\$" . $ARGV[1])' "$web_pass" "$salt")
+	[ "${#hash}" -eq 60 ]
+	{
+		echo "tls_server_config:"
+		echo "  cert_file: tls/server.crt"
+		echo "  key_file: tls/server.key"
+		echo "  min_version: ${web_min:-TLS12}"
+		if [ -n "${1:-}" ]; then
+			openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+				-nodes -days 2 -subj /CN=test-ca -keyout "$d/ca.key" \
+				-out "$d/ca.crt" 2>/dev/null
+			openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+				-subj /CN=scraper -keyout "$FSS_SCRATCH/client.key" \
+				-out "$d/client.csr" 2>/dev/null
+			openssl x509 -req -in "$d/client.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
+				-CAcreateserial -days 2 -out "$FSS_SCRATCH/client.crt" 2>/dev/null
+			echo "  client_auth_type: $1"
+			echo "  client_ca_file: tls/ca.crt"
+		fi
+		echo "basic_auth_users:"
+		echo "  alice: '$hash'"
+	} > "$FSS_SCRATCH/web.yml"
+}
+
+# tls_code URL [CURL ARGS...]: the HTTP status over https with our CA
+tls_code() {
+	local u="$1"
+	shift
+	curl -s --max-time 10 -o /dev/null -w '%{http_code}' \
+		--cacert "$FSS_SCRATCH/tls/server.crt" "$@" "$u"
+}
+
+# unprivileged PID: every thread runs as nobody with no capability at all
+unprivileged() {
+	local t nob
+	nob=$(id -u nobody)
+	for t in /proc/"$1"/task/*; do
+		grep -qE "^Uid:\s+$nob\s+$nob\s+$nob\s+$nob$" "$t/status" || return 1
+		grep -qE "^Gid:\s+$(id -g nobody)\s" "$t/status" || return 1
+		grep -q '^Groups:\s*$' "$t/status" || return 1
+		[ "$(grep -cE '^Cap(Inh|Prm|Eff|Bnd|Amb):\s+0000000000000000$' "$t/status")" -eq 5 ] ||
+			{ grep Cap "$t/status" >&2; return 1; }
+	done
 }
 
 DASH="$FSS_ROOT/contrib/grafana-dashboard.json"
@@ -242,6 +301,9 @@ bucket_index() {
 	fss_mkfs ext4 256
 	dir="$FSS_SCRATCH/textfile"
 	mkdir -p "$dir"
+	# the exporter writes it as nobody (its default --user)
+	chmod o+x "$FSS_SCRATCH"
+	chown nobody: "$dir"
 	start_exporter exp --textfile "$dir" --mount "$FSS_MNT" --interval 1
 	[ -f "$dir/fsyncscope.prom" ]
 	nport=$(free_port)
@@ -255,8 +317,9 @@ bucket_index() {
 	# node_exporter read the file without complaint
 	[ "$(metric "$FSS_SCRATCH/node.txt" 'node_textfile_scrape_error')" = 0 ]
 	[ "$(metric "$FSS_SCRATCH/node.txt" "$FD")" = "$(metric "$dir/fsyncscope.prom" "$FD")" ]
-	# no temp files left
+	# no temp files left; the file is nobody's
 	[ "$(ls -A "$dir")" = "fsyncscope.prom" ]
+	[ "$(stat -c %U "$dir/fsyncscope.prom")" = nobody ]
 	rm "$dir/fsyncscope.prom"
 	kill -HUP "$exp_pid"
 	wait_for "$dir/fsyncscope.prom" "^$FD $n\$" 50
@@ -347,8 +410,8 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("up", flush=True); t
 	fss_mkfs ext4 256
 	port=$(free_port)
 	start_exporter exp --listen "127.0.0.1:$port" --mount "$FSS_MNT" --interval 1
-	# silent: connect and send nothing (more of them than the server has
-	# slots); garbage: binary and a bad request line; reader: asks for
+	# silent: connect and send nothing (more of them than the server takes
+	# connections); garbage: binary and a bad request line; reader: asks for
 	# /metrics with a tiny receive buffer, never reads
 	python3 -c 'import socket,sys,time
 port = int(sys.argv[1])
@@ -356,7 +419,7 @@ def conn(rcvbuf=None):
     s = socket.socket()
     if rcvbuf: s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     s.connect(("127.0.0.1", port)); return s
-keep = [conn() for _ in range(40)]     # more than the 32 slots
+keep = [conn() for _ in range(80)]     # more than the 64 connections
 g = conn(); g.sendall(b"\x00\xff\x13garbage\x00"); keep.append(g)
 g = conn(); g.sendall(b"HELLO WORLD\r\n\r\n"); keep.append(g)
 for _ in range(5):
@@ -370,15 +433,21 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	done
 	workload 100
 	exp_wait "http://127.0.0.1:$port/metrics" "$FD" 100
-	# a bad request gets a 400, a wrong path a 404, the rest 405
-	[ "$(printf 'NOPE\r\n\r\n' | curl -s --max-time 2 telnet://127.0.0.1:$port | head -1 | tr -d '\r')" = "HTTP/1.1 400 Bad Request" ]
+	# a bad request line is answered 400 or the connection closed, headers
+	# beyond the request size limit get a 431, a wrong path a 404, the rest 405
+	local l
+	l=$(printf 'NOPE\r\n\r\n' | curl -s --max-time 2 telnet://127.0.0.1:$port | head -1 | tr -d '\r')
+	[ -z "$l" ] || [ "$l" = "HTTP/1.1 400 Bad Request" ]
+	l=$(printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nX: %s\r\n\r\n' "$(head -c 20000 /dev/zero | tr '\0' a)" |
+		curl -s --max-time 2 telnet://127.0.0.1:$port | head -1 | tr -d '\r')
+	[ "$l" = "HTTP/1.1 431 Request Header Fields Too Large" ]
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")" = 404 ]
 	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics")" = 405 ]
 	stop_pid "$exp_pid"
 }
 
-@test "contrib: the systemd unit passes systemd-analyze verify; the exporter runs with its ExecStart options and capability bounding set" {
-	local t caps port
+@test "contrib: the systemd unit passes systemd-analyze verify; the exporter runs with its ExecStart options (web config) and capability bounding set, and serves as nobody" {
+	local t caps port url i
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze not installed (make deps installs systemd)"
 	t="$FSS_SCRATCH/unit"
 	mkdir -p "$t/man/man8"
@@ -398,14 +467,23 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	fss_mkfs ext4 256
 	port=$(free_port)
 	# the unit's own ExecStart options, on a scratch port and our image
+	web_config
 	local -a args
 	read -r -a args <<<"$(sed -n 's|^ExecStart=/usr/local/sbin/fsyncscope exporter ||p' "$UNIT" |
-		sed "s|--listen :9469|--listen 127.0.0.1:$port|")"
-	[[ "${args[*]}" == *"--listen 127.0.0.1:$port"* ]]
+		sed -e "s|--listen :9469|--listen 127.0.0.1:$port|" \
+		    -e "s|--web.config.file /etc/fsyncscope/web-config.yml|--web.config.file $FSS_SCRATCH/web.yml|")"
+	[[ "${args[*]}" == *"--listen 127.0.0.1:$port --web.config.file $FSS_SCRATCH/web.yml"* ]]
 	exp_prefix=(setpriv --no-new-privs --inh-caps=-all --bounding-set="-all,+$caps" --)
 	start_exporter exp "${args[@]}" --mount "$FSS_MNT" --interval 1
+	unprivileged "$exp_pid"
 	workload 40
-	exp_wait "http://127.0.0.1:$port/metrics" "$FD" 40
+	url="https://127.0.0.1:$port/metrics"
+	for ((i = 0; i < 100; i++)); do
+		curl -sf --cacert "$FSS_SCRATCH/tls/server.crt" -u alice:"$web_pass" "$url" \
+			-o "$FSS_SCRATCH/m.txt" && [ "$(metric "$FSS_SCRATCH/m.txt" "$FD")" = 40 ] && break
+		sleep 0.1
+	done
+	[ "$(metric "$FSS_SCRATCH/m.txt" "$FD")" = 40 ]
 	stop_pid "$exp_pid"
 }
 
@@ -446,4 +524,159 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 		grep -q "^$n[ {]" "$FSS_SCRATCH/m.txt" || { echo "not exported: $n" >&2; return 1; }
 	done
 	stop_pid "$exp_pid"
+}
+
+@test "exporter: TLS and basic auth (web config): 401 / 401 / 200, plain HTTP refused, Prometheus scrapes over https; serves as nobody with no capabilities" {
+	local port url n=100
+	[ -x "$PROMTOOL" ] || skip "promtool not installed (make deps)"
+	fss_mkfs ext4 256
+	web_min=TLS13 web_config
+	# the same file is valid to Prometheus's own checker
+	run "$PROMTOOL" check web-config "$FSS_SCRATCH/web.yml"
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	port=$(free_port)
+	url="https://127.0.0.1:$port/metrics"
+	start_exporter exp --listen "127.0.0.1:$port" --web.config.file "$FSS_SCRATCH/web.yml" \
+		--mount "$FSS_MNT" --interval 1
+	grep -q '(https) as nobody' "$FSS_SCRATCH/exp.err"
+	unprivileged "$exp_pid"
+	# no credentials, a wrong password, an unknown user: 401 asking for Basic
+	[ "$(tls_code "$url")" = 401 ]
+	[ "$(tls_code "$url" -u alice:wrong)" = 401 ]
+	[ "$(tls_code "$url" -u bob:"$web_pass")" = 401 ]
+	curl -s -D - -o /dev/null --cacert "$FSS_SCRATCH/tls/server.crt" "$url" |
+		grep -qi '^WWW-Authenticate: Basic realm="fsyncscope"'
+	[ "$(tls_code "$url" -u alice:"$web_pass")" = 200 ]
+	# plain HTTP on the TLS port: no HTTP response at all, so no metrics
+	run curl -s --max-time 5 -o "$FSS_SCRATCH/plain.txt" -w '%{http_code}' "http://127.0.0.1:$port/metrics"
+	[ "$status" -ne 0 ]
+	[ "$output" = 000 ]
+	! grep -q fsyncscope_ "$FSS_SCRATCH/plain.txt" 2>/dev/null
+	# a client that offers at most TLS 1.2 is refused (min_version: TLS13;
+	# the SIGHUP test has 1.2 accepted where the file allows it)
+	[ "$(tls_code "$url" -u alice:"$web_pass" --tls-max 1.2)" = 000 ]
+	# the real Prometheus, over https with basic_auth and tls_config
+	start_prom "127.0.0.1:$port" "$(printf '%s\n' '    scheme: https' \
+		'    basic_auth:' '      username: alice' "      password: $web_pass" \
+		'    tls_config:' "      ca_file: $FSS_SCRATCH/tls/server.crt")"
+	pq_wait 'up{job="fsyncscope"}' 1
+	workload "$n"
+	pq_wait 'sum(fsyncscope_sync_duration_seconds_count{kind="fdatasync"})' "$n"
+	# lost events still read as nobody; on a kernel that refuses bpf() to
+	# it, said on stderr and absent (never a made-up 0)
+	if grep -q 'fsyncscope_events_lost_total is n/a' "$FSS_SCRATCH/exp.err"; then
+		[ "$(pq 'count(fsyncscope_events_lost_total)')" = "" ]
+	else
+		[ "$(pq 'sum(fsyncscope_events_lost_total)')" = 0 ]
+	fi
+	# still nobody after serving and tracing
+	unprivileged "$exp_pid"
+	stop_pid "$exp_pid"
+}
+
+@test "exporter: client certificates (RequireAndVerifyClientCert): none or a foreign one closes the connection, the CA's passes" {
+	local port url
+	web_config RequireAndVerifyClientCert
+	port=$(free_port)
+	url="https://127.0.0.1:$port/metrics"
+	start_exporter exp --listen "127.0.0.1:$port" --web.config.file "$FSS_SCRATCH/web.yml" \
+		--interval 1
+	# without one: no HTTP response
+	[ "$(tls_code "$url" -u alice:"$web_pass")" = 000 ]
+	# a certificate the CA did not sign: none either
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-subj /CN=mallory -keyout "$FSS_SCRATCH/m.key" -out "$FSS_SCRATCH/m.crt" 2>/dev/null
+	[ "$(tls_code "$url" -u alice:"$web_pass" --cert "$FSS_SCRATCH/m.crt" --key "$FSS_SCRATCH/m.key")" = 000 ]
+	# the CA's client certificate, and basic auth still applies
+	[ "$(tls_code "$url" -u alice:wrong --cert "$FSS_SCRATCH/client.crt" --key "$FSS_SCRATCH/client.key")" = 401 ]
+	[ "$(tls_code "$url" -u alice:"$web_pass" --cert "$FSS_SCRATCH/client.crt" --key "$FSS_SCRATCH/client.key")" = 200 ]
+	stop_pid "$exp_pid"
+}
+
+@test "exporter: SIGHUP re-reads the web config (new password, new certificate); a bad one keeps the old; a named calibration file is not left behind" {
+	local port url old
+	web_config
+	port=$(free_port)
+	url="https://127.0.0.1:$port/metrics"
+	# the files are nobody's to read again after the drop
+	chmod o+x "$FSS_SCRATCH"
+	chown -R nobody: "$FSS_SCRATCH/tls" "$FSS_SCRATCH/web.yml"
+	# a named calibration file (no O_TMPFILE) in a directory nobody may
+	# not write: its name goes before the drop, nothing is left behind
+	mkdir "$FSS_SCRATCH/calib"
+	exp_prefix=(env FSYNCSCOPE_NO_TMPFILE=1)
+	start_exporter exp --listen "127.0.0.1:$port" --web.config.file "$FSS_SCRATCH/web.yml" \
+		--interval 1 --calib-dir "$FSS_SCRATCH/calib"
+	[ -z "$(ls -A "$FSS_SCRATCH/calib")" ]
+	[ "$(tls_code "$url" -u alice:"$web_pass" --tls-max 1.2)" = 200 ]
+	old=$(openssl s_client -connect "127.0.0.1:$port" </dev/null 2>/dev/null | openssl x509 -fingerprint -noout)
+	# rotate: a new certificate and password
+	web_pass=other-pass
+	web_config
+	chown -R nobody: "$FSS_SCRATCH/tls" "$FSS_SCRATCH/web.yml"
+	kill -HUP "$exp_pid"
+	wait_for "$FSS_SCRATCH/exp.err" '^fsyncscope: re-read '
+	[ "$(tls_code "$url" -u alice:s3cret-pass)" = 401 ]
+	[ "$(tls_code "$url" -u alice:other-pass)" = 200 ]
+	[ "$(openssl s_client -connect "127.0.0.1:$port" </dev/null 2>/dev/null | openssl x509 -fingerprint -noout)" != "$old" ]
+	# a broken file: one line, the old config stays
+	echo "tls_server_config: [" > "$FSS_SCRATCH/web.yml"
+	kill -HUP "$exp_pid"
+	wait_for "$FSS_SCRATCH/exp.err" 'SIGHUP: .*kept the old web config'
+	[ "$(tls_code "$url" -u alice:other-pass)" = 200 ]
+	stop_pid "$exp_pid"
+	[ -z "$(ls -A "$FSS_SCRATCH/calib")" ]
+	! grep -q 'removed' "$FSS_SCRATCH/exp.err"
+}
+
+@test "exporter: a bad --web.config.file or --user is one line naming the key, exit 2, before anything is loaded" {
+	local w="$FSS_SCRATCH/bad.yml" h
+	web_config
+	h=$(sed -n "s/^  alice: '\(.*\)'$/\1/p" "$FSS_SCRATCH/web.yml")
+	# bad_cfg EXIT WANT: the file $w gives one line with WANT and exit EXIT
+	bad_cfg() {
+		run -"$1" "$FSS_BIN" exporter --listen 127.0.0.1:1 --web.config.file "$w"
+		echo "$output" >&2
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *"$2"* ]]
+	}
+	printf 'tls_server_config:\n  cert_file: tls/server.crt\n' > "$w"
+	bad_cfg 2 "key_file is missing"
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n  min_version: TLS9\n' \
+		"$FSS_SCRATCH/tls/server.crt" "$FSS_SCRATCH/tls/server.key" > "$w"
+	bad_cfg 2 "min_version: 'TLS9'"
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' \
+		"$FSS_SCRATCH/tls/server.crt" "$FSS_SCRATCH/nope.key" > "$w"
+	bad_cfg 2 "key_file: $FSS_SCRATCH/nope.key: No such file"
+	# a key that is not the certificate's
+	openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:prime256v1 -out "$FSS_SCRATCH/other.key" 2>/dev/null
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' \
+		"$FSS_SCRATCH/tls/server.crt" "$FSS_SCRATCH/other.key" > "$w"
+	bad_cfg 2 "cert_file and key_file"
+	# libmicrohttpd asks for client certificates only with a CA
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n  client_auth_type: RequireAnyClientCert\n' \
+		"$FSS_SCRATCH/tls/server.crt" "$FSS_SCRATCH/tls/server.key" > "$w"
+	bad_cfg 2 "client_auth_type: needs client_ca_file"
+	printf 'basic_auth_users:\n  alice: plaintext\n' > "$w"
+	bad_cfg 2 "basic_auth_users.alice: not a bcrypt hash"
+	printf 'basic_auth_users:\n  alice: "%s"\ncipher_suites: []\n' "$h" > "$w"
+	bad_cfg 2 "line 3: cipher_suites: unknown key"
+	printf 'tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n' > "$w"
+	bad_cfg 2 "tls_server_config.cipher_suites: not supported"
+	printf 'basic_auth_users: [\n' > "$w"
+	bad_cfg 2 "bad.yml: line "
+	run -2 "$FSS_BIN" exporter --listen 127.0.0.1:1 --web.config.file "$FSS_SCRATCH/none.yml"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"none.yml: No such file"* ]]
+	run -2 "$FSS_BIN" exporter --listen 127.0.0.1:1 --user no-such-user-here
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--user no-such-user-here: no such user"* ]]
+	run -2 "$FSS_BIN" exporter --listen 127.0.0.1:1 --user root
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"not an unprivileged user"* ]]
+	# the good file and user pass (the address is checked after them)
+	run -2 "$FSS_BIN" exporter --listen 300.1.2.3:1 --web.config.file "$FSS_SCRATCH/web.yml" --user 65534
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"bad address"* ]]
 }

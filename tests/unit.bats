@@ -13,6 +13,7 @@ setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
 		build/tests/test_blame build/tests/test_dbview build/tests/test_lib \
+		build/tests/test_summ \
 		build/tests/test_findings >&2
 }
 
@@ -182,6 +183,18 @@ lib_case() { unit_case "$TEST_LIB" "$1"; }
 @test "lib: comm cleaner: UTF-8 kept, bad and cut bytes U+FFFD, control bytes kept" { lib_case comm_clean; }
 @test "lib: one phase vocabulary: names and column headers in the documents' order" { lib_case phases; }
 @test "lib: fss_doc_stamp stamps schema, schema_version and version" { lib_case doc_stamp; }
+
+# The overload summary (tests/unit/test_summ.c over user/stats/summ.c,
+# docs/overhead.md "Overload by design").
+TEST_SUMM="${TEST_SUMM:-$FSS_BUILD/tests/test_summ}"
+summ_case() { unit_case "$TEST_SUMM" "$1"; }
+
+@test "summ: every C case has a bats test here" {
+	unit_list "$TEST_SUMM" "counts json_totals json_none"
+}
+@test "summ: traced and summarized counts add up over kinds and reasons" { summ_case counts; }
+@test "summ: JSON totals are log2 upper bounds; only kinds seen; histogram to its last bucket" { summ_case json_totals; }
+@test "summ: nothing summarized: no totals, an empty histogram" { summ_case json_none; }
 
 # Findings (tests/unit/test_findings.c over user/findings/, docs/findings.md):
 # each rule fires at its threshold and not below, on synthetic documents.

@@ -213,6 +213,12 @@ static void test_render(void)
 	CHECK(strlen(o) > 6 && !strcmp(o + strlen(o) - 6, "# EOF\n"), "ends with # EOF");
 	free(t);
 	free(o);
+	/* lost events that cannot be read are absent, not 0 */
+	m.events_lost_na = true;
+	t = render_of(&m, FSS_PROM_TEXT);
+	LACKS(t, "fsyncscope_events_lost");
+	HAS(t, "fsyncscope_series_folded_total 0\n");
+	free(t);
 	fss_metrics_free(&m);
 }
 

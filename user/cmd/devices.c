@@ -554,8 +554,9 @@ static int show_probe(const char *path)
 	ret = emit(probe_doc(&t, c, disk, &test, &out));
 	fflush(stdout);
 	if (out.drops)
-		fprintf(stderr, PROG ": warning: %llu events lost; the breakdown "
-			"is incomplete\n", (unsigned long long)out.drops);
+		fprintf(stderr, PROG ": warning: %llu events lost; the syncs "
+			"near them were summarized, not painted\n",
+			(unsigned long long)out.drops);
 	if (!ret && fss_wl_stop) {
 		fprintf(stderr, PROG ": stopped by %s; the probe above is "
 			"partial\n", fss_run_sig_name(fss_wl_stop));

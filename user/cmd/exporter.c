@@ -2,13 +2,16 @@
 /*
  * cmd_exporter.c - `fsyncscope exporter`: a long-lived service that feeds every
  * attributed sync into the metrics model (metrics.c) and serves it to
- * Prometheus at /metrics (httpd.c, rendered by out_prom.c) and/or writes it
- * for node_exporter's textfile collector.
+ * Prometheus at /metrics (websrv.c over libmicrohttpd, with the web config of
+ * webcfg.c; rendered by out_prom.c) and/or writes it for node_exporter's
+ * textfile collector.  Root only until the tracer is attached: then it
+ * becomes --user (privdrop.c) with no capabilities, before serving.
  *
  * Threads: the tracer's consumer thread calls on_sync()/on_event(), which
  * only add to the model's fixed tables; the main thread runs one poll(2)
- * loop over a signalfd (SIGINT/SIGTERM stop, SIGHUP rewrites the textfile)
- * and the HTTP sockets, drains the tracer every --interval, and renders a
+ * loop over a signalfd (SIGINT/SIGTERM stop, SIGHUP rewrites the textfile
+ * and re-reads the web config) and the HTTP server's epoll fd, drains the
+ * tracer every --interval, and renders a
  * copy of the model for each scrape and textfile write.
  */
 #include <argp.h>
@@ -32,19 +35,24 @@
 #include "cmd/commands.h"
 #include "lib/version.h"
 #include "sys/devinfo.h"
-#include "exporter/httpd.h"
 #include "exporter/metrics.h"
 #include "exporter/out_prom.h"
 #include "sys/target.h"
 #include "engine/tracer/tracer.h"
+#include "exporter/webcfg.h"
+#include "exporter/websrv.h"
+#include "lib/privdrop.h"
 
 #define PROG		"fsyncscope exporter"
 #define DEFAULT_LISTEN	"9469"
+#define DEFAULT_USER	"nobody"
 #define NSEC		1000000000ULL
 
 static struct {
 	const char *listen;
 	const char *textfile;
+	const char *web_config;
+	const char *user;
 	struct fss_cli_live live;	/* -p, -c, --mount, --strategy, ... */
 	unsigned int labels;
 	unsigned long long max_series;
@@ -60,8 +68,14 @@ static const char doc[] =
 "0.0.4, or OpenMetrics 1.0.0 when the Accept header asks for it) and/or\n"
 "written to DIR/fsyncscope.prom every --interval (temp file + rename) for\n"
 "node_exporter's textfile collector.  Without --listen and --textfile:\n"
-"--listen " DEFAULT_LISTEN ".  SIGTERM/SIGINT stop; SIGHUP rewrites the\n"
-"textfile.  Needs root (CAP_BPF, CAP_PERFMON).\n"
+"--listen " DEFAULT_LISTEN ".  SIGTERM/SIGINT stop; SIGHUP rewrites the textfile\n"
+"and re-reads --web.config.file.  --web.config.file takes Prometheus\n"
+"exporter-toolkit's format: tls_server_config (cert_file, key_file,\n"
+"client_ca_file, client_auth_type, min_version, max_version) and\n"
+"basic_auth_users (user: bcrypt hash).  Starts as root (CAP_BPF,\n"
+"CAP_PERFMON, CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID, CAP_SETPCAP); once the\n"
+"tracer is attached it becomes --user (default " DEFAULT_USER ") with no\n"
+"capabilities, before it serves.\n"
 "\v"
 "Labels of the sync series: kind, device (with mountpoint), comm, cgroup\n"
 "(default kind,device).  At most --max-series label sets (default 500); a\n"
@@ -73,6 +87,7 @@ static const char doc[] =
 "  fsyncscope exporter                          # :" DEFAULT_LISTEN "/metrics, every sync\n"
 "  fsyncscope exporter --listen 127.0.0.1:9469 --labels kind,device,comm\n"
 "  fsyncscope exporter -c postgres --labels kind,comm   # PostgreSQL only\n"
+"  fsyncscope exporter --web.config.file /etc/fsyncscope/web-config.yml\n"
 "  fsyncscope exporter --textfile /var/lib/prometheus/node-exporter\n"
 "  fsyncscope exporter --mount /var/lib/postgresql --max-series 100\n";
 
@@ -82,10 +97,17 @@ enum {
 	OPT_LABELS,
 	OPT_MAX_SERIES,
 	OPT_INTERVAL,
+	OPT_WEB_CONFIG,
+	OPT_USER,
 };
 
 static const struct argp_option opts[] = {
 	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0, "Serve /metrics here (default: port " DEFAULT_LISTEN ")", 0 },
+	{ "web.config.file", OPT_WEB_CONFIG, "FILE", 0,
+	  "TLS and basic auth for --listen (exporter-toolkit's web config)", 0 },
+	{ "user", OPT_USER, "NAME", 0,
+	  "Serve as this user, with no capabilities (default " DEFAULT_USER ")",
+	  0 },
 	{ "textfile", OPT_TEXTFILE, "DIR", 0, "Write DIR/fsyncscope.prom every interval (node_exporter textfile collector)", 0 },
 	{ "interval", OPT_INTERVAL, "SECS", 0, "Drain the tracer and write the textfile every SECS (default 5)", 0 },
 	{ "labels", OPT_LABELS, "LIST", 0, "Labels of the sync series: kind,device,comm,cgroup (default kind,device)", 0 },
@@ -110,6 +132,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LISTEN:
 		env.listen = arg;
+		break;
+	case OPT_WEB_CONFIG:
+		if (!arg[0])
+			return bad(state, "--web.config.file: empty file name");
+		env.web_config = arg;
+		break;
+	case OPT_USER:
+		if (!arg[0])
+			return bad(state, "--user: empty name");
+		env.user = arg;
 		break;
 	case OPT_TEXTFILE:
 		if (!arg[0])
@@ -248,10 +280,13 @@ static struct fss_tracer *T;
 /* Attribute what the kernel recorded up to now into the model. */
 static void drain(void)
 {
+	struct fss_summ summ[FSS_SYNC_KIND_MAX];
 	struct fss_flush_stats f = {};
 
 	if (fss_tracer_live_flush(T, &f) >= 0)
 		fss_metrics_add_flush(&M, &f, fss_tracer_drops(T));
+	fss_tracer_summ(T, summ);
+	fss_metrics_set_summ(&M, summ);
 }
 
 static char *render(enum fss_prom_fmt fmt, size_t *len)
@@ -329,12 +364,28 @@ static int write_textfile(const char *dir, char *err, size_t errlen)
 	return rc;
 }
 
-/* Checked before anything is loaded: a directory we can create files in. */
-static int check_textfile_dir(const char *dir, char *err, size_t errlen)
+/* In a child that is already --user: can it create files in the directory? */
+static int probe_dir(void *arg)
 {
 	char probe[PATH_MAX];
-	struct stat st;
 	int fd;
+
+	snprintf(probe, sizeof(probe), "%s/.fsyncscope.prom.%d",
+		 (const char *)arg, (int)getpid());
+	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+/* Checked before anything is loaded: a directory --user can create files in. */
+static int check_textfile_dir(const char *dir, const struct fss_user *u,
+			      char *err, size_t errlen)
+{
+	struct stat st;
+	int rc;
 
 	if (stat(dir, &st)) {
 		snprintf(err, errlen, "--textfile %s: %s", dir, strerror(errno));
@@ -344,14 +395,16 @@ static int check_textfile_dir(const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "--textfile %s: not a directory", dir);
 		return -1;
 	}
-	snprintf(probe, sizeof(probe), "%s/.fsyncscope.prom.%d", dir, (int)getpid());
-	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "--textfile %s: cannot write there: %s", dir, strerror(errno));
+	if (geteuid())
+		rc = probe_dir((void *)dir);
+	else
+		rc = fss_user_try(u, probe_dir, (void *)dir);
+	if (rc) {
+		snprintf(err, errlen, "--textfile %s: %s cannot write there: %s",
+			 dir, geteuid() ? "we" : u->name,
+			 rc > 0 ? strerror(rc) : "cannot check");
 		return -1;
 	}
-	close(fd);
-	unlink(probe);
 	return 0;
 }
 
@@ -382,16 +435,61 @@ static void set_info(void)
 	json_object_put(sj);
 }
 
-/* The poll loop until SIGINT/SIGTERM.  0 or 1 (textfile write failed). */
-static int serve(struct fss_httpd *h, int sfd)
+
+/* The web config, read into a malloc'd struct (NULL + err if bad). */
+static struct fss_webcfg *load_web_config(char *err, size_t errlen)
 {
-	struct pollfd fds[FSS_HTTPD_MAX_CONNS + 2];
-	__u64 step = (__u64)(env.interval * 1e9), next = mono_ns() + step;
+	struct fss_webcfg *c = malloc(sizeof(*c));
+
+	if (!c) {
+		snprintf(err, errlen, "--web.config.file: out of memory");
+		return NULL;
+	}
+	if (fss_webcfg_load(env.web_config, c, err, errlen)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * SIGHUP: the web config again (rotated certificates, new users), as the
+ * unprivileged user; a server with it replaces the old one on the same
+ * socket.  A bad file keeps the old server.
+ */
+static void reload_web(struct fss_web **w, int lfd)
+{
+	struct fss_webcfg *c;
+	struct fss_web *nw;
 	char err[512];
-	int nfds;
+
+	if (!env.web_config || !*w)
+		return;
+	c = load_web_config(err, sizeof(err));
+	nw = c ? fss_web_new(lfd, c, http_page, NULL, err, sizeof(err)) : NULL;
+	if (!nw) {
+		if (c) {
+			fss_webcfg_free(c);
+			free(c);
+		}
+		fprintf(stderr, PROG ": SIGHUP: %s (kept the old web config)\n",
+			err);
+		return;
+	}
+	fss_web_free(*w);
+	*w = nw;
+	fprintf(stderr, "fsyncscope: re-read %s\n", env.web_config);
+}
+
+/* The poll loop until SIGINT/SIGTERM.  0 or 1 (poll failed). */
+static int serve(struct fss_web **w, int lfd, int sfd)
+{
+	__u64 step = (__u64)(env.interval * 1e9), next = mono_ns() + step;
+	struct pollfd fds[2];
+	char err[512];
 
 	for (;;) {
-		int timeout, ht;
+		int timeout, wt;
 		__u64 now = mono_ns();
 
 		if (now >= next) {
@@ -402,22 +500,20 @@ static int serve(struct fss_httpd *h, int sfd)
 				next += step;
 		}
 		timeout = (int)((next - now + 999999) / 1000000);
-		fds[0].fd = sfd;
-		fds[0].events = POLLIN;
-		fds[0].revents = 0;
-		nfds = 1;
-		if (h) {
-			nfds += fss_httpd_fill(h, fds + 1, FSS_HTTPD_MAX_CONNS + 1);
-			ht = fss_httpd_timeout(h);
-			if (ht >= 0 && ht < timeout)
-				timeout = ht;
-		}
-		if (poll(fds, nfds, timeout) < 0) {
+		fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = *w ? fss_web_fd(*w) : -1,
+					  .events = POLLIN };
+		wt = *w ? fss_web_timeout(*w) : -1;
+		if (wt >= 0 && wt < timeout)
+			timeout = wt;
+		if (poll(fds, 2, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
 			return 1;
 		}
+		if (*w)
+			fss_web_run(*w);
 		if (fds[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -427,21 +523,38 @@ static int serve(struct fss_httpd *h, int sfd)
 				drain();
 				if (env.textfile && write_textfile(env.textfile, err, sizeof(err)))
 					fprintf(stderr, PROG ": %s\n", err);
+				reload_web(w, lfd);
 			}
 		}
-		if (h)
-			fss_httpd_serve(h, fds + 1, nfds - 1);
 	}
 }
 
-/* Options that need the system: checked before the tracer is loaded.  0, 1 or 2. */
-static int check_targets(struct fss_trace_opts *to, int *lfd)
+/*
+ * Options that need the system: checked before the tracer is loaded, the
+ * web config read, the socket bound.  0, 1 or 2.
+ */
+static int check_targets(struct fss_trace_opts *to, struct fss_user *u,
+			 struct fss_webcfg **wc, int *lfd)
 {
 	char err[512];
 
 	*lfd = -1;
 	if (!env.listen && !env.textfile)
 		env.listen = DEFAULT_LISTEN;
+	if (env.web_config && !env.listen) {
+		fprintf(stderr,
+			PROG ": --web.config.file: no --listen to use it for\n");
+		return 2;
+	}
+	if (env.web_config && !(*wc = load_web_config(err, sizeof(err)))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
+	if (fss_user_lookup(env.user ? env.user : DEFAULT_USER, u, err,
+			    sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
 	if (env.live.mount) {
 		if (fss_mount_filter(env.live.mount, &to->fs_dev, &to->disk_dev, err,
 				     sizeof(err))) {
@@ -451,7 +564,8 @@ static int check_targets(struct fss_trace_opts *to, int *lfd)
 		if (!env.live.calib_dir)
 			env.live.calib_dir = env.live.mount;
 	}
-	if (env.textfile && check_textfile_dir(env.textfile, err, sizeof(err))) {
+	if (env.textfile &&
+	    check_textfile_dir(env.textfile, u, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
@@ -460,7 +574,7 @@ static int check_targets(struct fss_trace_opts *to, int *lfd)
 		return 1;
 	}
 	if (env.listen) {
-		int fd = fss_httpd_listen(env.listen, err, sizeof(err));
+		int fd = fss_web_listen(env.listen, err, sizeof(err));
 
 		if (fd < 0) {
 			fprintf(stderr, PROG ": %s\n", err);
@@ -471,10 +585,52 @@ static int check_targets(struct fss_trace_opts *to, int *lfd)
 	return 0;
 }
 
+/* Attached: become the user, then the first textfile and the server. */
+static int start_serving(const struct fss_user *u, struct fss_webcfg **wc,
+			 int lfd, struct fss_web **w)
+{
+	char err[512];
+	int rc;
+
+	fss_tracer_unname_files(T);
+	if (fss_user_become(u, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	rc = fss_tracer_drops_readable(T);
+	if (rc) {
+		M.events_lost_na = true;
+		fprintf(stderr, PROG ": fsyncscope_events_lost_total is n/a: "
+			"this kernel refuses bpf() to %s (%s)\n", u->name,
+			strerror(-rc));
+	}
+	if (env.textfile && write_textfile(env.textfile, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	if (lfd >= 0) {
+		*w = fss_web_new(lfd, *wc, http_page, NULL, err, sizeof(err));
+		if (!*w) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return 1;
+		}
+		*wc = NULL;			/* the server's now */
+	}
+	fprintf(stderr,
+		"fsyncscope: exporting%s%s%s%s%s as %s (SIGTERM to stop)\n",
+		env.listen ? " on " : "", env.listen ? env.listen : "",
+		*w && fss_web_tls(*w) ? " (https)" : "",
+		env.textfile ? " to " : "", env.textfile ? env.textfile : "",
+		u->name);
+	return 0;
+}
+
 int cmd_exporter(int argc, char **argv)
 {
 	struct fss_trace_opts to = {};
-	struct fss_httpd *h = NULL;
+	struct fss_webcfg *wc = NULL;
+	struct fss_web *w = NULL;
+	struct fss_user u;
 	char err[512];
 	sigset_t sigs;
 	int rc, lfd = -1, sfd = -1;
@@ -485,13 +641,18 @@ int cmd_exporter(int argc, char **argv)
 	env.interval = 5;
 	if (fss_cli_parse(&argp, argc, argv, NULL, PROG, &rc))
 		return rc;
-	rc = check_targets(&to, &lfd);
-	if (rc)
-		return rc;
-	if (fss_metrics_init(&M, env.labels, env.max_series)) {
+	rc = check_targets(&to, &u, &wc, &lfd);
+	if (!rc && fss_metrics_init(&M, env.labels, env.max_series)) {
 		fprintf(stderr, PROG ": out of memory for %llu series\n", env.max_series);
-		close(lfd);
-		return 1;
+		rc = 1;
+	}
+	if (rc) {
+		if (wc)
+			fss_webcfg_free(wc);
+		free(wc);
+		if (lfd >= 0)
+			close(lfd);
+		return rc;
 	}
 
 	sigemptyset(&sigs);
@@ -511,6 +672,11 @@ int cmd_exporter(int argc, char **argv)
 	to.live = true;
 	to.on_sync = on_sync;
 	to.on_event = on_event;
+	if (fss_user_clear_bounding(err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		rc = 1;
+		goto out;
+	}
 	T = fss_tracer_open(&to, err, sizeof(err));
 	if (!T) {
 		fprintf(stderr, PROG ": %s\n", err);
@@ -520,29 +686,20 @@ int cmd_exporter(int argc, char **argv)
 	set_info();
 	if (env.live.verbose)
 		fss_tracer_print_strategy(T, stderr);
-	if (env.textfile && write_textfile(env.textfile, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
-		rc = 1;
+	rc = start_serving(&u, &wc, lfd, &w);
+	if (rc)
 		goto out;
-	}
-	if (lfd >= 0) {
-		h = fss_httpd_new(lfd, http_page, NULL);
-		if (!h) {
-			rc = 1;
-			goto out;
-		}
-		lfd = -1;
-	}
-	fprintf(stderr, "fsyncscope: exporting%s%s%s%s (SIGTERM to stop)\n",
-		env.listen ? " on " : "", env.listen ? env.listen : "",
-		env.textfile ? " to " : "", env.textfile ? env.textfile : "");
-	rc = serve(h, sfd);
+	rc = serve(&w, lfd, sfd);
 	/* the last counts, for a textfile that outlives us */
 	drain();
 	if (env.textfile && write_textfile(env.textfile, err, sizeof(err)))
 		fprintf(stderr, PROG ": %s\n", err);
 out:
-	fss_httpd_free(h);
+	fss_web_free(w);
+	if (wc) {
+		fss_webcfg_free(wc);
+		free(wc);
+	}
 	if (lfd >= 0)
 		close(lfd);
 	fss_tracer_close(T);

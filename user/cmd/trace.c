@@ -602,13 +602,32 @@ static int trace_signals_and_cmd(struct trace_run *r)
 	return 0;
 }
 
-/* Both windows start now, with the tracer's drop count so far. */
+/* Window w starts at now, with the tracer's drop and sync counts so far. */
+static void window_start(struct trace_run *r, int w, __u64 now)
+{
+	live_window_reset(&L.win[w], now, r->t ? fss_tracer_drops(r->t) : 0);
+	if (r->t)
+		fss_tracer_summ(r->t, L.win[w].summ_at_start);
+}
+
+/* The syncs traced and summarized in window w (docs/overhead.md). */
+static void window_summ(struct trace_run *r, int w, struct live_report_ctx *rc)
+{
+	rc->has_summ = r->t != NULL;
+	if (!r->t)
+		return;
+	fss_tracer_summ(r->t, rc->summ);
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		fss_summ_add(&rc->summ[k], &L.win[w].summ_at_start[k], -1);
+}
+
+/* Both windows start now. */
 static void windows_start(struct trace_run *r)
 {
 	r->start = live_mono_ns();
 	pthread_mutex_lock(&L.lock);
-	live_window_reset(&L.win[0], r->start, r->t ? fss_tracer_drops(r->t) : 0);
-	live_window_reset(&L.win[1], r->start, r->t ? fss_tracer_drops(r->t) : 0);
+	window_start(r, 0, r->start);
+	window_start(r, 1, r->start);
 	pthread_mutex_unlock(&L.lock);
 }
 
@@ -717,9 +736,10 @@ static void trace_interval(struct trace_run *r, __u64 now, bool stop)
 		live_db_name_relations(&L.win[0].tbl[G_FILE]);
 		rc.seconds = (now - L.win[0].start_ns) / 1e9;
 		rc.drops = fss_tracer_drops(r->t) - L.win[0].drops_at_start;
+		window_summ(r, 0, &rc);
 		emit_report(0, &rc);
 	}
-	live_window_reset(&L.win[0], now, fss_tracer_drops(r->t));
+	window_start(r, 0, now);
 	live_db_reset(0);
 	pthread_mutex_unlock(&L.lock);
 	while (r->next <= now)
@@ -796,6 +816,7 @@ static void trace_summary(struct trace_run *r, int rc)
 	live_db_name_relations(&L.win[1].tbl[G_FILE]);
 	rs.seconds = (now - L.win[1].start_ns) / 1e9;
 	rs.drops = fss_tracer_drops(r->t) - L.win[1].drops_at_start;
+	window_summ(r, 1, &rs);
 	emit_report(1, &rs);
 	pthread_mutex_unlock(&L.lock);
 }

@@ -257,6 +257,13 @@ void fss_metrics_add_flush(struct fss_metrics *m, const struct fss_flush_stats *
 	pthread_mutex_unlock(&m->lock);
 }
 
+void fss_metrics_set_summ(struct fss_metrics *m, const struct fss_summ *by_kind)
+{
+	pthread_mutex_lock(&m->lock);
+	memcpy(m->summ, by_kind, sizeof(m->summ));
+	pthread_mutex_unlock(&m->lock);
+}
+
 struct fss_metrics *fss_metrics_snapshot(struct fss_metrics *m)
 {
 	struct fss_metrics *s = malloc(sizeof(*s));

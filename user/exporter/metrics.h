@@ -96,6 +96,9 @@ struct fss_metrics {
 	__u64 folded;				/* syncs counted in a folded series */
 	struct fss_flush_stats flush;		/* all devices together, since start */
 	__u64 events_lost;
+	/* syncs traced in full / summarized in the kernel since start */
+	struct fss_summ summ[FSS_SYNC_KIND_MAX];
+	bool events_lost_na;			/* cannot be read: not exported */
 	struct fss_m_info info;
 	double start_time;			/* Unix time the exporter started */
 };
@@ -115,6 +118,8 @@ void fss_metrics_add_commit(struct fss_metrics *m, __u32 dev, __u64 ns, bool syn
 			    fss_m_dev_resolver resolve);
 /* Flush facts since the last call, events lost since start.  Takes the lock. */
 void fss_metrics_add_flush(struct fss_metrics *m, const struct fss_flush_stats *f, __u64 lost);
+/* The tracer's traced / summarized counts since start.  Takes the lock. */
+void fss_metrics_set_summ(struct fss_metrics *m, const struct fss_summ *by_kind);
 
 /*
  * A copy of the model for a renderer (the lock is held only for the copy).

@@ -282,13 +282,55 @@ static void render_flush(struct buf *b, const struct fss_metrics *s, enum fss_pr
 		"Distinct NVMe Flush commands seen for syncs.", f->nvme_flush_cmds);
 }
 
+/*
+ * Overload by design (docs/overhead.md): syncs traced in full, and syncs
+ * summarized in the kernel, by kind and why (fixed label sets, only the
+ * kinds seen; the summarized are not in the histograms)
+ */
+static void render_summ(struct buf *b, const struct fss_metrics *s,
+			enum fss_prom_fmt fmt)
+{
+	static const char *const why[FSS_SUMM_WHY_MAX] = {
+		"traced", "ring_high", "lost_near", "ring_full", "lost_after",
+	};
+	struct lset l = { "", 0 };
+
+	family(b, fmt, "fsyncscope_syncs_traced_in_full_total", T_COUNTER, NULL,
+	       "Syncs whose record the kernel sent, by kind.");
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++) {
+		if (!s->summ[k].syncs[FSS_SUMM_TRACED])
+			continue;
+		l.n = 0;
+		l.s[0] = '\0';
+		lset_add(&l, "kind", fss_sync_kind_name(k));
+		sample_u64(b, "fsyncscope_syncs_traced_in_full_total", &l,
+			   s->summ[k].syncs[FSS_SUMM_TRACED]);
+	}
+	family(b, fmt, "fsyncscope_syncs_summarized_total", T_COUNTER, NULL,
+	       "Syncs only counted in the kernel under overload, by kind and "
+	       "reason (not in the histograms).");
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		for (int w = FSS_SUMM_RING_HIGH; w < FSS_SUMM_WHY_MAX; w++) {
+			if (!s->summ[k].syncs[w])
+				continue;
+			l.n = 0;
+			l.s[0] = '\0';
+			lset_add(&l, "kind", fss_sync_kind_name(k));
+			lset_add(&l, "reason", why[w]);
+			sample_u64(b, "fsyncscope_syncs_summarized_total", &l,
+				   s->summ[k].syncs[w]);
+		}
+}
+
 static void render_self(struct buf *b, const struct fss_metrics *s, enum fss_prom_fmt fmt)
 {
 	struct lset l = { "", 0 };
 
-	counter(b, fmt, "fsyncscope_events_lost_total",
-		"Tracer events lost (ring buffer full or programs skipped) since start.",
-		s->events_lost);
+	if (!s->events_lost_na)		/* unreadable: absent, never a made-up 0 */
+		counter(b, fmt, "fsyncscope_events_lost_total",
+			"Tracer events lost (ring buffer full or programs skipped) since start.",
+			s->events_lost);
+	render_summ(b, s, fmt);
 	counter(b, fmt, "fsyncscope_series_folded_total",
 		"Syncs counted in a folded series (comm=\"other\") because --max-series was reached.",
 		s->folded);

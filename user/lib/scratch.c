@@ -86,6 +86,19 @@ int fss_scratch_open(struct fss_scratch *s, const char *dir,
 	return 0;
 }
 
+void fss_scratch_unname(struct fss_scratch *s)
+{
+	if (!s->named)
+		return;
+	unlink(s->path);
+	s->named = false;
+	if (s->fd >= 0) {
+		fsync(s->fd);
+		/* what open(2) reopens it by, now that the name is gone */
+		snprintf(s->path, sizeof(s->path), "/proc/self/fd/%d", s->fd);
+	}
+}
+
 void fss_scratch_close(struct fss_scratch *s)
 {
 	if (s->named) {

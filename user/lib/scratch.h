@@ -49,6 +49,13 @@ int fss_scratch_open(struct fss_scratch *s, const char *dir,
 void fss_scratch_close(struct fss_scratch *s);
 
 /*
+ * Remove the name now and keep the file open, as an O_TMPFILE one is (for
+ * a process about to lose the right to remove it later); the removal is
+ * committed with an fsync of the file.  Idempotent.
+ */
+void fss_scratch_unname(struct fss_scratch *s);
+
+/*
  * Remove dir's scratch files of processes that are gone, with one line
  * each on msgs ("fsyncscope: removed ..."; NULL: quiet).  Returns how many
  * were removed.  Never follows a symlink, never removes a file some

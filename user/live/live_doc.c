@@ -14,6 +14,7 @@
 #include "sys/fsnote.h"
 #include "stats/live_agg.h"
 #include "live/live_doc.h"
+#include "stats/summ.h"
 #include "live/live_names.h"
 #include "doc/blame_json.h"
 #include "lib/cgpath.h"
@@ -355,6 +356,11 @@ struct json_object *live_doc_report(const struct window *w,
 	json_object_object_add(o, "start", json_object_new_string(tbuf));
 	json_object_object_add(o, "seconds", json_object_new_double(rc->seconds));
 	json_object_object_add(o, "events_lost", json_object_new_int64(rc->drops));
+	if (rc->has_summ) {
+		json_object_object_add(o, "syncs_summarized", json_object_new_uint64(
+			fss_summ_summarized(rc->summ)));
+		json_object_object_add(o, "overload", fss_summ_json(rc->summ));
+	}
 	json_object_object_add(o, "all", gstat_json(&w->all, true));
 	json_object_object_add(fss_j(o, "all"), "hist", shist_json(&w->all.h));
 	json_object_object_add(o, "by_kind", by_kind_json(&w->all));

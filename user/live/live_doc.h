@@ -50,6 +50,8 @@ struct live_report_ctx {
 	bool journal_na;	/* no jbd2/xfs log tracepoint attached */
 	bool cmd;		/* -- CMD: the summary has "command_status" */
 	const char *blame;	/* the strategy's blame ("off (--no-blame)", ...) */
+	bool has_summ;		/* summ is filled (a tracer ran) */
+	struct fss_summ summ[FSS_SYNC_KIND_MAX];	/* traced / summarized */
 };
 
 /* an interval or the summary from window w */

@@ -14,6 +14,7 @@
 #include "doc/doc.h"
 #include "lib/fmt.h"
 #include "stats/collector.h"
+#include "stats/summ.h"
 #include "lib/comm.h"
 #include "doc/blame_json.h"
 #include "lib/cgpath.h"
@@ -322,6 +323,11 @@ void fss_breakdown_add_json(struct json_object *o, const struct fss_breakdown *b
 			       json_object_new_int64((int64_t)b->syncs_incomplete));
 	json_object_object_add(o, "breakdown_total", total_json(b));
 	json_object_object_add(o, "syncs_by_kind", kinds_json(b));
+	if (b->has_summ) {
+		json_object_object_add(o, "syncs_summarized",
+			json_object_new_uint64(fss_summ_summarized(b->summ)));
+		json_object_object_add(o, "overload", fss_summ_json(b->summ));
+	}
 }
 
 struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)

@@ -57,6 +57,13 @@ struct fss_breakdown {
 	 */
 	bool no_rq_start;
 	struct fss_blame_sum blame;
+	/*
+	 * The kernel's count of the test's syncs (stats/summ.h): traced in
+	 * full, or summarized under overload; syncs above is the traced ones
+	 * attributed.  has_summ: filled (a tracer ran the test).
+	 */
+	bool has_summ;
+	struct fss_summ summ[FSS_SYNC_KIND_MAX];
 };
 
 /* Collects sync results (in memory) for one test / one report interval. */
@@ -88,7 +95,8 @@ struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b);
  * A traced test's breakdown keys, added to its JSON object o: "breakdown"
  * (the phases), "flush" (elided unknown: null), "syncs_traced", "drops",
  * "incomplete_rqs", "syncs_incomplete", "breakdown_total",
- * "syncs_by_kind".  The text renderer (fss_text_breakdown) reads these.
+ * "syncs_by_kind", and with has_summ "syncs_summarized" and "overload"
+ * (fss_summ_json).  The text renderer (fss_text_breakdown) reads these.
  */
 void fss_breakdown_add_json(struct json_object *o, const struct fss_breakdown *b);
 struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b);

@@ -96,6 +96,8 @@ struct window {
 	__u64 start_ns;			/* CLOCK_MONOTONIC */
 	struct timespec start_wall;
 	__u64 drops_at_start;
+	/* the tracer's traced / summarized counts at the start (summ.h) */
+	struct fss_summ summ_at_start[FSS_SYNC_KIND_MAX];
 };
 
 /* empty the window (freeing its groups); it starts at now (monotonic) */

@@ -52,6 +52,8 @@ static void hook_results(struct fss_run_hook *h,
 {
 	fss_collector_breakdown(h->coll, &tw->flush, tw->drops, &h->cur->b);
 	h->cur->b.no_rq_start = tw->no_rq_start;
+	h->cur->b.has_summ = true;
+	memcpy(h->cur->b.summ, tw->summ, sizeof(tw->summ));
 	h->cur->traced = true;
 	free(h->cur->hist);
 	h->cur->hist = malloc(FSS_COLL_NHIST * sizeof(*h->cur->hist));

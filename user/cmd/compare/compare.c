@@ -626,8 +626,8 @@ static int finish(struct cmp_ctx *c)
 	}
 	fflush(stdout);
 	if (drops)
-		fprintf(stderr, PROG ": warning: %llu events lost; "
-			"breakdowns are incomplete\n",
+		fprintf(stderr, PROG ": warning: %llu events lost; the "
+			"syncs near them were summarized, not painted\n",
 			(unsigned long long)drops);
 	if (fss_wl_stop) {
 		fprintf(stderr, PROG ": stopped by %s; results above are "

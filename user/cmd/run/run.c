@@ -497,8 +497,9 @@ int cmd_run(int argc, char **argv)
 	ret = finish(&c, drops, rows, nrows);
 	fflush(stdout);
 	if (drops)
-		fprintf(stderr, "fsyncscope: warning: %llu events lost; breakdowns "
-			"are incomplete\n", (unsigned long long)drops);
+		fprintf(stderr, "fsyncscope: warning: %llu events lost; the "
+			"syncs near them were summarized, not painted\n",
+			(unsigned long long)drops);
 	if (fss_wl_stop) {
 		fprintf(stderr, "fsyncscope: stopped by %s; results above are partial\n",
 			fss_run_sig_name(fss_wl_stop));

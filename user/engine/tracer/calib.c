@@ -65,6 +65,28 @@ __u64 fss_tracer_drops(struct fss_tracer *t)
 	return read_percpu_sum(fd, 0) + read_percpu_sum(fd, 1) + prog_misses(t);
 }
 
+void fss_tracer_unname_files(struct fss_tracer *t)
+{
+	if (t->calib_kept)
+		fss_scratch_unname(&t->calib_file);
+}
+
+int fss_tracer_drops_readable(struct fss_tracer *t)
+{
+	int ncpu = libbpf_num_possible_cpus(), rc;
+	__u32 key = 0;
+	__u64 *vals;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	rc = bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.drops), &key, vals) ? -errno : 0;
+	free(vals);
+	return rc;
+}
+
 __u64 calib_blame_lost(struct fss_tracer *t)
 {
 	return read_percpu_sum(bpf_map__fd(t->skel->maps.drops), 2);
@@ -76,6 +98,30 @@ void calib_read_hits(struct fss_tracer *t, __u64 *hits)
 
 	for (__u32 i = 0; i < FSS_HOOK_MAX; i++)
 		hits[i] = read_percpu_sum(fd, i);
+}
+
+void calib_read_summ(struct fss_tracer *t, struct fss_summ *out)
+{
+	int fd = bpf_map__fd(t->skel->maps.summ);
+	int ncpu = libbpf_num_possible_cpus();
+	struct fss_summ *vals;
+
+	memset(out, 0, FSS_SYNC_KIND_MAX * sizeof(*out));
+	if (ncpu <= 0 || !(vals = calloc(ncpu, sizeof(*vals))))
+		return;
+	for (__u32 k = 0; k < FSS_SYNC_KIND_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			fss_summ_add(&out[k], &vals[c], 1);
+	}
+	free(vals);
+	/* sent by the kernel, then summarized by the tracer (tracer.c) */
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++) {
+		out[k].syncs[FSS_SUMM_TRACED] -=
+			t->demoted[k].syncs[FSS_SUMM_LOST_AFTER];
+		fss_summ_add(&out[k], &t->demoted[k], 1);
+	}
 }
 
 /* ---- calibration ---- */

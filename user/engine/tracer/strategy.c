@@ -24,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "engine/tracer/tracer_int.h"
+#include "lib/parse.h"
 #include "probe.skel.h"
 
 const char *const layer_names[L_MAX] = {
@@ -433,6 +434,11 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->targ_disk_dev = t->opts.disk_dev;
 	t->skel->rodata->targ_cgroup = t->opts.cgroup_id;
 	t->skel->rodata->floor_only = t->floor_only;
+	if (t->ring_high_pct <= 100)
+		t->skel->rodata->ring_high_pct = t->ring_high_pct;
+	if (t->ring_bytes &&
+	    bpf_map__set_max_entries(t->skel->maps.events, t->ring_bytes))
+		return -EINVAL;
 	/* unfiltered: blame records only where traced syncs were seen */
 	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;
 	/*
@@ -561,6 +567,40 @@ static int plan_fs(struct fss_tracer *t, struct strat_plan *p, char *err,
 	return 0;
 }
 
+/*
+ * Test knobs of overload (docs/overhead.md "Overload"): FSYNCSCOPE_RING_KB
+ * sizes the ring buffer (a power of two, 4 and up; default 2048), so a
+ * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 75) is the
+ * percentage of unread data above which a sync is summarized at entry
+ * (0: never at entry).
+ */
+static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
+{
+	const char *kb = getenv("FSYNCSCOPE_RING_KB");
+	const char *hi = getenv("FSYNCSCOPE_RING_HIGH");
+	long v;
+
+	t->ring_high_pct = 101;
+	if (kb && *kb) {
+		if (!fss_parse_long(kb, &v) || v < 4 || v > (1 << 20) ||
+		    (v & (v - 1))) {
+			snprintf(err, errlen, "FSYNCSCOPE_RING_KB: '%s' is not a "
+				 "power of two from 4 to 1048576", kb);
+			return -EINVAL;
+		}
+		t->ring_bytes = v * 1024;
+	}
+	if (hi && *hi) {
+		if (!fss_parse_long(hi, &v) || v < 0 || v > 100) {
+			snprintf(err, errlen, "FSYNCSCOPE_RING_HIGH: '%s' is not "
+				 "0 to 100", hi);
+			return -EINVAL;
+		}
+		t->ring_high_pct = v;
+	}
+	return 0;
+}
+
 /* FSYNCSCOPE_FLOOR and FSYNCSCOPE_BLOCK_HOOKS. */
 static int plan_knobs(struct fss_tracer *t, struct strat_plan *p, char *err,
 		      size_t errlen)
@@ -580,6 +620,8 @@ static int plan_knobs(struct fss_tracer *t, struct strat_plan *p, char *err,
 		t->floor_only = true;
 		fprintf(stderr, "fsyncscope: FSYNCSCOPE_FLOOR=1: the BPF programs only count their hooks; nothing is recorded (a benchmark floor)\n");
 	}
+	if (plan_ring_knobs(t, err, errlen))
+		return -EINVAL;
 	/* test knob: start the block layer at its raw_tp fallback */
 	if (blk_env && !strcmp(blk_env, "raw_tp"))
 		p->blk_set = HS_BLOCK_RAW;

@@ -69,11 +69,41 @@ static __u32 disk_of(__u32 fs_dev, void *arg)
 	return d;
 }
 
+/*
+ * Never half a sync, after its exit too: the kernel summarizes a sync
+ * near a record lost before it returned (bpf/common.bpf.h); a request it
+ * was painted with can still lose its completion after that (another
+ * thread's flush in flight at its exit).  Such a sync, painted with a
+ * request with no completion while records were being lost, is counted
+ * as summarized (FSS_SUMM_LOST_AFTER) instead of handed on.
+ */
+static bool demote(struct fss_tracer *t, const struct fss_sync_result *res)
+{
+	__u64 lost = t->skel->bss->last_loss_ns;
+	struct fss_summ *s;
+	__u32 b = 0;
+
+	if (!res->nr_incomplete || !lost ||
+	    lost + t->skel->rodata->loss_grace_ns < res->start ||
+	    res->kind >= FSS_SYNC_KIND_MAX)
+		return false;
+	s = &t->demoted[res->kind];
+	s->syncs[FSS_SUMM_LOST_AFTER]++;
+	s->total_ns += res->total;
+	while (b + 1 < FSS_SUMM_BUCKETS && (res->total >> (b + 1)))
+		b++;
+	s->hist[b]++;
+	return true;
+}
+
 /* Each attributed sync, with its blame when blame is on, to opts.on_sync. */
 static void on_sync(const struct fss_sync_result *res, void *arg)
 {
 	struct fss_tracer *t = arg;
 	struct fss_sync_result with_blame;
+
+	if (demote(t, res))
+		return;
 
 	if (t->blame && !fss_blame_sync(t->blame, res, &t->blame_list)) {
 		with_blame = *res;
@@ -419,6 +449,7 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 	    open_consumer(t, err, errlen) ||
 	    calib_run(t, err, errlen))
 		goto fail;
+	calib_read_summ(t, t->summ_at_open);
 	/* libbpf's parsed BTF and ELF are freed by now: give the pages back */
 	malloc_trim(0);
 	t->setup_ms = (now_ns() - t0) / 1e6;
@@ -537,6 +568,7 @@ int fss_tracer_begin(struct fss_tracer *t)
 			rc = -ENOMEM;
 	}
 	t->drops_at_begin = fss_tracer_drops(t);
+	calib_read_summ(t, t->summ_at_begin);
 	calib_read_hits(t, t->hits_at_begin);
 	t->add_errors = 0;
 	t->window_start = now_ns();
@@ -580,6 +612,9 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
 	fss_attr_flush_stats(t->attr, &out->flush);
 	out->drops = fss_tracer_drops(t) - t->drops_at_begin;
+	calib_read_summ(t, out->summ);
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		fss_summ_add(&out->summ[k], &t->summ_at_begin[k], -1);
 	/* measured, not assumed: issues seen but no creation/insert */
 	calib_read_hits(t, hits);
 	out->no_rq_start =
@@ -590,6 +625,13 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 	t->attr = NULL;
 	pthread_mutex_unlock(&t->lock);
 	return rc < 0 ? rc : 0;
+}
+
+void fss_tracer_summ(struct fss_tracer *t, struct fss_summ *out)
+{
+	calib_read_summ(t, out);
+	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
+		fss_summ_add(&out[k], &t->summ_at_open[k], -1);
 }
 
 int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)

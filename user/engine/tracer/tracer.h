@@ -89,6 +89,11 @@ struct fss_trace_window {
 	 * and creation flags are not measurable (see fss_breakdown).
 	 */
 	bool no_rq_start;
+	/*
+	 * Syncs of the window by kind: traced in full (syncs[0]) or
+	 * summarized in the kernel, why, and their totals (fsyncscope.h)
+	 */
+	struct fss_summ summ[FSS_SYNC_KIND_MAX];
 };
 
 /*
@@ -108,6 +113,23 @@ void fss_tracer_print_strategy(struct fss_tracer *t, FILE *f);
 int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush);
 /* Events lost since open. */
 __u64 fss_tracer_drops(struct fss_tracer *t);
+/*
+ * Syncs traced in full and summarized since open (calibration not
+ * counted), by kind: FSS_SYNC_KIND_MAX entries into out.
+ */
+void fss_tracer_summ(struct fss_tracer *t, struct fss_summ *out);
+/*
+ * Can this process still read the lost-event counters (0), or -errno: a
+ * kernel that checks privilege on every bpf() call refuses map lookups
+ * once root is given up.
+ */
+int fss_tracer_drops_readable(struct fss_tracer *t);
+/*
+ * Before the process gives up root: the calibration file live mode holds
+ * open loses its name now (a named one, where O_TMPFILE was refused), as
+ * the user it becomes may not remove it from the directory at close.
+ */
+void fss_tracer_unname_files(struct fss_tracer *t);
 void fss_tracer_close(struct fss_tracer *t);
 
 #endif /* __FSS_TRACE_H */

@@ -73,6 +73,13 @@ struct fss_tracer {
 	bool calib_kept;
 	double setup_ms;		/* open: launch of the tracer -> calibrated */
 	bool floor_only;		/* FSYNCSCOPE_FLOOR=1: programs only count */
+	__u32 ring_bytes;		/* FSYNCSCOPE_RING_KB (0: the default) */
+	__u32 ring_high_pct;		/* FSYNCSCOPE_RING_HIGH (101: default) */
+	/* the summ map at the window's begin: a window's syncs are the rest */
+	struct fss_summ summ_at_begin[FSS_SYNC_KIND_MAX];
+	struct fss_summ summ_at_open[FSS_SYNC_KIND_MAX];	/* after calibration */
+	/* traced syncs user space summarized after all (FSS_SUMM_LOST_AFTER) */
+	struct fss_summ demoted[FSS_SYNC_KIND_MAX];
 
 	pthread_t thread;
 	bool thread_started;
@@ -138,5 +145,7 @@ __u64 calib_blame_lost(struct fss_tracer *t);
 int calib_run(struct fss_tracer *t, char *err, size_t errlen);
 /* Hits of each hook so far (FSS_HOOK_MAX counters). */
 void calib_read_hits(struct fss_tracer *t, __u64 *hits);
+/* The summ map summed over CPUs, FSS_SYNC_KIND_MAX entries. */
+void calib_read_summ(struct fss_tracer *t, struct fss_summ *out);
 
 #endif /* __FSS_TRACE_INT_H */
