@@ -24,7 +24,8 @@ static void render_all(struct json_object *doc, const char *path)
 
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		err[0] = '\0';
-		if (fss_render(doc, fmts[i], fuzz_sink(), &ro, err, sizeof(err)) &&
+		if (fss_render(doc, fmts[i], fuzz_sink(), &ro, err,
+			       sizeof(err)) &&
 		    (!err[0] || strchr(err, '\n')))
 			abort();	/* a failure says why, in one line */
 	}
@@ -52,11 +53,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		abort();	/* the same bytes loaded once */
 	fss_diff_defaults(&o);
 	o.resamples = 100;
-	d = fss_diff_build(doc, "a.json", again, "b.json", &o, err, sizeof(err));
+	d = fss_diff_build(doc, "a.json", again, "b.json", &o, err,
+			   sizeof(err));
 	if (d) {
-		fss_render(d, FSS_FMT_TEXT, fuzz_sink(), NULL, err, sizeof(err));
-		fss_render(d, FSS_FMT_HTML, fuzz_sink(), NULL, err, sizeof(err));
-		fss_render(d, FSS_FMT_CSV, fuzz_sink(), NULL, err, sizeof(err));
+		FILE *f = fuzz_sink();
+
+		fss_render(d, FSS_FMT_TEXT, f, NULL, err, sizeof(err));
+		fss_render(d, FSS_FMT_HTML, f, NULL, err, sizeof(err));
+		fss_render(d, FSS_FMT_CSV, f, NULL, err, sizeof(err));
 		json_object_put(d);
 	}
 	json_object_put(again);

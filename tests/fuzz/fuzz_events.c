@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		abort();
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		err[0] = '\0';
-		if (fss_render(doc, fmts[i], fuzz_sink(), &ro, err, sizeof(err)) &&
+		if (fss_render(doc, fmts[i], fuzz_sink(), &ro, err,
+			       sizeof(err)) &&
 		    (!err[0] || strchr(err, '\n')))
 			abort();	/* a failure says why, in one line */
 	}

@@ -58,7 +58,8 @@ static void check_words(const char *s)
 			abort();
 		for (int i = 0; i < n; i++)
 			for (int j = 0; j < i; j++)
-				if (out[i] == out[j] || out[i] < 0 || out[i] > 3)
+				if (out[i] == out[j] || out[i] < 0 ||
+				    out[i] > 3)
 					abort();
 	}
 	if (!fss_fmt_parse(s, &fmt) && strcmp(fss_fmt_name(fmt), s))

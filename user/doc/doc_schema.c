@@ -35,7 +35,8 @@ static const struct rule phase_rules[] = {
 
 /* A finding (docs/findings.md): run, compare, devices, trace summaries. */
 static const struct rule finding_rules[] = {
-	{ "id", 's' }, { "severity", 's' }, { "subject", 's' }, { "title", 's' },
+	{ "id", 's' }, { "severity", 's' }, { "subject", 's' },
+	{ "title", 's' },
 	{ "evidence", 's' }, { "advice", 's' }, { "refs", 'a' },
 	{ "refs.[]", 's' }, { "figures", 'o' }, { "also_in", 'u' },
 	{ 0 },
@@ -77,7 +78,8 @@ static const struct rule head_rules[] = {
 	{ "strategy.calibration.hits", 'o' },
 	{ "strategy.calibration.hits.*", 'u' },
 	{ "strategy.calibration.dropped_hooks", 'a' },
-	{ "verdict", 'o' }, { "verdict.code", 's' }, { "verdict.headline", 's' },
+	{ "verdict", 'o' }, { "verdict.code", 's' },
+	{ "verdict.headline", 's' },
 	{ "verdict.basis", 's' }, { "verdict.confidence", 's' },
 	{ "verdict.interval", 'a' }, { "verdict.interval.[]", 'n' },
 	{ "findings", 'a' }, { "findings.[]", 'T', finding_rules },
@@ -117,7 +119,8 @@ static const struct rule devices_rules[] = {
 	{ "devices", 'a' }, { "devices.[]", 'o' },
 	{ "devices.[]", 'T', device_rules },
 	{ "probe", 'o' }, { "probe.test", 'T', test_rules },
-	{ "probe.strategy", 'o' }, { "probe.count", 'u' }, { "probe.drops", 'u' },
+	{ "probe.strategy", 'o' }, { "probe.count", 'u' },
+	{ "probe.drops", 'u' },
 	{ 0 },
 };
 
@@ -132,7 +135,8 @@ static const struct rule diff_rules[] = {
 	{ "tests.[].rows.[].a_us", 'u' }, { "tests.[].rows.[].b_us", 'u' },
 	{ "tests.[].rows.[].change_us", 'n' },
 	{ "tests.[].rows.[].change_pct", 'n' },
-	{ "tests.[].rows.[].ci95_us", 'a' }, { "tests.[].rows.[].ci95_us.[]", 'n' },
+	{ "tests.[].rows.[].ci95_us", 'a' },
+	{ "tests.[].rows.[].ci95_us.[]", 'n' },
 	{ "tests.[].rows.[].ci95_pct", 'a' },
 	{ "tests.[].rows.[].ci95_pct.[]", 'n' },
 	{ 0 },
@@ -323,7 +327,9 @@ static int check_path(struct walk *w, struct json_object *v, const char *p,
 				 type_word(r->type == 'T' ? 'o' : r->type));
 			return -1;
 		}
-		return r->type == 'T' ? check_rules(w, v, r->sub, at, atlen) : 0;
+		if (r->type != 'T')
+			return 0;
+		return check_rules(w, v, r->sub, at, atlen);
 	}
 	if (seg == 2 && !strncmp(p, "[]", 2)) {
 		for (size_t i = 0; !rc && i < len_of(v); i++) {
@@ -335,8 +341,9 @@ static int check_path(struct walk *w, struct json_object *v, const char *p,
 		if (json_object_is_type(v, json_type_object)) {
 			json_object_object_foreach(v, k, m) {
 				at_push(at, atlen, len, k, 0);
-				if ((rc = check_path(w, m, p + 1 + !!p[1], r, at,
-						     atlen)))
+				rc = check_path(w, m, p + 1 + !!p[1], r, at,
+						atlen);
+				if (rc)
 					break;
 			}
 		}
@@ -408,6 +415,7 @@ int fss_doc_check(struct json_object *o, const char *kind, const char *where,
 		kind = "events";
 	for (size_t i = 0; kind && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(kind, kinds[i].kind))
-			return check_rules(&w, o, kinds[i].rules, at, sizeof(at));
+			return check_rules(&w, o, kinds[i].rules, at,
+					   sizeof(at));
 	return 0;
 }
