@@ -14,6 +14,10 @@ CC        ?= cc
 PKG_CONFIG ?= pkg-config
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+# The binary; `make check-asan` builds a sanitized one under build/asan.
+BIN       ?= fsyncscope
+# Sanitizer flags added to every user-space compile and link (check-asan).
+SAN_FLAGS ?=
 
 ifeq ($(V),1)
 Q =
@@ -42,7 +46,7 @@ DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	libfuse3-dev fuse3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
-	curl iproute2 systemd openssl lintian debootstrap
+	curl iproute2 systemd openssl libclang-rt-14-dev lintian debootstrap
 DEB_ALL   := $(DEB_BUILD) $(DEB_PKG) $(DEB_TEST)
 
 LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing \
@@ -50,7 +54,8 @@ LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing \
 CFLAGS    ?= -g -O2
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-std=gnu11 -D_GNU_SOURCE -MMD -MP -I$(OUTPUT) -Iuser -Ibpf \
-	$(shell $(PKG_CONFIG) --cflags-only-I libpq libmariadb 2>/dev/null)
+	$(shell $(PKG_CONFIG) --cflags-only-I libpq libmariadb 2>/dev/null) \
+	$(SAN_FLAGS)
 LDLIBS_OTHER := -lelf -lz -lpthread -lm
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) $(LDLIBS_OTHER)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
@@ -87,8 +92,30 @@ PY_TEST   := playwright==$(PLAYWRIGHT_VERSION)
 PYENV     := $(OUTPUT)/pyenv
 
 .PHONY: all deps deps-build deps-deb print-deps pydeps run test unit vmtest \
-	install deb clean bench
-all: fsyncscope $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
+	install deb clean bench fuzz fuzz-build check-asan
+
+# Hardening (docs/hardening.md).  libFuzzer targets (tests/fuzz/) over the
+# document reader and every renderer, the --events reader and the option
+# parsers, built with clang under ASan+UBSan in $(OUTPUT)/fuzz; `make fuzz
+# FUZZ_SECS=N` replays tests/fuzz/corpus/TARGET and fuzzes each target N
+# seconds (new inputs go to $(OUTPUT)/fuzz/corpus, crashes to
+# $(OUTPUT)/fuzz/crash-*).  `make check-asan` builds fsyncscope and the unit
+# tests with ASan+UBSan in $(OUTPUT)/asan (BPF objects as usual) and runs
+# the unit tests and ASAN_BATS with leak detection on.
+FUZZ_TARGETS := doc events parse
+FUZZ_SECS ?= 60
+FUZZ_CC   ?= clang
+SANITIZE  := address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+FUZZ_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
+ASAN_BATS ?= tests/asan/smoke.bats tests/baddocs.bats
+# make test: each fuzz target this long after its corpus replay; fewer
+# mutants per seed in baddocs.bats under the sanitizers.
+FUZZ_CI_SECS ?= 30
+ASAN_MUTANTS ?= 6
+SAN_ENV   := ASAN_OPTIONS=detect_leaks=1:exitcode=86:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
+all: $(BIN) $(UNIT_TESTS) $(FIXTURES) $(HELPERS)
 
 # $(call apt_install,PACKAGES,TARGET): apt-get installs those of PACKAGES
 # that dpkg does not list as installed; nothing (no network) when none is.
@@ -156,11 +183,11 @@ $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-fsyncscope: $(USER_OBJS)
+$(BIN): $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/stats/summ.c user/lib/hist.c user/doc/doc.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/stats/summ.c user/lib/hist.c user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
@@ -176,14 +203,14 @@ $(OUTPUT)/tests/test_metrics: tests/unit/test_metrics.c user/exporter/metrics.c 
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -lpthread -lm -o $@
 
-$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/db/dbrole.c user/db/fileclass.c user/db/checkpoint.c user/db/dbview.c user/stats/live_agg.c user/render/text/out_text_db.c user/db/myroles.c user/lib/hist.c $(ATTR_SRCS) user/doc/doc.c user/lib/fmt.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_dbview: tests/unit/test_dbview.c user/db/dbrole.c user/db/fileclass.c user/db/checkpoint.c user/db/dbview.c user/stats/live_agg.c user/render/text/out_text_db.c user/db/myroles.c user/lib/hist.c $(ATTR_SRCS) user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c libmariadb) -lm -o $@
 
 # The findings engine (pure C over documents; docs/findings.md).
 FINDINGS_SRCS := $(wildcard user/findings/*.c)
 
-$(OUTPUT)/tests/test_findings: tests/unit/test_findings.c $(FINDINGS_SRCS) user/doc/doc.c user/lib/fmt.c user/lib/phase.c user/render/text/out_text_findings.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_findings: tests/unit/test_findings.c $(FINDINGS_SRCS) user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c user/lib/phase.c user/render/text/out_text_findings.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
@@ -191,11 +218,11 @@ $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) |
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
-$(OUTPUT)/tests/test_lib: tests/unit/test_lib.c user/lib/parse.c user/lib/comm.c user/lib/phase.c user/doc/doc.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_lib: tests/unit/test_lib.c user/lib/parse.c user/lib/comm.c user/lib/phase.c user/doc/doc.c user/doc/doc_schema.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
-$(OUTPUT)/tests/test_summ: tests/unit/test_summ.c user/stats/summ.c user/doc/doc.c $(ATTR_SRCS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_summ: tests/unit/test_summ.c user/stats/summ.c user/doc/doc.c user/doc/doc_schema.c $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
@@ -221,6 +248,50 @@ $(OUTPUT)/tests/blamer: tests/helpers/blamer.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
+$(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -fsanitize=fuzzer $< $(FUZZ_OBJS) \
+		$(LDLIBS) -o $@
+
+fuzz-build: deps
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/fuzz CC=$(FUZZ_CC) \
+		SAN_FLAGS="-fsanitize=fuzzer-no-link,$(SANITIZE)" \
+		BIN=$(OUTPUT)/fuzz/fsyncscope \
+		$(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+# Per target: the longest input (documents are up to ~100 KB compact).
+FUZZ_LEN_doc    := 131072
+FUZZ_LEN_events := 65536
+FUZZ_LEN_parse  := 512
+
+fuzz: fuzz-build
+	$(Q)i=0; for t in $(FUZZ_TARGETS); do i=$$((i + 1)); \
+		d=$(OUTPUT)/fuzz; mkdir -p $$d/corpus/$$t; \
+		case $$t in doc) n=$(FUZZ_LEN_doc);; events) n=$(FUZZ_LEN_events);; \
+			*) n=$(FUZZ_LEN_parse);; esac; \
+		printf '  %-8s %s\n' FUZZ "$$t, $(FUZZ_SECS) s"; \
+		$(SAN_ENV) $$d/fuzz_$$t -max_total_time=$(FUZZ_SECS) -max_len=$$n \
+			-timeout=30 -rss_limit_mb=3072 -print_final_stats=1 \
+			-artifact_prefix=$$d/crash-$$t- $$d/corpus/$$t \
+			tests/fuzz/corpus/$$t > $$d/$$t.log 2>&1 || \
+			{ tail -60 $$d/$$t.log; echo "not ok $$i fuzz $$t: crash," \
+			  "input in $$d/crash-$$t-*"; exit 1; }; \
+		echo "ok $$i fuzz $$t: $$(grep -E '^Done' $$d/$$t.log)"; \
+	done
+
+check-asan: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan \
+		SAN_FLAGS="-fsanitize=$(SANITIZE)" BIN=$(OUTPUT)/asan/fsyncscope \
+		$(OUTPUT)/asan/fsyncscope \
+		$(patsubst $(OUTPUT)/%,$(OUTPUT)/asan/%,$(UNIT_TESTS))
+	$(Q)for t in $(patsubst $(OUTPUT)/%,$(OUTPUT)/asan/%,$(UNIT_TESTS)); do \
+		$(SAN_ENV) $$t > $$t.log 2>&1 || { cat $$t.log; exit 1; }; \
+		echo "  ASAN     $$t: $$(grep -c '^ok' $$t.log) ok"; \
+	done
+	$(Q)$(SAN_ENV) FSS_MUTANTS=$(ASAN_MUTANTS) \
+		FSS_BIN=$(CURDIR)/$(OUTPUT)/asan/fsyncscope bats --tap $(ASAN_BATS)
+
 unit: $(UNIT_TESTS)
 	$(Q)for t in $(UNIT_TESTS); do $$t || exit 1; done
 
@@ -228,6 +299,8 @@ unit: $(UNIT_TESTS)
 test: deps pydeps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bats --tap tests/
+	$(Q)$(MAKE) --no-print-directory check-asan
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECS=$(FUZZ_CI_SECS)
 
 # Only what building and running need: no test tool, no server.
 run: deps-build

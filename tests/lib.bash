@@ -8,7 +8,7 @@
 # Everything lives under one scratch dir per test file (FSS_SCRATCH).
 
 FSS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-FSS_BIN="$FSS_ROOT/fsyncscope"
+FSS_BIN="${FSS_BIN:-$FSS_ROOT/fsyncscope}"
 FSS_BUILD="$FSS_ROOT/build"
 
 fss_need_root() {

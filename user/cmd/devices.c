@@ -530,7 +530,7 @@ static int probe_run(const char *path, struct fss_run_test *test,
 
 static int show_probe(const char *path)
 {
-	struct fss_run_test test;
+	struct fss_run_test test = { 0 };
 	struct fss_run_out out = { 0 };
 	struct fss_devinfo *disk = NULL;
 	struct chain *c = NULL;
@@ -563,6 +563,7 @@ static int show_probe(const char *path)
 		ret = 128 + fss_wl_stop;
 	}
 out:
+	fss_run_tests_free(&test, 1);
 	json_object_put(out.strategy);
 	free(disk);
 	free(c);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,42 +53,68 @@ const char *fss_doc_kind(struct json_object *doc)
 	return s + strlen(SCHEMA_PREFIX);
 }
 
+/*
+ * Why the bytes read so far (n of them, more to come when more) cannot be
+ * a document, or NULL: too many, or not starting as a JSON object does
+ * (so /dev/zero or a 2 GB binary is refused after its first block).
+ */
+static const char *slurp_refuse(const char *buf, size_t n)
+{
+	size_t ws = strspn(buf, " \t\r\n");
+
+	if (n > FSS_DOC_MAX_BYTES)
+		return "too large for a saved result (more than "
+		       FSS_DOC_MAX_TEXT ")";
+	if (ws < n && buf[ws] != '{')
+		return "not an fsyncscope result (not a JSON object)";
+	return NULL;
+}
+
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	size_t cap = 1 << 16, n = 0;
 	char *buf = NULL, *p;
+	const char *why = NULL;
+	struct stat st;
 
 	if (!f) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	for (;;) {
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))
+		why = "a directory, not a saved result";
+	else if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+		 (unsigned long long)st.st_size > FSS_DOC_MAX_BYTES)
+		why = slurp_refuse("", FSS_DOC_MAX_BYTES + 1);
+	while (!why) {
 		if (!(p = realloc(buf, cap + 1))) {
-			snprintf(err, errlen, "%s: out of memory", path);
-			free(buf);
-			buf = NULL;
+			why = "out of memory";
 			break;
 		}
 		buf = p;
 		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap) {
-			if (ferror(f)) {
-				snprintf(err, errlen, "cannot read %s: %s", path,
-					 strerror(errno));
-				free(buf);
-				buf = NULL;
-			}
+		buf[n] = '\0';
+		if (n < cap && ferror(f)) {
+			snprintf(err, errlen, "cannot read %s: %s", path,
+				 strerror(errno));
+			free(buf);
+			buf = NULL;
 			break;
 		}
+		if ((why = slurp_refuse(buf, n)) || n < cap)
+			break;
 		cap *= 2;
 	}
 	if (f != stdin)
 		fclose(f);
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
+	if (why) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		free(buf);
+		return NULL;
 	}
+	if (buf)
+		*len = n;
 	return buf;
 }
 
@@ -128,7 +155,7 @@ static struct json_object *pick_lines(char *buf, const char *path, char *err,
 {
 	struct json_object *best = NULL, *o, *t;
 	bool best_summary = false;
-	char *line = buf, *nl;
+	char *line = buf, *nl, where[PATH_MAX + 32];
 	int ln = 0;
 
 	for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
@@ -138,6 +165,11 @@ static struct json_object *pick_lines(char *buf, const char *path, char *err,
 			continue;
 		o = parse(line, nl ? (size_t)(nl - line) : strlen(line), path, ln,
 			  err, errlen);
+		snprintf(where, sizeof(where), "%s: line %d", path, ln);
+		if (o && fss_doc_check(o, "trace", where, err, errlen)) {
+			json_object_put(o);
+			o = NULL;
+		}
 		if (!o) {
 			json_object_put(best);
 			return NULL;
@@ -223,7 +255,8 @@ struct json_object *fss_doc_load(const char *path, char *err, size_t errlen)
 		o = parse(buf, len, path, 0, err, errlen);
 	}
 	free(buf);
-	if (o && check_schema(o, path, err, errlen)) {
+	if (o && (check_schema(o, path, err, errlen) ||
+		  fss_doc_check(o, fss_doc_kind(o), path, err, errlen))) {
 		json_object_put(o);
 		o = NULL;
 	}
@@ -383,6 +416,17 @@ long long fss_jint(struct json_object *o, const char *key, long long def)
 
 	return v && json_object_is_type(v, json_type_int) ?
 	       (long long)json_object_get_int64(v) : def;
+}
+
+size_t fss_jlen(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_array) ?
+	       json_object_array_length(o) : 0;
+}
+
+struct json_object *fss_jidx(struct json_object *o, size_t i)
+{
+	return i < fss_jlen(o) ? json_object_array_get_idx(o, i) : NULL;
 }
 
 int fss_doc_foreach_test(struct json_object *doc, fss_doc_test_fn fn, void *arg)

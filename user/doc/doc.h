@@ -21,6 +21,10 @@ struct json_object;
 
 #define FSS_SCHEMA_VERSION	1
 
+/* The largest saved result fss_doc_load reads (memory stays bounded). */
+#define FSS_DOC_MAX_BYTES	(256ULL << 20)
+#define FSS_DOC_MAX_TEXT	"256 MiB"
+
 /* Adds "schema": "fsyncscope/<kind>" and "schema_version" to doc. */
 void fss_doc_stamp(struct json_object *doc, const char *kind);
 
@@ -30,10 +34,22 @@ const char *fss_doc_kind(struct json_object *doc);
 /*
  * Read a saved result: a JSON document, or JSON Lines from `trace --json`
  * (then the last line whose "type" is "summary", else the last "interval").
- * Checks schema and schema_version.  Returns the tree (caller puts it) or
- * NULL with one line in err.
+ * Checks schema and schema_version, then the document (fss_doc_check).
+ * Refuses a directory, a file over FSS_DOC_MAX_BYTES, or bytes that do
+ * not start as a JSON object, before reading them all.  Returns the tree
+ * (caller puts it) or NULL with one line in err.
  */
 struct json_object *fss_doc_load(const char *path, char *err, size_t errlen);
+
+/*
+ * Is o a document of this kind that renderers can take: every key they
+ * read of the type they read it as, counts >= 0, histograms whose buckets
+ * add up, no NaN or infinity (doc_schema.c has the rules).  kind is
+ * fss_doc_kind()'s word, or "events" for a line of run's --events file.
+ * Returns 0, or -1 with "WHERE: KEY: expected ..." in err.
+ */
+int fss_doc_check(struct json_object *o, const char *kind, const char *where,
+		  char *err, size_t errlen);
 
 /*
  * The tests of a run or compare document, each with a key unique in the
@@ -63,6 +79,13 @@ struct json_object *fss_j(struct json_object *o, const char *key);
 const char *fss_jstr(struct json_object *o, const char *key);
 double fss_jnum(struct json_object *o, const char *key);
 long long fss_jint(struct json_object *o, const char *key, long long def);
+
+/*
+ * An array's length and its element i, whatever the document holds: 0 and
+ * NULL when o is not an array (json-c's own accessors assert the type).
+ */
+size_t fss_jlen(struct json_object *o);
+struct json_object *fss_jidx(struct json_object *o, size_t i);
 
 /*
  * The name to show for a blame cause (a sync's blame entry or a trace's

@@ -4,6 +4,7 @@
  * (or every stride-th) JSON object; the timeline and CSV renderers use it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ static int fss_events_filter(const char *path, const char *test, size_t stride,
 	size_t cap = 0, parsed = 0;
 	ssize_t len;
 	int ln = 0;
+	char where[PATH_MAX + 32];
 
 	if (!f) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
@@ -70,8 +72,12 @@ static int fss_events_filter(const char *path, const char *test, size_t stride,
 		if (limit && parsed++ >= limit)
 			break;
 		o = json_tokener_parse(line);
-		if (!o || !json_object_is_type(o, json_type_object)) {
-			snprintf(err, errlen, "%s: line %d is not a JSON object", path, ln);
+		snprintf(where, sizeof(where), "%s: line %d", path, ln);
+		if (!o || !json_object_is_type(o, json_type_object))
+			snprintf(err, errlen, "%s is not a JSON object", where);
+		/* trace's JSON Lines come here too: each record by its type */
+		if (!o || fss_doc_check(o, fss_jstr(o, "type") ? "trace" : "events",
+					where, err, errlen)) {
 			json_object_put(o);
 			free(line);
 			fclose(f);

@@ -89,12 +89,12 @@ static void diff_rows(FILE *f, struct json_object *doc)
 	field(f, "ci95_lo_us", false);
 	field(f, "ci95_hi_us", false);
 	field(f, "verdict", true);
-	for (i = 0; ts && i < json_object_array_length(ts); i++) {
-		struct json_object *t = json_object_array_get_idx(ts, i);
+	for (i = 0; ts && i < fss_jlen(ts); i++) {
+		struct json_object *t = fss_jidx(ts, i);
 		struct json_object *rows = fss_j(t, "rows");
 
-		for (j = 0; rows && j < json_object_array_length(rows); j++) {
-			struct json_object *r = json_object_array_get_idx(rows, j);
+		for (j = 0; rows && j < fss_jlen(rows); j++) {
+			struct json_object *r = fss_jidx(rows, j);
 			struct json_object *ci = fss_j(r, "ci95_us");
 
 			field(f, fss_jstr(t, "test"), false);
@@ -103,8 +103,8 @@ static void diff_rows(FILE *f, struct json_object *doc)
 			num(f, fss_jnum(r, "a_us"), 3, false);
 			num(f, fss_jnum(r, "b_us"), 3, false);
 			num(f, fss_jnum(r, "change_pct"), 2, false);
-			num(f, json_object_get_double(json_object_array_get_idx(ci, 0)), 3, false);
-			num(f, json_object_get_double(json_object_array_get_idx(ci, 1)), 3, false);
+			num(f, json_object_get_double(fss_jidx(ci, 0)), 3, false);
+			num(f, json_object_get_double(fss_jidx(ci, 1)), 3, false);
 			field(f, fss_jstr(r, "verdict"), true);
 		}
 	}

@@ -388,8 +388,8 @@ static void summarized_fact(FILE *f, struct json_object *doc)
 	bool any = false;
 	char buf[160];
 
-	for (size_t i = 0; ts && i < json_object_array_length(ts); i++) {
-		struct json_object *t = json_object_array_get_idx(ts, i);
+	for (size_t i = 0; ts && i < fss_jlen(ts); i++) {
+		struct json_object *t = fss_jidx(ts, i);
 
 		if (!fss_j(t, "overload"))
 			continue;
@@ -491,14 +491,14 @@ static void compare_ci(FILE *f, struct json_object *w)
 {
 	struct json_object *res = fss_j(w, "results");
 	const char *base;
-	size_t n = res ? json_object_array_length(res) : 0;
+	size_t n = res ? fss_jlen(res) : 0;
 
 	if (n < 2)
 		return;
-	base = fss_jstr(json_object_array_get_idx(res, 0), "label") ?:
-	       fss_jstr(json_object_array_get_idx(res, 0), "fs") ?: "?";
+	base = fss_jstr(fss_jidx(res, 0), "label") ?:
+	       fss_jstr(fss_jidx(res, 0), "fs") ?: "?";
 	for (size_t i = 1; i < n; i++) {
-		struct json_object *t = json_object_array_get_idx(res, i);
+		struct json_object *t = fss_jidx(res, i);
 		struct json_object *c = fss_j(t, "confidence");
 		struct json_object *ph = fss_j(c, "phases");
 		const char *fs = fss_jstr(t, "label") ?: fss_jstr(t, "fs") ?: "?";
@@ -548,8 +548,8 @@ static void compare_workload(FILE *f, struct json_object *w)
 	fputs("<h2>", f);
 	esc(f, fss_jstr(w, "title") ?: fss_jstr(w, "name"));
 	fputs("</h2>\n", f);
-	for (i = 0; res && i < json_object_array_length(res); i++) {
-		struct json_object *t = json_object_array_get_idx(res, i);
+	for (i = 0; res && i < fss_jlen(res); i++) {
+		struct json_object *t = fss_jidx(res, i);
 		char key[200];
 
 		const char *fs = fss_jstr(t, "label") ?: fss_jstr(t, "fs") ?: "?";
@@ -606,8 +606,8 @@ static void render_compare(FILE *f, struct json_object *doc)
 		fact(f, "where", buf);
 	}
 	fputs("</table>\n", f);
-	for (i = 0; ws && i < json_object_array_length(ws); i++)
-		compare_workload(f, json_object_array_get_idx(ws, i));
+	for (i = 0; ws && i < fss_jlen(ws); i++)
+		compare_workload(f, fss_jidx(ws, i));
 	page_close(f, doc);
 }
 
@@ -629,8 +629,8 @@ static void diff_test(FILE *f, struct json_object *t)
 	esc(f, fss_jstr(t, "test"));
 	fputs("\"><tr><th>series</th><th>stat</th><th>A</th><th>B</th><th>change</th>"
 	      "<th>95 % interval</th><th>verdict</th></tr>\n", f);
-	for (i = 0; rows && i < json_object_array_length(rows); i++) {
-		struct json_object *r = json_object_array_get_idx(rows, i);
+	for (i = 0; rows && i < fss_jlen(rows); i++) {
+		struct json_object *r = fss_jidx(rows, i);
 		struct json_object *cp = fss_j(r, "ci95_pct");
 		const char *word = fss_jstr(r, "verdict") ?: "?";
 		double lo = fss_jnum(r, "ci95_pct") , pct = fss_jnum(r, "change_pct");
@@ -644,8 +644,8 @@ static void diff_test(FILE *f, struct json_object *t)
 			fss_jstr(r, "series"), fss_jstr(r, "stat"), a, b);
 		if (isfinite(pct))
 			fprintf(f, "<td>%+.1f %%</td><td>%+.1f .. %+.1f %%</td>", pct,
-				json_object_get_double(json_object_array_get_idx(cp, 0)),
-				json_object_get_double(json_object_array_get_idx(cp, 1)));
+				json_object_get_double(fss_jidx(cp, 0)),
+				json_object_get_double(fss_jidx(cp, 1)));
 		else
 			fprintf(f, "<td>%+.1f µs</td><td>n/a (A is 0)</td>",
 				fss_jnum(r, "change_us"));
@@ -655,8 +655,8 @@ static void diff_test(FILE *f, struct json_object *t)
 			snprintf(labels[n], sizeof(labels[0]), "%s %s", fss_jstr(r, "series"),
 				 fss_jstr(r, "stat"));
 			ci[n] = (struct svg_ci){ labels[n], pct,
-				json_object_get_double(json_object_array_get_idx(cp, 0)),
-				json_object_get_double(json_object_array_get_idx(cp, 1)),
+				json_object_get_double(fss_jidx(cp, 0)),
+				json_object_get_double(fss_jidx(cp, 1)),
 				!strcmp(word, "slower") ? 1 : !strcmp(word, "faster") ? -1 : 0 };
 			n++;
 		}
@@ -691,8 +691,8 @@ static void render_diff(FILE *f, struct json_object *doc)
 		 fss_jnum(m, "min_change_pct"), fss_jnum(m, "min_change_us"));
 	fact(f, "method", buf);
 	fputs("</table>\n", f);
-	for (i = 0; ts && i < json_object_array_length(ts); i++)
-		diff_test(f, json_object_array_get_idx(ts, i));
+	for (i = 0; ts && i < fss_jlen(ts); i++)
+		diff_test(f, fss_jidx(ts, i));
 	page_close(f, doc);
 }
 
@@ -703,7 +703,7 @@ static void trace_top(FILE *f, struct json_object *arr, const char *what,
 		      const char *name_key, const char *title)
 {
 	struct bars *bs = calloc(1, sizeof(*bs));
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n = arr ? fss_jlen(arr) : 0;
 	int p;
 
 	if (!bs || !n) {
@@ -714,7 +714,7 @@ static void trace_top(FILE *f, struct json_object *arr, const char *what,
 		"<th>syncs</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>\n",
 		title, what, what);
 	for (i = 0; i < n && i < 10; i++) {
-		struct json_object *r = json_object_array_get_idx(arr, i);
+		struct json_object *r = fss_jidx(arr, i);
 		char lbl[128];
 
 		if (!strcmp(name_key, "name"))
@@ -772,10 +772,10 @@ static void trace_hist(FILE *f, struct json_object *all)
 /* did the trace see a database's file (a class with a "db")? */
 static bool any_db_class(struct json_object *a)
 {
-	size_t n = a ? json_object_array_length(a) : 0;
+	size_t n = a ? fss_jlen(a) : 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (fss_jstr(json_object_array_get_idx(a, i), "db"))
+		if (fss_jstr(fss_jidx(a, i), "db"))
 			return true;
 	return false;
 }
@@ -783,7 +783,7 @@ static bool any_db_class(struct json_object *a)
 /* PostgreSQL checkpoints: the checkpointer's sync phase (docs/databases.md) */
 static void trace_ckpts(FILE *f, struct json_object *arr)
 {
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n = arr ? fss_jlen(arr) : 0;
 
 	if (!n)
 		return;
@@ -793,7 +793,7 @@ static void trace_ckpts(FILE *f, struct json_object *arr)
 	      "<th>syncs</th><th>seconds</th><th>longest</th><th>average</th>"
 	      "<th>complete</th></tr>\n", f);
 	for (i = 0; i < n; i++) {
-		struct json_object *c = json_object_array_get_idx(arr, i);
+		struct json_object *c = fss_jidx(arr, i);
 
 		fputs("<tr><td>", f);
 		esc(f, fss_jstr(c, "start") ?: "?");

@@ -109,7 +109,7 @@ void html_blame_test(FILE *f, const char *key, struct json_object *t,
 {
 	struct json_object *b = fss_j(t, "blame"), *a = fss_j(b, "others");
 	double all = blamed_all(b);
-	size_t i, n = a ? json_object_array_length(a) : 0;
+	size_t i, n = a ? fss_jlen(a) : 0;
 
 	if (!test_traced(t))
 		return;
@@ -129,7 +129,7 @@ void html_blame_test(FILE *f, const char *key, struct json_object *t,
 	cause_row(f, "others", n ? "other processes, of which:" :
 		  "other processes", nz(fss_jnum(b, "others_ns")), all, true);
 	for (i = 0; i < n; i++) {
-		struct json_object *x = json_object_array_get_idx(a, i);
+		struct json_object *x = fss_jidx(a, i);
 
 		fprintf(f, "<tr data-cause=\"other\" data-pid=\"%lld\"><td>"
 			"&nbsp;&nbsp;other</td><td data-stat=\"pid\">%lld</td>",
@@ -223,7 +223,7 @@ static void trace_sum(FILE *f, struct json_object *b)
 static void trace_blamed_table(FILE *f, struct json_object *doc, double all)
 {
 	struct json_object *a = fss_j(doc, "blamed");
-	size_t i, n = a ? json_object_array_length(a) : 0;
+	size_t i, n = a ? fss_jlen(a) : 0;
 
 	fprintf(f, "<h3>Who caused time in other processes' syncs (top %zu of "
 		"%lld)</h3>\n", n, fss_jint(doc, "blamed_total", 0));
@@ -238,7 +238,7 @@ static void trace_blamed_table(FILE *f, struct json_object *doc, double all)
 	      "<th title=\"queue\">que</th><th title=\"device_write\">dwr</th>"
 	      "<th title=\"device_flush\">dfl</th></tr>\n", f);
 	for (i = 0; i < n; i++) {
-		struct json_object *x = json_object_array_get_idx(a, i);
+		struct json_object *x = fss_jidx(a, i);
 		struct json_object *bp = fss_j(x, "by_phase");
 
 		fprintf(f, "<tr data-pid=\"%lld\"><td data-stat=\"pid\">%lld"
@@ -276,12 +276,12 @@ struct cause_names {
 
 static void cause_names(struct json_object *a, struct cause_names *cn)
 {
-	size_t n = a ? json_object_array_length(a) : 0;
+	size_t n = a ? fss_jlen(a) : 0;
 
 	cn->names[0] = "self";
 	cn->cols[0] = col_self;
 	for (cn->n = 0; (size_t)cn->n < n && cn->n < CHART_CAUSES; cn->n++) {
-		struct json_object *x = json_object_array_get_idx(a, cn->n);
+		struct json_object *x = fss_jidx(a, cn->n);
 
 		snprintf(cn->s[cn->n], sizeof(cn->s[0]), "pid %lld %s on %s",
 			 fss_jint(x, "pid", 0), fss_cause_name(x),
@@ -307,7 +307,7 @@ static void all_bar(struct svg_cbar *c, struct json_object *b,
 	c->seg[0] = (struct svg_seg){ "self", fss_jnum(b, "self_ns") / all,
 				      col_self };
 	for (i = 0; i < cn->n; i++) {
-		double v = nz(fss_jnum(json_object_array_get_idx(a, i),
+		double v = nz(fss_jnum(fss_jidx(a, i),
 				       "caused_ns"));
 
 		c->seg[1 + i] = (struct svg_seg){ cn->names[1 + i], v / all,
@@ -337,7 +337,7 @@ static void phase_bar(struct svg_cbar *c, int p, struct json_object *doc,
 	c->nseg = 0;
 	snprintf(k, sizeof(k), "%s_ns", bphase(p));
 	for (int i = 0; t > 0 && i < cn->n; i++) {
-		struct json_object *x = json_object_array_get_idx(a, i);
+		struct json_object *x = fss_jidx(a, i);
 
 		double v = nz(fss_jnum(fss_j(x, "by_phase"), k));
 
@@ -381,11 +381,11 @@ static void procs_head(FILE *f)
 static void trace_procs(FILE *f, struct json_object *doc)
 {
 	struct json_object *a = fss_j(doc, "processes");
-	size_t i, n = a ? json_object_array_length(a) : 0;
+	size_t i, n = a ? fss_jlen(a) : 0;
 	bool head = false;
 
 	for (i = 0; i < n; i++) {
-		struct json_object *p = json_object_array_get_idx(a, i);
+		struct json_object *p = fss_jidx(a, i);
 		struct json_object *b = fss_j(p, "blame");
 		double all = blamed_all(b);
 

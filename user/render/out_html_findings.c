@@ -45,12 +45,12 @@ static void item(FILE *f, struct json_object *x)
 	esc(f, fss_jstr(x, "evidence"));
 	fputs("<br><b>What to do:</b> ", f);
 	esc(f, fss_jstr(x, "advice"));
-	for (size_t i = 0; refs && i < json_object_array_length(refs); i++) {
+	for (size_t i = 0; refs && i < fss_jlen(refs); i++) {
 		fputs(i ? ", " : "<br><span class=\"note\">See ", f);
 		esc(f, json_object_get_string(
-			    json_object_array_get_idx(refs, i)));
+			    fss_jidx(refs, i)));
 	}
-	fputs(refs && json_object_array_length(refs) ? "</span></li>\n" :
+	fputs(refs && fss_jlen(refs) ? "</span></li>\n" :
 	      "</li>\n", f);
 }
 
@@ -58,13 +58,13 @@ void fss_html_findings(FILE *f, struct json_object *doc)
 {
 	struct json_object *a = fss_j(doc, "findings");
 	size_t n = a && json_object_is_type(a, json_type_array) ?
-		   json_object_array_length(a) : 0;
+		   fss_jlen(a) : 0;
 
 	if (!n)
 		return;
 	fputs("<section id=\"findings\"><h2>Findings</h2>\n"
 	      "<ul style=\"padding:0\">\n", f);
 	for (size_t i = 0; i < n; i++)
-		item(f, json_object_array_get_idx(a, i));
+		item(f, fss_jidx(a, i));
 	fputs("</ul></section>\n", f);
 }

@@ -207,10 +207,10 @@ static struct json_object *sync_args(struct pctx *c, struct json_object *ev,
 				       fss_jstr(ev, "dev") ?: ""));
 	if (!b || !json_object_is_type(b, json_type_array))
 		return o;
-	n = json_object_array_length(b);
+	n = fss_jlen(b);
 	a = json_object_new_array();
 	for (i = 0; i < n && i < BLAME_ARGS; i++) {
-		struct json_object *x = json_object_array_get_idx(b, i);
+		struct json_object *x = fss_jidx(b, i);
 
 		json_object_array_add(a, cause_args(x));
 		blamed_add(c, ev, x, start);
@@ -254,19 +254,19 @@ static void sync_event(struct json_object *ev, void *arg)
 	     fss_jstr(ev, "kind") ?: "sync", pid, tid, ts, dur,
 	     json_object_to_json_string_ext(args, JSON_OUT));
 	json_object_put(args);
-	for (i = 0; i < json_object_array_length(segs); i++) {
-		struct json_object *s = json_object_array_get_idx(segs, i);
-		double off = json_object_get_double(json_object_array_get_idx(s, 0));
-		double d = json_object_get_double(json_object_array_get_idx(s, 1));
+	for (i = 0; i < fss_jlen(segs); i++) {
+		struct json_object *s = fss_jidx(segs, i);
+		double off = json_object_get_double(fss_jidx(s, 0));
+		double d = json_object_get_double(fss_jidx(s, 1));
 
 		ts_us(ts, sizeof(ts), start + off);
 		ts_us(dur, sizeof(dur), d);
 		emit(c, "{\"ph\":\"X\",\"cat\":\"phase\",\"name\":\"%s\",\"pid\":%lld,"
 		     "\"tid\":%lld,\"ts\":%s,\"dur\":%s}", json_object_get_string(
-		     json_object_array_get_idx(s, 2)), pid, tid, ts, dur);
+		     fss_jidx(s, 2)), pid, tid, ts, dur);
 	}
-	for (i = 0; rqs && i < json_object_array_length(rqs); i++) {
-		struct json_object *q = json_object_array_get_idx(rqs, i);
+	for (i = 0; rqs && i < fss_jlen(rqs); i++) {
+		struct json_object *q = fss_jidx(rqs, i);
 		const char *dev = fss_jstr(q, "dev") ?: "?";
 		char k[64];
 		size_t at;
@@ -293,8 +293,8 @@ static void sync_event(struct json_object *ev, void *arg)
 		}
 		c->flows[c->nflow++] = (struct flow){ c->flow, at };
 	}
-	for (i = 0; cm && i < json_object_array_length(cm); i++) {
-		struct json_object *j = json_object_array_get_idx(cm, i);
+	for (i = 0; cm && i < fss_jlen(cm); i++) {
+		struct json_object *j = fss_jidx(cm, i);
 		const char *dev = fss_jstr(j, "dev") ?: "?";
 		char k[64];
 

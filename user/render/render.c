@@ -14,22 +14,42 @@ int fss_emit(struct json_object *doc, enum fss_fmt fmt, const char *path,
 	     const struct fss_render_opts *ro)
 {
 	struct fss_out out;
-	char err[512];
+	char err[512], *mem = NULL;
+	size_t memlen = 0;
+	FILE *f;
 	int rc = 2;
 
 	if (fss_out_open(&out, path, err, sizeof(err)))
 		goto fail;
-	if (fss_render(doc, fmt, out.f, ro, err, sizeof(err))) {
+	/* stdout too gets it whole or not at all: rendered in memory first */
+	f = out.f == stdout ? open_memstream(&mem, &memlen) : out.f;
+	if (!f) {
+		snprintf(err, sizeof(err), "out of memory");
+		fss_out_abort(&out);
+		goto fail;
+	}
+	if (fss_render(doc, fmt, f, ro, err, sizeof(err))) {
+		if (f != out.f)
+			fclose(f);
 		fss_out_abort(&out);
 		goto fail;
 	}
 	rc = 1;
+	if (f != out.f && (fclose(f) ||
+			   fwrite(mem, 1, memlen, stdout) != memlen)) {
+		snprintf(err, sizeof(err), "cannot write output: %s",
+			 strerror(errno));
+		fss_out_abort(&out);
+		goto fail;
+	}
 	if (fss_out_commit(&out, err, sizeof(err)))
 		goto fail;
+	free(mem);
 	json_object_put(doc);
 	return 0;
 fail:
 	fprintf(stderr, "fsyncscope: %s\n", err);
+	free(mem);
 	json_object_put(doc);
 	return rc;
 }

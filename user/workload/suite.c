@@ -83,6 +83,16 @@ void fss_run_hook_after(void *arg)
 	h->coll = NULL;
 }
 
+void fss_run_tests_free(struct fss_run_test *tests, int n)
+{
+	for (int i = 0; tests && i < n; i++) {
+		free(tests[i].hist);
+		tests[i].hist = NULL;
+		free(tests[i].res.lat_hist);
+		tests[i].res.lat_hist = NULL;
+	}
+}
+
 /* ---- JSON output ------------------------------------------------------ */
 
 

@@ -63,6 +63,9 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
  * the device under the target (1 write back, 0 write through, -1 unknown):
  * it decides flush.elided (syncs_no_flush, 0 or null).
  */
+/* What a test's run allocated (its histograms); the tests stay. */
+void fss_run_tests_free(struct fss_run_test *tests, int n);
+
 struct json_object *fss_run_test_json(const struct fss_run_test *r,
 				      int write_cache);
 

@@ -682,8 +682,10 @@ int cmd_compare(int argc, char **argv)
 done:
 	for (int i = 0; c->runs && i < CMP_MAX_FS; i++) {
 		json_object_put(c->runs[i].strategy);
+		fss_run_tests_free(c->runs[i].tests, CMP_MAX_WL);
 		free(c->runs[i].rounds);
 	}
+	fss_run_tests_free(c->round_tests, CMP_MAX_WL);
 	if (sigs_set)
 		fss_run_signals_restore(&sigs);
 	json_object_put(c->doc);

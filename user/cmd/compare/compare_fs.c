@@ -414,6 +414,7 @@ void cmp_fs_run(const struct cmp_opts *o, struct cmp_fs_run *r,
 	if (o->wl.strategy)
 		fss_strategy_parse(o->wl.strategy, &cfg.strategy);
 	for (int i = 0; i < nwl; i++) {
+		fss_run_tests_free(&tests[i], 1);	/* an earlier round's */
 		memset(&tests[i], 0, sizeof(tests[i]));
 		scopy(tests[i].name, sizeof(tests[i].name), wl[i].name);
 		snprintf(tests[i].label, sizeof(tests[i].label), "%s",

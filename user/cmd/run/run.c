@@ -516,6 +516,7 @@ out:
 	if (fss_stdout_to_end(ret != 1) && !ret)
 		ret = 1;
 	fss_wl_free(c.w);
+	fss_run_tests_free(c.tests, c.ntests);
 	free(c.tests);
 	fss_run_signals_restore(&sigs);
 	return ret;

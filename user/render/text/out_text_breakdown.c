@@ -108,6 +108,7 @@ static void bd_phase_row(FILE *f, int indent, const char *name,
 static void bd_phases(FILE *f, int indent, struct json_object *t)
 {
 	struct json_object *tot = fss_j(t, "breakdown_total");
+	struct json_object *bd = fss_j(t, "breakdown");
 	char m[24], p50[24], p99[24];
 	/* name 12 + 3 x (1 + 9) + 1 + share 6 = 49 columns, then the bar */
 	int bar_w = BD_WIDTH - indent - 49 - 2;
@@ -116,8 +117,10 @@ static void bd_phases(FILE *f, int indent, struct json_object *t)
 		bar_w = 25;
 	fprintf(f, "%*s%-12s %9s %9s %9s %6s\n", indent, "", "phase",
 		"mean", "p50", "p99", "share");
-	json_object_object_foreach(fss_j(t, "breakdown"), name, ph)
-		bd_phase_row(f, indent, name, ph, bar_w);
+	if (json_object_is_type(bd, json_type_object)) {
+		json_object_object_foreach(bd, name, ph)
+			bd_phase_row(f, indent, name, ph, bar_w);
+	}
 	fss_fmt_dur(m, sizeof(m), fss_jnum(tot, "mean_us"));
 	fss_fmt_dur(p50, sizeof(p50), fss_jnum(tot, "p50_us"));
 	fss_fmt_dur(p99, sizeof(p99), fss_jnum(tot, "p99_us"));
@@ -215,6 +218,7 @@ static void bd_overload(FILE *f, int indent, struct json_object *t)
 
 void fss_text_breakdown(FILE *f, struct json_object *t, int indent)
 {
+	struct json_object *by_kind = fss_j(t, "syncs_by_kind");
 	unsigned long long syncs = bd_u(t, "syncs_traced");
 	bool no_rq_start = fss_j(fss_j(fss_j(t, "breakdown"), "queue"), "na");
 	struct bd_items it = { .n = 0 };
@@ -234,10 +238,12 @@ void fss_text_breakdown(FILE *f, struct json_object *t, int indent)
 		bd_overload(f, indent, t);
 		return;
 	}
-	json_object_object_foreach(fss_j(t, "syncs_by_kind"), kind, n)
-		if (json_object_get_uint64(n))
-			bd_add(&it, "%s %llu", kind, (unsigned long long)
-			       json_object_get_uint64(n));
+	if (json_object_is_type(by_kind, json_type_object)) {
+		json_object_object_foreach(by_kind, kind, n)
+			if (json_object_get_uint64(n))
+				bd_add(&it, "%s %llu", kind, (unsigned long long)
+				       json_object_get_uint64(n));
+	}
 	snprintf(head, sizeof(head), "%llu syncs: ", syncs);
 	bd_print_items(f, indent, head, &it);
 	bd_phases(f, indent, t);

@@ -27,12 +27,12 @@
 static size_t alen(struct json_object *a)
 {
 	return a && json_object_is_type(a, json_type_array) ?
-	       json_object_array_length(a) : 0;
+	       fss_jlen(a) : 0;
 }
 
 static struct json_object *aget(struct json_object *a, size_t i)
 {
-	return i < alen(a) ? json_object_array_get_idx(a, i) : NULL;
+	return i < alen(a) ? fss_jidx(a, i) : NULL;
 }
 
 static bool jbool(struct json_object *o, const char *key)

@@ -52,14 +52,14 @@ static void cell_us(FILE *f, struct json_object *g, const char *key)
 static bool any_db(struct json_object *a, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (fss_jstr(json_object_array_get_idx(a, i), "db"))
+		if (fss_jstr(fss_jidx(a, i), "db"))
 			return true;
 	return false;
 }
 
 static void classes(FILE *f, struct json_object *a)
 {
-	size_t n = a ? json_object_array_length(a) : 0;
+	size_t n = a ? fss_jlen(a) : 0;
 
 	if (!any_db(a, n))	/* no database's files: nothing to add */
 		return;
@@ -69,7 +69,7 @@ static void classes(FILE *f, struct json_object *a)
 		"P50_us", "P99_us");
 	print_phase_header(f);
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *g = json_object_array_get_idx(a, i);
+		struct json_object *g = fss_jidx(a, i);
 
 		fprintf(f, "%-23.23s %6lld %8.3f", fss_jstr(g, "label"),
 			fss_jint(g, "syncs", 0), fss_jnum(g, "total_ns") / 1e9);
@@ -81,7 +81,7 @@ static void classes(FILE *f, struct json_object *a)
 
 static void checkpoints(FILE *f, struct json_object *a)
 {
-	size_t n = a ? json_object_array_length(a) : 0;
+	size_t n = a ? fss_jlen(a) : 0;
 
 	if (!n)
 		return;
@@ -91,7 +91,7 @@ static void checkpoints(FILE *f, struct json_object *a)
 		"SYNCS", "SECS", "LONG_s", "AVG_s");
 	print_phase_header(f);
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *c = json_object_array_get_idx(a, i);
+		struct json_object *c = fss_jidx(a, i);
 		const char *start = fss_jstr(c, "start");
 		const char *t = start ? strchr(start, 'T') : NULL;
 

@@ -17,7 +17,7 @@
 
 void fss_text_devices_table(FILE *f, struct json_object *arr)
 {
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n = arr ? fss_jlen(arr) : 0;
 	struct fss_devinfo *d = calloc(n + 1, sizeof(*d));
 
 	if (!d) {
@@ -25,17 +25,17 @@ void fss_text_devices_table(FILE *f, struct json_object *arr)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		fss_devinfo_from_json(json_object_array_get_idx(arr, i), &d[i]);
+		fss_devinfo_from_json(fss_jidx(arr, i), &d[i]);
 	fss_devinfo_print_table(f, d, (int)n);
 	free(d);
 }
 
 static void print_backing(FILE *f, struct json_object *arr)
 {
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n = arr ? fss_jlen(arr) : 0;
 
 	for (i = 0; i < n; i++) {
-		struct json_object *o = json_object_array_get_idx(arr, i);
+		struct json_object *o = fss_jidx(arr, i);
 		struct json_object *bt = fss_j(o, "backing_target");
 		const char *e = fss_jstr(o, "backing_target_error");
 
@@ -128,7 +128,7 @@ int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen)
 		fss_target_from_json(t, tg);
 		fss_target_print(f, tg);
 		free(tg);
-		if (!devs || !json_object_array_length(devs))
+		if (!devs || !fss_jlen(devs))
 			return 0;
 		fputc('\n', f);
 	}

@@ -38,8 +38,8 @@ static void diff_row(FILE *f, struct json_object *r)
 	fss_fmt_dur(b, sizeof(b), fss_jnum(r, "b_us"));
 	if (isfinite(pct)) {
 		fmt_pct(ch, sizeof(ch), pct);
-		fmt_pct(lo, sizeof(lo), json_object_get_double(json_object_array_get_idx(cp, 0)));
-		fmt_pct(hi, sizeof(hi), json_object_get_double(json_object_array_get_idx(cp, 1)));
+		fmt_pct(lo, sizeof(lo), json_object_get_double(fss_jidx(cp, 0)));
+		fmt_pct(hi, sizeof(hi), json_object_get_double(fss_jidx(cp, 1)));
 		snprintf(ci, sizeof(ci), "%s..%s", lo, hi);
 	} else {
 		snprintf(ch, sizeof(ch), "%+.1fus", fss_jnum(r, "change_us"));
@@ -61,24 +61,24 @@ void fss_text_diff(FILE *f, struct json_object *doc)
 		"histograms; \"within noise\" unless the whole interval is beyond "
 		"%.3g%% and %.3gus\n", fss_jint(m, "resamples", 0),
 		fss_jnum(m, "min_change_pct"), fss_jnum(m, "min_change_us"));
-	for (i = 0; ts && i < json_object_array_length(ts); i++) {
-		struct json_object *t = json_object_array_get_idx(ts, i);
+	for (i = 0; ts && i < fss_jlen(ts); i++) {
+		struct json_object *t = fss_jidx(ts, i);
 		struct json_object *rows = fss_j(t, "rows");
 
 		fprintf(f, "\n%s (A %lld, B %lld samples)\n", fss_jstr(t, "test"),
 			fss_jint(t, "a_count", 0), fss_jint(t, "b_count", 0));
 		fprintf(f, "  %-12s %-4s %9s %9s %7s %-17s %s\n", "series", "stat",
 			"A", "B", "change", "95% interval", "verdict");
-		for (j = 0; rows && j < json_object_array_length(rows); j++)
-			diff_row(f, json_object_array_get_idx(rows, j));
+		for (j = 0; rows && j < fss_jlen(rows); j++)
+			diff_row(f, fss_jidx(rows, j));
 	}
-	for (i = 0; oa && i < json_object_array_length(oa); i++)
+	for (i = 0; oa && i < fss_jlen(oa); i++)
 		fprintf(f, "\nonly in A: %s", json_object_get_string(
-			json_object_array_get_idx(oa, i)));
-	for (i = 0; ob && i < json_object_array_length(ob); i++)
+			fss_jidx(oa, i)));
+	for (i = 0; ob && i < fss_jlen(ob); i++)
 		fprintf(f, "\nonly in B: %s", json_object_get_string(
-			json_object_array_get_idx(ob, i)));
-	if ((oa && json_object_array_length(oa)) || (ob && json_object_array_length(ob)))
+			fss_jidx(ob, i)));
+	if ((oa && fss_jlen(oa)) || (ob && fss_jlen(ob)))
 		fputc('\n', f);
 	if (fss_jnum(m, "fail_if_slower_pct") >= 0)
 		fprintf(f, "\ngate --fail-if-slower %.3g%%: %lld row(s) of total/op p50 "

@@ -17,8 +17,8 @@ static void one(FILE *f, struct json_object *x)
 	struct json_object *refs = fss_j(x, "refs");
 	const char *sev = fss_jstr(x, "severity") ?: "info";
 	long long also = fss_jint(x, "also_in", 0);
-	struct json_object *ref0 = refs && json_object_array_length(refs) ?
-				   json_object_array_get_idx(refs, 0) : NULL;
+	struct json_object *ref0 = refs && fss_jlen(refs) ?
+				   fss_jidx(refs, 0) : NULL;
 	char lead[32], buf[2048];
 	size_t n = 0;
 
@@ -44,10 +44,10 @@ static void one(FILE *f, struct json_object *x)
 	fss_print_wrapped(f, "           advice:   ", 21,
 			  fss_jstr(x, "advice") ?: "n/a");
 	buf[0] = 0;
-	for (size_t i = 0; refs && i < json_object_array_length(refs); i++)
+	for (size_t i = 0; refs && i < fss_jlen(refs); i++)
 		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ", " : "",
 			      json_object_get_string(
-				      json_object_array_get_idx(refs, i)));
+				      fss_jidx(refs, i)));
 	if (buf[0])
 		fss_print_wrapped(f, "           see:      ", 21, buf);
 }
@@ -56,23 +56,23 @@ void fss_text_findings(FILE *f, struct json_object *doc)
 {
 	struct json_object *a = fss_j(doc, "findings"), *x;
 	size_t n = a && json_object_is_type(a, json_type_array) ?
-		   json_object_array_length(a) : 0;
+		   fss_jlen(a) : 0;
 	char buf[512];
 
 	if (!n)
 		return;
-	x = json_object_array_get_idx(a, 0);
+	x = fss_jidx(a, 0);
 	if (!strcmp(fss_jstr(x, "severity") ?: "", "info")) {
 		/* healthy: its line, then the notes, if any, a line each */
 		snprintf(buf, sizeof(buf), "%s%s", fss_jstr(x, "title") ?: "?",
 			 n > 1 ? "; notes:" : ".");
 		fss_print_wrapped(f, "FINDINGS: ", 10, buf);
 		for (size_t i = 1; i < n; i++)
-			one(f, json_object_array_get_idx(a, i));
+			one(f, fss_jidx(a, i));
 		return;
 	}
 	fprintf(f, "FINDINGS (%zu, most important first; "
 		"docs/findings.md)\n", n);
 	for (size_t i = 0; i < n; i++)
-		one(f, json_object_array_get_idx(a, i));
+		one(f, fss_jidx(a, i));
 }

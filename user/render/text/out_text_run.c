@@ -110,9 +110,9 @@ static void blame_text(FILE *f, struct json_object *b)
 		     "unattributed %.1f %% of the journal, queue and device "
 		     "time%s", 100 * self / all, 100 * oth / all, 100 * un / all,
 		     oth > 0 ? ":" : " (no other process caused any)");
-	for (size_t i = 0; a && i < json_object_array_length(a) &&
+	for (size_t i = 0; a && i < fss_jlen(a) &&
 	     n < sizeof(buf) - 64; i++) {
-		struct json_object *x = json_object_array_get_idx(a, i);
+		struct json_object *x = fss_jidx(a, i);
 
 		n += snprintf(buf + n, sizeof(buf) - n, "%s pid %lld %s %.3f ms",
 			      i ? "," : "", fss_jint(x, "pid", 0),
@@ -165,7 +165,7 @@ void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
 void fss_text_run_sweep(FILE *f, struct json_object *rows)
 {
 	char a[16], b[16], d[16];
-	size_t i, n = rows ? json_object_array_length(rows) : 0;
+	size_t i, n = rows ? fss_jlen(rows) : 0;
 	long long bj = 0;
 
 	fprintf(f, "\nLittle's law check (L = IOPS x mean latency, expect L close to "
@@ -173,7 +173,7 @@ void fss_text_run_sweep(FILE *f, struct json_object *rows)
 	fprintf(f, "%6s%12s%9s%9s%9s%8s%9s%13s\n", "jobs", "IOPS", "mean", "p50",
 		"p99", "L", "speedup", "vs 1/lat");
 	for (i = 0; i < n; i++) {
-		struct json_object *r = json_object_array_get_idx(rows, i);
+		struct json_object *r = fss_jidx(rows, i);
 
 		bj = fss_jint(r, "base_jobs", 0);
 		if (strcmp(fss_jstr(r, "status") ?: "", "ok")) {

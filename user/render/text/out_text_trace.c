@@ -91,12 +91,12 @@ static void print_ident(FILE *f, const char *s)
 static size_t len_of(struct json_object *a)
 {
 	return a && json_object_is_type(a, json_type_array) ?
-	       json_object_array_length(a) : 0;
+	       fss_jlen(a) : 0;
 }
 
 #define each(a, i, e) \
 	for (size_t i = 0; i < len_of(a) && \
-	     ((e) = json_object_array_get_idx(a, i)); i++)
+	     ((e) = fss_jidx(a, i)); i++)
 
 /*
  * Overload by design (docs/overhead.md): syncs summarized in the kernel
@@ -323,8 +323,8 @@ static void slower_coalesced(struct json_object *a, char *buf, size_t n,
 	struct json_object *c = NULL, *by, *x;
 	size_t i, m;
 
-	for (i = 0; i < json_object_array_length(a) && !c; i++) {
-		x = json_object_array_get_idx(a, i);
+	for (i = 0; i < fss_jlen(a) && !c; i++) {
+		x = fss_jidx(a, i);
 		if (!strcmp(fss_jstr(x, "phase") ?: "",
 			    fss_phase_name(FSS_PH_DEV_FLUSH)))
 			c = fss_j(fss_j(x, "evidence"), "coalesced");
@@ -335,9 +335,9 @@ static void slower_coalesced(struct json_object *a, char *buf, size_t n,
 			 *len ? "; " : "", fss_jint(c, "syncs", 0),
 			 fss_jint(c, "syncs", 0) == 1 ? "" : "s");
 	by = fss_j(c, "by");
-	m = by ? json_object_array_length(by) : 0;
+	m = by ? fss_jlen(by) : 0;
 	for (i = 0; i < m && i < 2 && *len + 40 < n; i++) {
-		x = json_object_array_get_idx(by, i);
+		x = fss_jidx(by, i);
 		*len += snprintf(buf + *len, n - *len, "%spid %lld x%lld",
 				 i ? ", " : "", fss_jint(x, "pid", 0),
 				 fss_jint(x, "syncs", 0));
@@ -358,9 +358,9 @@ static void slower_blame(FILE *f, struct json_object *o)
 	if (!json_object_object_get_ex(o, "blame", &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return;
-	n = json_object_array_length(a);
+	n = fss_jlen(a);
 	for (size_t i = 0; i < n && shown < 3 && len < sizeof(buf) - 64; i++) {
-		x = json_object_array_get_idx(a, i);
+		x = fss_jidx(a, i);
 		if (json_object_object_get(x, "unattributed"))
 			continue;
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%s %.0f%% ",
