@@ -86,7 +86,7 @@ def bytes_problems:
 	      totals] | unique | length) > 1
 	 then bad("entries of one phase with different totals") else empty end),
 	(if ([$named[].evidence.bytes] | add // 0) >
-	    (.[0].evidence.bytes_total // 0) +
+	    ($named[0].evidence.bytes_total // 0) +
 	    0.5 * ([$named[].evidence.requests] | add // 0)
 	 then bad("bytes add up to more than bytes_total") else empty end),
 	($named[] | .evidence as $e |
