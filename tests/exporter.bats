@@ -664,6 +664,8 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	bad_cfg 2 "line 3: cipher_suites: unknown key"
 	printf 'tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n' > "$w"
 	bad_cfg 2 "tls_server_config.cipher_suites: not supported"
+	printf 'basic_auth_users: {}\nbasic_auth_users: {}\n' > "$w"
+	bad_cfg 2 "line 2: basic_auth_users: given twice"
 	printf 'basic_auth_users: [\n' > "$w"
 	bad_cfg 2 "bad.yml: line "
 	run -2 "$FSS_BIN" exporter --listen 127.0.0.1:1 --web.config.file "$FSS_SCRATCH/none.yml"

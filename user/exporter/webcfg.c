@@ -327,6 +327,7 @@ static int parse_users(struct ctx *x, const yaml_node_t *m,
 static int parse_root(struct ctx *x, const yaml_node_t *root,
 		      struct fss_webcfg *c)
 {
+	bool seen_tls = false, seen_users = false;
 	yaml_node_pair_t *p;
 
 	if (!root || is_null(root))
@@ -340,10 +341,15 @@ static int parse_root(struct ctx *x, const yaml_node_t *root,
 		yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
 		const char *key = scalar(k) ? scalar(k) : "";
 
+		if ((!strcmp(key, "tls_server_config") && seen_tls) ||
+		    (!strcmp(key, "basic_auth_users") && seen_users))
+			return fail(x, k, "%s: given twice", key);
 		if (!strcmp(key, "tls_server_config")) {
+			seen_tls = true;
 			if (parse_tls(x, v, c))
 				return -1;
 		} else if (!strcmp(key, "basic_auth_users")) {
+			seen_users = true;
 			if (parse_users(x, v, c))
 				return -1;
 		} else {
