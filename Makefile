@@ -96,14 +96,15 @@ PYENV     := $(OUTPUT)/pyenv
 
 # Hardening (docs/hardening.md).  libFuzzer targets (tests/fuzz/) over the
 # document reader and every renderer, the --events reader and the option
-# parsers and the exporter's web config parser, built with clang under
+# parsers, the exporter's HTTP request handling and its web config parser,
+# built with clang under
 # ASan+UBSan in $(OUTPUT)/fuzz; `make fuzz
 # FUZZ_SECS=N` replays tests/fuzz/corpus/TARGET and fuzzes each target N
 # seconds (new inputs go to $(OUTPUT)/fuzz/corpus, crashes to
 # $(OUTPUT)/fuzz/crash-*).  `make check-asan` builds fsyncscope and the unit
 # tests with ASan+UBSan in $(OUTPUT)/asan (BPF objects as usual) and runs
 # the unit tests and ASAN_BATS with leak detection on.
-FUZZ_TARGETS := doc events parse webcfg
+FUZZ_TARGETS := doc events parse webcfg web
 FUZZ_SECS ?= 60
 FUZZ_CC   ?= clang
 SANITIZE  := address,undefined -fno-sanitize-recover=undefined \
@@ -265,12 +266,13 @@ FUZZ_LEN_doc    := 131072
 FUZZ_LEN_events := 65536
 FUZZ_LEN_parse  := 512
 FUZZ_LEN_webcfg := 4096
+FUZZ_LEN_web    := 4096
 
 fuzz: fuzz-build
 	$(Q)i=0; for t in $(FUZZ_TARGETS); do i=$$((i + 1)); \
 		d=$(OUTPUT)/fuzz; mkdir -p $$d/corpus/$$t; \
 		case $$t in doc) n=$(FUZZ_LEN_doc);; events) n=$(FUZZ_LEN_events);; \
-			webcfg) n=$(FUZZ_LEN_webcfg);; *) n=$(FUZZ_LEN_parse);; esac; \
+			webcfg|web) n=$(FUZZ_LEN_webcfg);; *) n=$(FUZZ_LEN_parse);; esac; \
 		printf '  %-8s %s\n' FUZZ "$$t, $(FUZZ_SECS) s"; \
 		$(SAN_ENV) $$d/fuzz_$$t -max_total_time=$(FUZZ_SECS) -max_len=$$n \
 			-timeout=30 -rss_limit_mb=3072 -print_final_stats=1 \
