@@ -664,6 +664,10 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	bad_cfg 2 "line 3: cipher_suites: unknown key"
 	printf 'tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n' > "$w"
 	bad_cfg 2 "tls_server_config.cipher_suites: not supported"
+	# a cost of 20 would take minutes per failed login (and to load)
+	printf 'basic_auth_users:\n  alice: "$2y$20$%s"\n' \
+		"abcdefghijklmnopqrstuu2r9OfJnfCsdneAXAGHnS4UpFFP8WIrW" > "$w"
+	bad_cfg 2 "basic_auth_users.alice: not a bcrypt hash (\$2a\$, \$2b\$ or \$2y\$, cost at most 14"
 	printf 'basic_auth_users: {}\nbasic_auth_users: {}\n' > "$w"
 	bad_cfg 2 "line 2: basic_auth_users: given twice"
 	printf 'basic_auth_users: [\n' > "$w"

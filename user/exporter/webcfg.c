@@ -267,14 +267,22 @@ static int parse_tls(struct ctx *x, const yaml_node_t *m, struct fss_webcfg *c)
 	return tls_files(x, m, certn, keyn, can, c);
 }
 
-/* A bcrypt hash crypt_r takes: $2a$, $2b$ or $2y$, cost, 53 characters. */
+/*
+ * A bcrypt hash crypt_r takes: $2a$, $2b$ or $2y$, cost, 53 characters.
+ * The cost is at most WEB_BCRYPT_MAX_COST: every failed login pays it
+ * (2^cost rounds; cost 10 took 90 ms here, so 14 is 1.5 s and the cost 20
+ * the fuzzer wrote over a minute per scrape, and as long to load).
+ */
+#define WEB_BCRYPT_MAX_COST	14
 static bool bcrypt_ok(const char *h)
 {
 	struct crypt_data cd;
 	const char *out;
 
 	if (strlen(h) != 60 || strncmp(h, "$2", 2) || !strchr("aby", h[2]) ||
-	    h[3] != '$')
+	    h[3] != '$' || h[4] < '0' || h[4] > '9' || h[5] < '0' ||
+	    h[5] > '9' || h[6] != '$' ||
+	    (h[4] - '0') * 10 + (h[5] - '0') > WEB_BCRYPT_MAX_COST)
 		return false;
 	memset(&cd, 0, sizeof(cd));
 	out = crypt_r("x", h, &cd);
@@ -309,8 +317,8 @@ static int parse_users(struct ctx *x, const yaml_node_t *m,
 				    "empty, not a string or has a ':'");
 		if (!h || !bcrypt_ok(h))
 			return fail(x, v, "basic_auth_users.%s: not a bcrypt "
-				    "hash ($2a$, $2b$ or $2y$, 60 characters)",
-				    u);
+				    "hash ($2a$, $2b$ or $2y$, cost at most "
+				    "14, 60 characters)", u);
 		for (int i = 0; i < c->nusers; i++)
 			if (!strcmp(c->users[i].name, u))
 				return fail(x, v, "basic_auth_users.%s: given "
