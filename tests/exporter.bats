@@ -668,6 +668,9 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	printf 'basic_auth_users:\n  alice: "$2y$20$%s"\n' \
 		"abcdefghijklmnopqrstuu2r9OfJnfCsdneAXAGHnS4UpFFP8WIrW" > "$w"
 	bad_cfg 2 "basic_auth_users.alice: not a bcrypt hash (\$2a\$, \$2b\$ or \$2y\$, cost at most 14"
+	# a quoted key holding a newline is still one line (fuzz_webcfg)
+	printf '"a\\nb": 1\n' > "$w"
+	bad_cfg 2 "line 1: a?b: unknown key"
 	printf 'basic_auth_users: {}\nbasic_auth_users: {}\n' > "$w"
 	bad_cfg 2 "line 2: basic_auth_users: given twice"
 	printf 'basic_auth_users: [\n' > "$w"

@@ -44,6 +44,10 @@ static int fail(struct ctx *x, const yaml_node_t *n, const char *fmt, ...)
 	else
 		snprintf(x->err, x->errlen, "--web.config.file %s: %s",
 			 x->path, msg);
+	/* one line, whatever a quoted key or value held (the fuzzer's "\n") */
+	for (char *p = x->err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return -1;
 }
 
