@@ -26,24 +26,6 @@ teardown() {
 	fss_cleanup
 }
 
-# start_trace NAME ARGS...: a tracer in the background, ready; its pid in
-# trace_pid, its output in $FSS_SCRATCH/NAME.out and NAME.err
-start_trace() {
-	local name="$1"
-	shift
-	fss_start_bg "$name" err '^fsyncscope: tracing .*\(Ctrl-C to stop\)$' \
-		"$FSS_BIN" trace "$@" || return 1
-	trace_pid=$bg_pid
-}
-
-# stop_trace PID: Ctrl-C, and the tracer must exit 0
-stop_trace() {
-	local rc=0
-	kill -INT "$1"
-	wait "$1" || rc=$?
-	[ "$rc" -eq 0 ] || { echo "tracer exited $rc" >&2; return 1; }
-}
-
 # summary NAME: the summary object of a --json trace, in a file
 summary() {
 	jq -c 'select(.type == "summary")' "$FSS_SCRATCH/$1.out" > "$FSS_SCRATCH/$1.summary"

@@ -96,6 +96,25 @@ fss_start_bg() {
 	wait_for "$FSS_SCRATCH/$name.$which" "$re"
 }
 
+# start_trace NAME ARGS...: `fsyncscope trace ARGS` in the background,
+# ready (its "Ctrl-C to stop" line); its pid in trace_pid, its output in
+# $FSS_SCRATCH/NAME.out and NAME.err
+start_trace() {
+	local name="$1"
+	shift
+	fss_start_bg "$name" err '^fsyncscope: tracing .*\(Ctrl-C to stop\)$' \
+		"$FSS_BIN" trace "$@" || return 1
+	trace_pid=$bg_pid
+}
+
+# stop_trace PID: Ctrl-C, and it must exit 0
+stop_trace() {
+	local rc=0
+	kill -INT "$1"
+	wait "$1" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "$1 exited $rc" >&2; return 1; }
+}
+
 # fss_stop_bg [SIG...]: each signal (default TERM) in turn to every process
 # of the suite's bg_pids array, then wait for them; for teardowns
 fss_stop_bg() {

@@ -24,24 +24,6 @@ teardown() {
 	fss_cleanup
 }
 
-# start_trace NAME ARGS...: a tracer in the background, ready; its pid in
-# trace_pid, its output in $FSS_SCRATCH/NAME.out and NAME.err
-start_trace() {
-	local name="$1"
-	shift
-	fss_start_bg "$name" err '^fsyncscope: tracing .*\(Ctrl-C to stop\)$' \
-		"$FSS_BIN" trace "$@" || return 1
-	trace_pid=$bg_pid
-}
-
-# stop_bg PID: Ctrl-C, and it must exit 0
-stop_bg() {
-	local rc=0
-	kill -INT "$1"
-	wait "$1" || rc=$?
-	[ "$rc" -eq 0 ] || { echo "$1 exited $rc" >&2; return 1; }
-}
-
 # stop_bt PID: Ctrl-C to bpftrace, which must exit 0 within 30 s (else it
 # is killed and the test fails: its output would be incomplete)
 stop_bt() {
@@ -96,7 +78,7 @@ pgbench() {
 	pg_sql "checkpoint" >/dev/null
 	pgbench -T 2 -c 2
 	stop_bt "$bt"
-	stop_bg "$tp"
+	stop_trace "$tp"
 	n=$(grep -c '^handle ' "$FSS_SCRATCH/bt.out" || true)
 	echo "jbd2 handles of fsyncscope (pid $tp) while tracing: $n" >&3
 	grep '^handle ' "$FSS_SCRATCH/bt.out" | sort | uniq -c >&2 || true
@@ -139,7 +121,7 @@ pgbench() {
 	# tracer reads /proc/PID/fd (its cwd, the scratch dir, is elsewhere)
 	dd if=/dev/zero of="$FSS_MNT/d/short.dat" bs=1M count=4 conv=fsync \
 		status=none
-	stop_bg "$tp"
+	stop_trace "$tp"
 	jq -c 'select(.type == "summary")' "$FSS_SCRATCH/t.out" > "$FSS_SCRATCH/s"
 	s="$FSS_SCRATCH/s"
 	jq -c '.files[] | {path, dev, ino, syncs}' "$s" >&2
