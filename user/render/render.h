@@ -78,6 +78,14 @@ int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 
 /* A traced test's breakdown (its "breakdown", "flush"... keys), indented. */
 void fss_text_breakdown(FILE *f, struct json_object *test, int indent);
+/*
+ * Overload by design (docs/overhead.md): the syncs an "overload" object
+ * counts as summarized in the kernel, why, their totals (log2 bucket upper
+ * bounds; the max too when with_max) and what "covers" the syncs traced
+ * in full.  Quiet when none was.
+ */
+void fss_text_overload(FILE *f, int indent, struct json_object *o,
+		       bool with_max, const char *covers);
 /* The plain text of a devices result (--probe too): what devices prints. */
 int fss_text_devices(FILE *f, struct json_object *doc, char *err, size_t errlen);
 /* Its table of devices, from a "devices" array. */

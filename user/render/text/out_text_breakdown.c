@@ -185,33 +185,33 @@ static void bd_caveats(FILE *f, int indent, struct json_object *t,
 			"breakdown incomplete\n", indent, "", drops);
 }
 
-/*
- * Overload by design (docs/overhead.md): the syncs summarized in the
- * kernel, why, their totals (log2 buckets: upper bounds), and what the
- * breakdown covers.  Quiet when none was.
- */
-static void bd_overload(FILE *f, int indent, struct json_object *t)
+/* The overload paragraph (render.h): run's breakdowns and trace's text. */
+void fss_text_overload(FILE *f, int indent, struct json_object *o,
+		       bool with_max, const char *covers)
 {
-	struct json_object *o = fss_j(t, "overload");
 	struct json_object *why = fss_j(o, "why");
 	struct json_object *tot = fss_j(o, "summarized_total_us");
 	unsigned long long n = bd_u(o, "summarized");
-	char lead[48], text[480], a[16], b[16], c[16];
+	char lead[48], text[480], a[16], b[16], c[16], max[32] = "";
 
 	if (!n)
 		return;
 	fss_fmt_dur(a, sizeof(a), json_object_get_double(fss_j(tot, "p50_le")));
 	fss_fmt_dur(b, sizeof(b), json_object_get_double(fss_j(tot, "p99_le")));
-	fss_fmt_dur(c, sizeof(c), json_object_get_double(fss_j(tot, "max_le")));
+	if (with_max) {
+		fss_fmt_dur(c, sizeof(c),
+			    json_object_get_double(fss_j(tot, "max_le")));
+		snprintf(max, sizeof(max), ", max <= %s", c);
+	}
 	snprintf(text, sizeof(text), "%llu syncs summarized in the kernel "
 		 "(%llu at entry: ring over its high mark; %llu near a lost "
 		 "record; %llu found no room for their own record; %llu painted "
 		 "with a request whose completion was lost after); their "
-		 "totals p50 <= %s, p99 <= %s, max <= %s; the phases above "
-		 "cover the %llu syncs traced in full", n,
+		 "totals p50 <= %s, p99 <= %s%s; %s the %llu syncs traced in "
+		 "full", n,
 		 bd_u(why, "ring_high"), bd_u(why, "lost_near"),
-		 bd_u(why, "ring_full"), bd_u(why, "lost_after"), a, b, c,
-		 bd_u(o, "traced"));
+		 bd_u(why, "ring_full"), bd_u(why, "lost_after"), a, b, max,
+		 covers, bd_u(o, "traced"));
 	snprintf(lead, sizeof(lead), "%*soverload: ", indent, "");
 	fss_print_wrapped(f, lead, indent + 2, text);
 }
@@ -235,7 +235,8 @@ void fss_text_breakdown(FILE *f, struct json_object *t, int indent)
 		if (bd_u(t, "drops"))
 			fprintf(f, "%*s%llu events lost (ring full, hook "
 				"skipped)\n", indent, "", bd_u(t, "drops"));
-		bd_overload(f, indent, t);
+		fss_text_overload(f, indent, fss_j(t, "overload"), true,
+				  "the phases above cover");
 		return;
 	}
 	if (json_object_is_type(by_kind, json_type_object)) {
@@ -249,5 +250,6 @@ void fss_text_breakdown(FILE *f, struct json_object *t, int indent)
 	bd_phases(f, indent, t);
 	bd_flush(f, indent, t, syncs, no_rq_start);
 	bd_caveats(f, indent, t, syncs, no_rq_start);
-	bd_overload(f, indent, t);
+	fss_text_overload(f, indent, fss_j(t, "overload"), true,
+			  "the phases above cover");
 }

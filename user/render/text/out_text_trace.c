@@ -98,32 +98,6 @@ static size_t len_of(struct json_object *a)
 	for (size_t i = 0; i < len_of(a) && \
 	     ((e) = fss_jidx(a, i)); i++)
 
-/*
- * Overload by design (docs/overhead.md): syncs summarized in the kernel
- * are counted, not in the tables below.  Quiet when none was.
- */
-static void print_overload(FILE *f, struct json_object *o)
-{
-	struct json_object *why = fss_j(o, "why");
-	struct json_object *tot = fss_j(o, "summarized_total_us");
-	char text[480], a[16], b[16];
-
-	if (!u64(o, "summarized"))
-		return;
-	fss_fmt_dur(a, sizeof(a), json_object_get_double(fss_j(tot, "p50_le")));
-	fss_fmt_dur(b, sizeof(b), json_object_get_double(fss_j(tot, "p99_le")));
-	snprintf(text, sizeof(text), "%llu syncs summarized in the kernel "
-		 "(%llu at entry: ring over its high mark; %llu near a lost "
-		 "record; %llu found no room for their own record; %llu painted "
-		 "with a request whose completion was lost after); their "
-		 "totals p50 <= %s, p99 <= %s; what follows covers the %llu "
-		 "syncs traced in full", u64(o, "summarized"),
-		 u64(why, "ring_high"), u64(why, "lost_near"),
-		 u64(why, "ring_full"), u64(why, "lost_after"), a, b,
-		 u64(o, "traced"));
-	fss_print_wrapped(f, "overload: ", 2, text);
-}
-
 /* "=== interval N: ..." or "=== summary: ..."; false: no syncs */
 static bool print_head(FILE *f, struct json_object *doc)
 {
@@ -151,7 +125,9 @@ static bool print_head(FILE *f, struct json_object *doc)
 	else if (lost)
 		fprintf(f, "warning: %llu events lost (ring buffer or state map full, or hook skipped): "
 			"counts are incomplete\n", lost);
-	print_overload(f, fss_j(doc, "overload"));
+	/* summarized syncs are counted, not in the tables below */
+	fss_text_overload(f, 0, fss_j(doc, "overload"), false,
+			  "what follows covers");
 	if (!u64(all, "syncs")) {
 		fprintf(f, "no syncs\n");
 		return false;
