@@ -46,7 +46,8 @@ DEB_TEST  := bats jq e2fsprogs xfsprogs btrfs-progs util-linux fdisk python3 \
 	libfuse3-dev fuse3 \
 	postgresql-15 mariadb-server fio bpftrace kmod procps psmisc time bc \
 	chromium python3-venv sqlite3 strace prometheus prometheus-node-exporter \
-	curl iproute2 systemd openssl libclang-rt-14-dev lintian debootstrap
+	curl iproute2 systemd openssl libclang-rt-14-dev lintian debootstrap \
+	libseccomp-dev
 DEB_ALL   := $(DEB_BUILD) $(DEB_PKG) $(DEB_TEST)
 
 LIBS_PC   := libbpf json-c mount libnvme libpq libmariadb liburing \
@@ -92,6 +93,7 @@ PY_TEST   := playwright==$(PLAYWRIGHT_VERSION)
 PYENV     := $(OUTPUT)/pyenv
 
 .PHONY: all deps deps-build deps-deb print-deps pydeps run test unit vmtest \
+	vmtest-matrix \
 	install deb clean bench fuzz fuzz-build check-asan
 
 # Hardening (docs/hardening.md).  libFuzzer targets (tests/fuzz/) over the
@@ -319,6 +321,12 @@ deb: deps-deb
 vmtest: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/vmtest $(VMTEST_ARGS)
+
+# The kernel matrix (docs/kernels.md): the smoke set of tests/vm on each of
+# VMTEST_KERNELS (scripts/vmtest-matrix fetches them into build/vm/kernels).
+vmtest-matrix: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/vmtest-matrix $(VMTEST_MATRIX_ARGS)
 
 bench: all
 	$(Q)scripts/bench-vs-pg_test_fsync

@@ -96,6 +96,25 @@ fss_start_bg() {
 	wait_for "$FSS_SCRATCH/$name.$which" "$re"
 }
 
+# start_syncer NAME DIR ARGS...: build/tests/syncer ARGS on DIR, waiting on
+# $FSS_SCRATCH/NAME.go; sets syncer_pid
+start_syncer() {
+	local name="$1" dir="$2"
+	shift 2
+	mkfifo "$FSS_SCRATCH/$name.go"
+	fss_start_bg "$name" out '^ready ' \
+		"$FSS_BUILD/tests/syncer" --go "$FSS_SCRATCH/$name.go" "$@" "$dir" ||
+		return 1
+	syncer_pid=$bg_pid
+}
+
+# go NAME...: let the syncers run, wait until each is done
+go() {
+	local n
+	for n in "$@"; do echo go > "$FSS_SCRATCH/$n.go"; done
+	for n in "$@"; do wait_for "$FSS_SCRATCH/$n.out" '^done '; done
+}
+
 # start_trace NAME ARGS...: `fsyncscope trace ARGS` in the background,
 # ready (its "Ctrl-C to stop" line); its pid in trace_pid, its output in
 # $FSS_SCRATCH/NAME.out and NAME.err

@@ -35,24 +35,6 @@ teardown() {
 	fss_cleanup
 }
 
-# start_syncer NAME DIR ARGS...: a syncer waiting on $FSS_SCRATCH/NAME.go;
-# sets syncer_pid
-start_syncer() {
-	local name="$1" dir="$2"
-	shift 2
-	mkfifo "$FSS_SCRATCH/$name.go"
-	fss_start_bg "$name" out '^ready ' \
-		"$SYNCER" --go "$FSS_SCRATCH/$name.go" "$@" "$dir" || return 1
-	syncer_pid=$bg_pid
-}
-
-# go NAME...: let the syncers run, wait until each is done
-go() {
-	local n
-	for n in "$@"; do echo go > "$FSS_SCRATCH/$n.go"; done
-	for n in "$@"; do wait_for "$FSS_SCRATCH/$n.out" '^done '; done
-}
-
 # start_trace ARGS...: the tracer in the background, ready; sets trace_pid,
 # its output in $tout (stdout) and $terr (stderr)
 start_trace() {

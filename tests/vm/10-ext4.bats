@@ -31,6 +31,7 @@ setup() {
 	strat_run kprobe
 }
 
+# bats test_tags=smoke
 @test "ext4: --strategy tracepoint gives a complete breakdown, one NVMe Flush per flush" {
 	strat_run tracepoint
 }
@@ -39,12 +40,14 @@ setup() {
 	strat_agree
 }
 
+# bats test_tags=smoke
 @test "ext4: auto picks fentry; calibration saw every hook fire (fsync appends)" {
 	strat_auto_fsync
 	# every append needs a jbd2 commit: each fsync waited for one
 	vm_ev_expect "$VM_DIR/auto.ev" "$STRAT_N" '.nr_journal >= 1'
 }
 
+# bats test_tags=smoke
 @test "ext4: FUA device: jbd2 commit blocks go out as native FUA writes" {
 	strat_fua
 }

@@ -29,6 +29,7 @@ setup() {
 	strat_run kprobe
 }
 
+# bats test_tags=smoke
 @test "xfs: --strategy tracepoint gives a complete breakdown, one NVMe Flush per flush" {
 	strat_run tracepoint
 }

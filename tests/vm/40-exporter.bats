@@ -31,6 +31,7 @@ teardown() {
 	[ -z "$exp_pid" ] || { kill -TERM "$exp_pid"; wait "$exp_pid" || true; }
 }
 
+# bats test_tags=smoke
 @test "exporter as nobody on this kernel: every sync counted, lost events read (or n/a and absent)" {
 	local i n=30 url=http://127.0.0.1:19469/metrics v=
 	"$FSS_BIN" exporter --listen 127.0.0.1:19469 --interval 1 \

@@ -18,6 +18,11 @@ shift 2
 echo "$(date +%s) $(cut -d' ' -f1 /proc/uptime)" > "$out/booted"
 mkdir -p "$out/artifacts"
 
+# tracefs where the tests look for tracepoints (virtme-ng's init may not
+# mount it)
+mountpoint -q /sys/kernel/tracing ||
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+
 # Debian builds nvme, ext4, xfs and jbd2 as modules: load them before any
 # test so their tracepoints and BTF exist when the tracer probes.
 modprobe -a nvme ext4 xfs 2>"$out/modprobe.err"
@@ -36,6 +41,7 @@ done
 	echo "write_cache $(cat /sys/block/nvme0n1/queue/write_cache 2>/dev/null)"
 	echo "fua $(cat /sys/block/nvme0n1/queue/fua 2>/dev/null)"
 	echo "cpus $(nproc)"
+	echo "version $(uname -v)"
 } > "$out/guest.txt"
 cat "$out/guest.txt"
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# VM lane, live mode on the guest's kernel: `fsyncscope trace -p PID` on
+# ext4 on the emulated NVMe disk counts exactly the syncs of that process,
+# per kind, none of a neighbour's, with every phase breakdown exact and
+# the NVMe layer seeing one Flush command per device flush.  The same
+# helpers as the host lane's live.bats (tests/lib.bash: start_syncer, go,
+# start_trace).  No timing is asserted.
+
+load vmlib
+
+setup_file() {
+	vm_fs_setup_file ext4
+}
+
+teardown_file() {
+	vm_cleanup
+}
+
+setup() {
+	vm_setup
+	FSS_SCRATCH="$BATS_TEST_TMPDIR"
+	bg_pids=()
+}
+
+teardown() {
+	fss_stop_bg INT TERM
+}
+
+# bats test_tags=smoke
+@test "trace -p on this kernel: exact counts per kind, a neighbour does not leak in, one NVMe Flush per flush" {
+	local a s="$BATS_TEST_TMPDIR/summary.json"
+	start_syncer a "$VM_MNT" --fsync 5 --fdatasync 4 --dsync 3
+	a=$syncer_pid
+	start_syncer b "$VM_MNT" --fsync 6 --fdatasync 6
+	start_trace trace -p "$a" --json
+	go a b
+	stop_trace "$trace_pid" ||
+		{ cat "$FSS_SCRATCH/trace.err" >&2; return 1; }
+	jq -c 'select(.type == "summary")' "$FSS_SCRATCH/trace.out" > "$s"
+	vm_artifact trace-pid.json "$s"
+	vm_artifact trace-pid.err "$FSS_SCRATCH/trace.err"
+	vm_jq_all "$s" \
+		'.by_kind == {"fsync": 5, "fdatasync": 4, "dsync_write": 3}' \
+		'.all.syncs == 12 and .all.errors == 0 and .events_lost == 0' \
+		"[.processes[].pid] == [$a]" \
+		'[.all, .kinds[], .processes[], .files[]] | all(([.phases[].ns] | add) == .total_ns)' \
+		'.devices | length == 1 and .[0].syncs_with_flush > 0' \
+		'.flush.flushes > 0 and .flush.nvme_flush_cmds == .flush.flushes'
+}
