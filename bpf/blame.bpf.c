@@ -128,6 +128,8 @@ static __always_inline int owner_event(__u64 id, __u32 dev, __u32 bytes,
 SEC("tp_btf/block_io_start")
 int BPF_PROG(blame_rq_owner, struct request *rq)
 {
+	if (!rq)
+		return 0;	/* may be NULL: common.bpf.h */
 	__u32 dev;
 
 	if (floor_only)
@@ -160,6 +162,8 @@ static __always_inline int bio_owner(struct bio *bio, __u64 sector,
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(blame_bio_owner, struct bio *bio)
 {
+	if (!bio)
+		return 0;	/* may be NULL: common.bpf.h */
 	return bio_owner(bio, bio->bi_iter.bi_sector, bio->bi_iter.bi_size);
 }
 
@@ -170,6 +174,8 @@ int BPF_PROG(blame_bio_owner, struct bio *bio)
 SEC("tp_btf/block_split")
 int BPF_PROG(blame_bio_split, struct bio *bio, unsigned int new_sector)
 {
+	if (!bio)
+		return 0;	/* may be NULL: common.bpf.h */
 	return bio_owner(bio, new_sector, 0);
 }
 
@@ -197,6 +203,8 @@ SEC("tp_btf/writeback_single_inode_start")
 int BPF_PROG(blame_wb_start, struct inode *inode, struct writeback_control *wbc,
 	     unsigned long nr_to_write)
 {
+	if (!inode)
+		return 0;	/* may be NULL: common.bpf.h */
 	return wb_mark(inode, true);
 }
 
@@ -204,12 +212,16 @@ SEC("tp_btf/writeback_single_inode")
 int BPF_PROG(blame_wb_end, struct inode *inode, struct writeback_control *wbc,
 	     unsigned long nr_to_write)
 {
+	if (!inode)
+		return 0;	/* may be NULL: common.bpf.h */
 	return wb_mark(inode, false);
 }
 
 SEC("tp_btf/writeback_dirty_inode_enqueue")
 int BPF_PROG(blame_dirty, struct inode *inode)
 {
+	if (!inode)
+		return 0;	/* may be NULL: common.bpf.h */
 	struct inode_key k = {};
 	struct inode_owner o = {};
 	__u64 id;

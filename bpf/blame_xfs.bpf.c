@@ -69,6 +69,8 @@ static __always_inline bool xfs_dev_wanted(__u32 dev)
 SEC("tp_btf/xfs_trans_commit")
 int BPF_PROG(blame_xfs_commit, struct xfs_trans *tp, unsigned long caller_ip)
 {
+	if (!tp)
+		return 0;	/* may be NULL: common.bpf.h */
 	struct xtrans_mark *m;
 	__u32 dev;
 
@@ -275,6 +277,8 @@ SEC("tp_btf/xfs_setfilesize")
 int BPF_PROG(blame_xfs_setsize, struct xfs_inode *ip, xfs_off_t off,
 	     ssize_t count)
 {
+	if (!ip)
+		return 0;	/* may be NULL: common.bpf.h */
 	return xfs_inode_mark(ip);
 }
 
@@ -282,24 +286,32 @@ SEC("tp_btf/xfs_unwritten_convert")
 int BPF_PROG(blame_xfs_unwritten, struct xfs_inode *ip, xfs_off_t off,
 	     ssize_t count)
 {
+	if (!ip)
+		return 0;	/* may be NULL: common.bpf.h */
 	return xfs_inode_mark(ip);
 }
 
 SEC("tp_btf/xfs_inode_inactivating")
 int BPF_PROG(blame_xfs_inactive, struct xfs_inode *ip)
 {
+	if (!ip)
+		return 0;	/* may be NULL: common.bpf.h */
 	return xfs_inode_mark(ip);
 }
 
 SEC("tp_btf/xfs_log_ticket_ungrant")
 int BPF_PROG(blame_xfs_ungrant, struct xlog *log, struct xlog_ticket *tic)
 {
+	if (!log || !tic)
+		return 0;	/* may be NULL: common.bpf.h */
 	return xfs_ticket_back(log, tic);
 }
 
 SEC("tp_btf/xfs_log_ticket_regrant")
 int BPF_PROG(blame_xfs_regrant, struct xlog *log, struct xlog_ticket *tic)
 {
+	if (!log || !tic)
+		return 0;	/* may be NULL: common.bpf.h */
 	return xfs_ticket_back(log, tic);
 }
 
@@ -307,6 +319,8 @@ SEC("tp_btf/xfs_log_force")
 int BPF_PROG(blame_xfs_force, struct xfs_mount *mp, xfs_lsn_t seq,
 	     unsigned long caller_ip)
 {
+	if (!mp)
+		return 0;	/* may be NULL: common.bpf.h */
 	struct xflush f = {};
 	struct fss_event *e;
 	__u64 id;

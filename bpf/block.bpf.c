@@ -187,6 +187,8 @@ static __always_inline int rq_start_owned(struct request *rq)
 SEC("tp_btf/block_io_start")
 int BPF_PROG(btf_io_start, struct request *rq)
 {
+	if (!rq)
+		return 0;	/* may be NULL: common.bpf.h */
 	if (blame_in_rq)
 		return rq_start_owned(rq);
 	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true,
@@ -196,24 +198,32 @@ int BPF_PROG(btf_io_start, struct request *rq)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(btf_rq_insert, struct request *rq)
 {
+	if (!rq)
+		return 0;	/* may be NULL: common.bpf.h */
 	return rq_event(rq, FSS_EV_RQ_START, FSS_HOOK_RQ_START, -1, true, 0);
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(btf_rq_issue, struct request *rq)
 {
+	if (!rq)
+		return 0;	/* may be NULL: common.bpf.h */
 	return rq_event(rq, FSS_EV_RQ_ISSUE, FSS_HOOK_RQ_ISSUE, -1, true, 0);
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(btf_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
+	if (!rq)
+		return 0;	/* may be NULL: common.bpf.h */
 	return rq_event(rq, FSS_EV_RQ_COMPLETE, FSS_HOOK_RQ_COMPLETE, nr_bytes, true, 0);
 }
 
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(btf_rq_requeue, struct request *rq)
 {
+	if (!rq)
+		return 0;	/* may be NULL: common.bpf.h */
 	return rq_event(rq, FSS_EV_RQ_REQUEUE, FSS_HOOK_RQ_REQUEUE, -1, true, 0);
 }
 

@@ -15,6 +15,8 @@ const volatile bool follow_forks __weak = false;
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 {
+	if (!parent || !child)
+		return 0;	/* may be NULL: common.bpf.h */
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
@@ -33,6 +35,8 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(follow_exit, struct task_struct *task)
 {
+	if (!task)
+		return 0;	/* may be NULL: common.bpf.h */
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
 	/* signal->live reaches 0 when the last thread of the process exits */

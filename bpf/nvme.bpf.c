@@ -59,6 +59,8 @@ static __always_inline void nvme_event(struct request *rq, __u32 type, __u32 dev
 SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 {
+	if (!rq)
+		return 0;	/* may be NULL: common.bpf.h */
 	struct nvme_command___fss *cmd = cmdp;
 	struct nvme_pending p = {};
 	__u64 key = (__u64)rq;
@@ -82,6 +84,8 @@ int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 {
+	if (!rq)
+		return 0;	/* may be NULL: common.bpf.h */
 	__u64 key = (__u64)rq;
 	struct nvme_pending *p;
 	__u32 dev;

@@ -156,8 +156,19 @@ static __always_inline int sync_exit(long ret)
 	return 0;
 }
 
-#define ARG(ctx, n)	(((struct trace_event_raw_sys_enter *)(ctx))->args[n])
-#define RET(ctx)	(((struct trace_event_raw_sys_exit *)(ctx))->ret)
+/*
+ * A syscalls:sys_enter_NAME record is struct syscall_trace_enter (ent, int
+ * nr, args[]), sys_exit_NAME struct syscall_trace_exit (ent, int nr, long
+ * ret).  raw_syscalls' trace_event_raw_sys_enter/exit (ent, long id, ...)
+ * put args and ret at the same offsets only while struct trace_entry is 8
+ * bytes: Debian's PREEMPT_RT 6.1 adds preempt_lazy_count to it (12 bytes),
+ * the raw_syscalls layout then reads 8 bytes too far, past the record, and
+ * the kernel refuses the attach (EACCES).  So the real types, relocated
+ * against the kernel's BTF (CO-RE); every kernel with these tracepoints
+ * has them (kernel/trace/trace_syscalls.c writes its records with them).
+ */
+#define ARG(ctx, n)	(((struct syscall_trace_enter *)(ctx))->args[n])
+#define RET(ctx)	(((struct syscall_trace_exit *)(ctx))->ret)
 
 SEC("tp/syscalls/sys_enter_fsync")
 int sys_enter_fsync(void *ctx)

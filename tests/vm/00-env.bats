@@ -108,10 +108,45 @@ setup() {
 			[ -d "/sys/kernel/tracing/events/$tp" ] &&
 				echo "tp $tp yes" || echo "tp $tp no"
 		done
+		# PREEMPT_RT runs every interrupt handler in a thread: NVMe
+		# completions then come from irq/N-nvme0qM kernel threads
+		echo "nvme_irq_threads $(ps -eo comm= | grep -c '^irq/[0-9]*-nvme')"
 	} > "$f"
 	vm_artifact kernel.txt "$f"
 	cat "$f"
 	! grep -q ' missing$' "$f"
+}
+
+# The sync layer reads syscall arguments and return values from the
+# syscalls:sys_enter_NAME / sys_exit_NAME records through BTF's struct
+# syscall_trace_enter / syscall_trace_exit (bpf/sync.bpf.c).  raw_syscalls'
+# struct (ent, long id, args) has them at the same offsets only with an
+# 8-byte struct trace_entry: PREEMPT_RT 6.1's is 12 bytes.  tracefs's
+# format files are the independent witness of where the kernel writes them.
+# bats test_tags=smoke
+@test "syscall records: fd and ret where BTF's syscall_trace_enter/exit put them (not raw_syscalls' layout on PREEMPT_RT 6.1)" {
+	local ev=/sys/kernel/tracing/events/syscalls f="$BATS_TEST_TMPDIR/sysrec.txt"
+	local fd ret args retb ent
+	bpftool btf dump file /sys/kernel/btf/vmlinux format raw |
+		grep -A3 -E "STRUCT '(syscall_trace_enter|syscall_trace_exit|trace_entry)' " \
+		> "$BATS_TEST_TMPDIR/btf.txt"
+	# byte offset of member $2 of struct $1 in the BTF dump
+	member() {
+		awk -v s="STRUCT '$1' " -v m="'$2'" '
+			index($0, s) { on = 1; next }
+			/^\[/ { on = 0 }
+			on && $1 == m { sub(/.*bits_offset=/, ""); print $0 / 8; exit }
+		' "$BATS_TEST_TMPDIR/btf.txt"
+	}
+	ent=$(sed -n "s/.*STRUCT 'trace_entry' size=\([0-9]*\).*/\1/p" "$BATS_TEST_TMPDIR/btf.txt")
+	args=$(member syscall_trace_enter args)
+	retb=$(member syscall_trace_exit ret)
+	fd=$(sed -n 's/.*field:.* fd;[[:space:]]*offset:\([0-9]*\);.*/\1/p' "$ev/sys_enter_fsync/format")
+	ret=$(sed -n 's/.*field:long ret;[[:space:]]*offset:\([0-9]*\);.*/\1/p' "$ev/sys_exit_fsync/format")
+	echo "trace_entry $ent bytes; sys_enter_fsync fd at $fd (BTF args at $args); sys_exit_fsync ret at $ret (BTF $retb)" | tee "$f"
+	vm_artifact sysrec.txt "$f"
+	[ -n "$ent" ] && [ -n "$fd" ] && [ -n "$ret" ]
+	[ "$fd" = "$args" ] && [ "$ret" = "$retb" ]
 }
 
 @test "kprobes exist and a kprobe on ext4_sync_file fires once per sync" {
