@@ -19,10 +19,10 @@
  * arguments with PTR_MAYBE_NULL" (Debian's 6.12.117, 6.13) type every one
  * trusted_ptr_or_null, and the verifier refuses to load a program that
  * dereferences one before testing it ("invalid mem access
- * 'trusted_ptr_or_null_'", EACCES): the block and NVMe tp_btf sets, blame
- * and --follow then did not load there (docs/kernels.md).  So every tp_btf
- * program tests its pointer arguments first ("may be NULL: common.bpf.h");
- * older kernels accept both.
+ * 'trusted_ptr_or_null_'", EACCES): the block and NVMe tp_btf sets and
+ * blame did not load there (docs/kernels.md).  So every tp_btf program
+ * tests its pointer arguments first ("may be NULL: common.bpf.h"); older
+ * kernels accept both.
  */
 
 /* Settings, written by user space between open and load. */

@@ -126,7 +126,7 @@ setup() {
 # bats test_tags=smoke
 @test "syscall records: fd and ret where BTF's syscall_trace_enter/exit put them (not raw_syscalls' layout on PREEMPT_RT 6.1)" {
 	local ev=/sys/kernel/tracing/events/syscalls f="$BATS_TEST_TMPDIR/sysrec.txt"
-	local fd ret args retb ent
+	local fd ret args retb ent raw
 	bpftool btf dump file /sys/kernel/btf/vmlinux format raw |
 		grep -A3 -E "STRUCT '(syscall_trace_enter|syscall_trace_exit|trace_entry)' " \
 		> "$BATS_TEST_TMPDIR/btf.txt"
@@ -143,7 +143,9 @@ setup() {
 	retb=$(member syscall_trace_exit ret)
 	fd=$(sed -n 's/.*field:.* fd;[[:space:]]*offset:\([0-9]*\);.*/\1/p' "$ev/sys_enter_fsync/format")
 	ret=$(sed -n 's/.*field:long ret;[[:space:]]*offset:\([0-9]*\);.*/\1/p' "$ev/sys_exit_fsync/format")
-	echo "trace_entry $ent bytes; sys_enter_fsync fd at $fd (BTF args at $args); sys_exit_fsync ret at $ret (BTF $retb)" | tee "$f"
+	raw=$(sed -n 's/.*field:.* args\[6\];[[:space:]]*offset:\([0-9]*\);.*/\1/p' \
+		/sys/kernel/tracing/events/raw_syscalls/sys_enter/format)
+	echo "trace_entry $ent bytes; sys_enter_fsync fd at $fd (BTF args at $args; raw_syscalls args at $raw); sys_exit_fsync ret at $ret (BTF $retb)" | tee "$f"
 	vm_artifact sysrec.txt "$f"
 	[ -n "$ent" ] && [ -n "$fd" ] && [ -n "$ret" ]
 	[ "$fd" = "$args" ] && [ "$ret" = "$retb" ]
