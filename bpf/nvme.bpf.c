@@ -59,7 +59,7 @@ static __always_inline void nvme_event(struct request *rq, __u32 type, __u32 dev
 SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 {
-	if (!rq)
+	if (!rq || !cmdp)
 		return 0;	/* may be NULL: common.bpf.h */
 	struct nvme_command___fss *cmd = cmdp;
 	struct nvme_pending p = {};
