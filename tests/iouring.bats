@@ -95,3 +95,56 @@ one_line() {
 	[ -z "$output" ]
 	[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
 }
+
+@test "--sweep iodepth=1,4: one test per depth, the little object (L = IOPS x mean latency, Little's IOPS, 1 / latency) and its text table, report prints the same bytes" {
+	local f="$FSS_SCRATCH/sw.json" t="$FSS_SCRATCH/sw.txt"
+	fss_mkfs ext4
+	run --separate-stderr "$FSS_BIN" run --ioengine io_uring \
+		--sweep iodepth=1,4 --method fdatasync --count 60 \
+		--save "$f" "$FSS_MNT"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$t"
+	fss_jq "$f" '[.tests[] | [.name, .iodepth, .ops, .jobs]] ==
+		[["sweep.iodepth1", 1, 60, 1], ["sweep.iodepth4", 4, 60, 1]] and
+		.options.sweep_iodepth == [1, 4] and .options.sweep_jobs == null and
+		.options.iodepth == null and [.sweep[].iodepth] == [1, 4]'
+	# every point holds the law's terms as defined (rounded to 3 places)
+	fss_jq "$f" '.little | .axis == "iodepth" and .base_level == 1 and
+		.base_concurrency == 1 and
+		.naive_capacity == .points[0].naive_capacity and
+		([.points[] | [.level, .concurrency]] == [[1, 1], [4, 4]]) and
+		([.points[] | .status == "ok" and
+		  ((.L - .ops_per_sec * .mean_us / 1e6) | fabs) < 0.002 and
+		  ((.little_iops - .concurrency * 1e6 / .mean_us) | fabs) <
+			0.002 * .little_iops and
+		  ((.naive_capacity - 1e6 / .mean_us) | fabs) <
+			0.002 * .naive_capacity and
+		  .p50_us <= .p99_us] | all) and
+		.points[0].speedup == 1'
+	grep -q "^Sweep over io_uring depth: fdatasync" "$t"
+	grep -q "^Little's law check (L = IOPS x mean latency, expect L close to depth):" "$t"
+	[ "$(grep -cE '^ +(1|4) +[0-9]+\.[0-9] ' "$t")" -eq 2 ]
+	"$FSS_BIN" report "$f" --format text > "$FSS_SCRATCH/sw.report"
+	cmp "$t" "$FSS_SCRATCH/sw.report"
+	[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
+}
+
+@test "--sweep iodepth bad combinations: one stderr line, exit 2" {
+	fss_mkfs ext4 64
+	run -2 --separate-stderr "$FSS_BIN" run --sweep iodepth=1,4 \
+		--method fdatasync "$FSS_MNT"
+	one_line "$stderr"
+	[[ "$stderr" == *"--sweep iodepth=... needs --ioengine io_uring"* ]]
+	run -2 --separate-stderr "$FSS_BIN" run --ioengine io_uring \
+		--sweep iodepth=1,4 --iodepth 2 --method fdatasync "$FSS_MNT"
+	one_line "$stderr"
+	for bad in iodepth=0 iodepth=4097 iodepth= iodepth=1, depth=1 \
+		iodepth=1,x; do
+		run -2 --separate-stderr "$FSS_BIN" run --ioengine io_uring \
+			--sweep "$bad" --method fdatasync "$FSS_MNT"
+		one_line "$stderr"
+		[[ "$stderr" == *"bad --sweep"* ]]
+	done
+	[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
+}

@@ -72,7 +72,8 @@ void fss_text_run_section(struct fss_text_run *c, const char *title,
 			  const char *note);
 void fss_text_run_row(struct fss_text_run *c, struct json_object *test, bool hist);
 void fss_text_run_section_end(struct fss_text_run *c);
-void fss_text_run_sweep(FILE *f, struct json_object *rows);
+/* A sweep's Little's-law table: its "little" object, or an old "sweep". */
+void fss_text_run_little(FILE *f, struct json_object *little);
 void fss_text_run_verdict(FILE *f, struct json_object *doc);
 int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 

@@ -68,8 +68,9 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Test length:", 2 },
 	{ NULL, 0, NULL, 0, "Custom test (fio-style; replaces the suite):", 3 },
 	{ "shared-file", OPT_SHARED, NULL, 0, "All jobs on one file (default: one each)", 3 },
-	{ "sweep", OPT_SWEEP, "jobs=LIST", 0, "Run the custom test once per job count "
-	  "in LIST (e.g. jobs=1,2,4,8) with a Little's-law check", 3 },
+	{ "sweep", OPT_SWEEP, "KEY=LIST", 0, "Run the custom test once per job "
+	  "count (jobs=1,2,4,8) or io_uring depth (iodepth=1,4,16) in LIST, "
+	  "with a Little's-law check", 3 },
 	{ "ioengine", OPT_IOENGINE, "E", 0, "sync (default: one op at a time "
 	  "per job) or io_uring (--iodepth ops in flight per job, each a write "
 	  "linked to its fdatasync/fsync)", 3 },
@@ -96,15 +97,26 @@ static const struct argp_option options[] = {
 static int parse_sweep(struct run_opts *o, const char *arg)
 {
 	char buf[512], *tok, *save = NULL;
-	unsigned long long v;
+	unsigned long long v, max = FSS_CLI_MAX_JOBS;
 
-	if (strncmp(arg, "jobs=", 5))
+	if (!strncmp(arg, "jobs=", 5)) {
+		o->sweep_iodepth = false;
+		arg += 5;
+	} else if (!strncmp(arg, "iodepth=", 8)) {
+		o->sweep_iodepth = true;
+		max = MAX_IODEPTH;
+		arg += 8;
+	} else {
 		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg + 5);
+	}
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
 	o->nsweep = 0;
+	if (!*buf || buf[strlen(buf) - 1] == ',')
+		return -1;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nsweep >= MAX_SWEEP ||
-		    fss_parse_uint(tok, FSS_CLI_MAX_JOBS, &v))
+		if (o->nsweep >= MAX_SWEEP || fss_parse_uint(tok, max, &v) || !v)
 			return -1;
 		o->sweep[o->nsweep++] = (unsigned int)v;
 	}
@@ -143,9 +155,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SWEEP:
 		if (parse_sweep(o, arg)) {
-			argp_error(state, "bad --sweep '%s': jobs=N[,N...], up to %d "
-				   "levels, N from 1 to %d", arg, MAX_SWEEP,
-				   FSS_CLI_MAX_JOBS);
+			argp_error(state, "bad --sweep '%s': jobs=N[,N...], up to "
+				   "%d levels, N from 1 to %d; or iodepth=N[,N...]"
+				   ", N from 1 to %d", arg, MAX_SWEEP,
+				   FSS_CLI_MAX_JOBS, MAX_IODEPTH);
 			return EINVAL;
 		}
 		o->custom = true;
@@ -162,8 +175,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_IODEPTH: {
 		unsigned long long v;
 
-		if (fss_parse_uint(arg, 4096, &v) || !v) {
-			argp_error(state, "bad --iodepth '%s': 1 to 4096", arg);
+		if (fss_parse_uint(arg, MAX_IODEPTH, &v) || !v) {
+			argp_error(state, "bad --iodepth '%s': 1 to %d", arg,
+				   MAX_IODEPTH);
 			return EINVAL;
 		}
 		o->iodepth = (unsigned int)v;
@@ -222,8 +236,13 @@ static int check_combinations(struct run_opts *o)
 	if (o->wl.no_trace && (o->wl.strategy || o->events))
 		return usage_error("--strategy and --events need tracing "
 				   "(drop --no-trace)");
-	if (o->nsweep && o->wl.jobs_set)
+	if (o->nsweep && !o->sweep_iodepth && o->wl.jobs_set)
 		return usage_error("--sweep jobs=... and --jobs cannot be combined");
+	if (o->nsweep && o->sweep_iodepth && !o->uring)
+		return usage_error("--sweep iodepth=... needs --ioengine io_uring");
+	if (o->nsweep && o->sweep_iodepth && o->iodepth_set)
+		return usage_error("--sweep iodepth=... and --iodepth cannot be "
+				   "combined");
 	if (o->force && !o->file)
 		return usage_error("--force only applies to --file PATH");
 	if (o->iodepth_set && !o->uring)
@@ -238,12 +257,15 @@ static int check_combinations(struct run_opts *o)
 				   "(drop --writes-per-sync)");
 	if (o->uring && !o->iodepth)
 		o->iodepth = 1;
+	for (int i = 0; o->sweep_iodepth && i < o->nsweep; i++)
+		if (o->sweep[i] > o->iodepth)
+			o->iodepth = o->sweep[i];	/* the deepest, for sizes */
 	if (o->shape.pattern == FSS_PAT_APPEND && o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append "
 				   "(the file starts empty and grows)");
 	need = o->wl.bs * o->wl.wps * (o->uring ? o->iodepth : 1);
 	if (o->shape.pattern == FSS_PAT_OVERWRITE && (o->shared || o->file))
-		need *= o->nsweep ? 1 : o->wl.jobs;
+		need *= o->nsweep && !o->sweep_iodepth ? 1 : o->wl.jobs;
 	if (o->custom && o->shape.pattern == FSS_PAT_OVERWRITE &&
 	    o->wl.file_size_set &&
 	    o->wl.file_size < need)
@@ -279,7 +301,7 @@ static __u64 files_needed(const struct run_opts *o, char *what, size_t len)
 		snprintf(what, len, "one %s file", a);
 		return SUITE_FILE_SIZE;
 	}
-	for (int i = 0; i < o->nsweep; i++)
+	for (int i = 0; !o->sweep_iodepth && i < o->nsweep; i++)
 		if (i == 0 || o->sweep[i] > jobs)
 			jobs = o->sweep[i];
 	nfiles = o->shared || o->file ? 1 : jobs;

@@ -23,6 +23,7 @@
 
 #define SUITE_FILE_SIZE	(16ULL << 20)	/* pg_test_fsync's WAL segment size */
 #define MAX_SWEEP	64
+#define MAX_IODEPTH	4096	/* --iodepth, --sweep iodepth= */
 
 /* The parsed options (run.c). */
 struct run_opts {
@@ -40,6 +41,7 @@ struct run_opts {
 	bool shared;
 	unsigned int sweep[MAX_SWEEP];
 	int nsweep;
+	bool sweep_iodepth;		/* --sweep iodepth=: sweep holds depths */
 	bool uring;			/* --ioengine io_uring */
 	unsigned int iodepth;		/* --iodepth (io_uring; default 1) */
 	bool iodepth_set;
@@ -60,8 +62,10 @@ struct ctx {
 	bool events_created;		/* by us: removed on errors */
 };
 
+/* One level of a sweep: jobs x iodepth ops asked to be in flight. */
 struct sweep_row {
 	unsigned int jobs;
+	unsigned int iodepth;		/* 1 for the sync engine */
 	const struct fss_run_test *r;
 };
 
@@ -81,6 +85,8 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows);
 /* run_doc.c */
 struct json_object *run_options_json(const struct run_opts *o);
 struct json_object *run_sweep_json(const struct sweep_row *rows, int n);
+struct json_object *run_little_json(const struct run_opts *o,
+				    const struct sweep_row *rows, int n);
 void run_print_header(struct ctx *c);
 void run_print_row(struct ctx *c, const struct fss_run_test *r);
 void run_print_footnotes(struct ctx *c);

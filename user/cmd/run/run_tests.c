@@ -226,9 +226,12 @@ static void size_label(char *buf, size_t len, __u64 v)
 		snprintf(buf, len, "%lluB", (unsigned long long)v);
 }
 
-static struct fss_wl_spec custom_spec(const struct run_opts *o, unsigned int jobs)
+/* The custom test's spec at one level (a job count, or a depth). */
+static struct fss_wl_spec custom_spec(const struct run_opts *o,
+				      unsigned int level)
 {
 	struct fss_wl_spec s = base_spec(o);
+	unsigned int jobs = o->sweep_iodepth ? o->wl.jobs : level;
 
 	s.method = o->shape.methods[0];
 	s.bs = o->wl.bs;
@@ -238,7 +241,7 @@ static struct fss_wl_spec custom_spec(const struct run_opts *o, unsigned int job
 	s.shared_file = o->shared || o->file;
 	s.pattern = o->shape.pattern;
 	s.file_size = o->wl.file_size;
-	s.iodepth = o->uring ? o->iodepth : 0;
+	s.iodepth = !o->uring ? 0 : o->sweep_iodepth ? level : o->iodepth;
 	return s;
 }
 
@@ -248,17 +251,22 @@ static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
 	char bs[32], eng[48] = "";
 
 	size_label(bs, sizeof(bs), o->wl.bs);
-	if (o->uring)
+	if (o->uring && o->sweep_iodepth && sweep)
+		snprintf(eng, sizeof(eng), ", io_uring, %u job%s", o->wl.jobs,
+			 o->wl.jobs == 1 ? "" : "s");
+	else if (o->uring)
 		snprintf(eng, sizeof(eng), ", io_uring depth %u", o->iodepth);
 	snprintf(buf, len, "%s: %s, %s x%u per %s, %s%s, %s I/O, %s%s:",
-		 sweep ? "Sweep over jobs" : "Custom test",
+		 !sweep ? "Custom test" : o->sweep_iodepth ?
+		 "Sweep over io_uring depth" : "Sweep over jobs",
 		 fss_method_name(o->shape.methods[0]), bs, o->wl.wps,
 		 fss_method_syncs(o->shape.methods[0]) ? "sync" : "op",
 		 fss_pattern_name(o->shape.pattern),
 		 o->shape.pattern == FSS_PAT_APPEND ? "" : " writes",
 		 o->shape.direct ? "O_DIRECT" : "buffered",
 		 o->shared || o->file ? "one shared file" :
-		 (sweep || o->wl.jobs > 1) ? "one file per job" : "one file",
+		 (sweep && !o->sweep_iodepth) || o->wl.jobs > 1 ?
+		 "one file per job" : "one file",
 		 eng);
 	return buf;
 }
@@ -285,8 +293,12 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 		r->section_title = c->custom_title;
 		r->spec = custom_spec(o, levels[i]);
 		if (o->nsweep) {
-			snprintf(r->name, sizeof(r->name), "sweep.jobs%u", levels[i]);
-			snprintf(r->label, sizeof(r->label), "jobs=%u", levels[i]);
+			const char *k = o->sweep_iodepth ? "iodepth" : "jobs";
+
+			snprintf(r->name, sizeof(r->name), "sweep.%s%u", k,
+				 levels[i]);
+			snprintf(r->label, sizeof(r->label), "%s=%u", k,
+				 levels[i]);
 		} else {
 			snprintf(r->name, sizeof(r->name), "custom.%s",
 				 fss_method_name(o->shape.methods[0]));
@@ -297,7 +309,8 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 		rc = run_test(c, r, NULL);
 		if (rc)
 			break;
-		rows[(*nrows)++] = (struct sweep_row){ levels[i], r };
+		rows[(*nrows)++] = (struct sweep_row){
+			r->spec.jobs, r->spec.iodepth ? r->spec.iodepth : 1, r };
 		if (fss_wl_stop) {
 			rc = -EINTR;
 			break;
@@ -310,9 +323,9 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 		if (c->tests[i].ran)
 			rows[k++].r = &c->tests[i];
 	if (o->nsweep && *nrows && !o->wl.json) {
-		struct json_object *sj = run_sweep_json(rows, *nrows);
+		struct json_object *sj = run_little_json(o, rows, *nrows);
 
-		fss_text_run_sweep(stdout, sj);
+		fss_text_run_little(stdout, sj);
 		json_object_put(sj);
 	}
 	return rc;
