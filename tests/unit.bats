@@ -122,6 +122,7 @@ hist_case() { unit_case "$TEST_HIST" "$1"; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }
 @test "stats: paired ratios of repeats: drift cancels, log-scale t interval, zeros by the delta method, one round has none" { hist_case ratio_paired; }
+@test "stats: the mean of repeats with its t interval: geometric when all > 0, arithmetic with a 0, none from one round" { hist_case mean_ci; }
 @test "stats: the bootstrap's ratio interval holds the true ratio (2x) and 1 for the same histogram" { hist_case change_ratio; }
 
 # The database view of trace (tests/unit/test_dbview.c over user/db/dbrole.c,

@@ -114,6 +114,12 @@ static const struct rule run_rules[] = {
 	{ 0 },
 };
 
+/* compare: one filesystem's metric over its rounds (docs/compare.md). */
+static const struct rule spread_rules[] = {
+	{ "mean", 'u' }, { "lo", 'u' }, { "hi", 'u' }, { "rounds", 'u' },
+	{ 0 },
+};
+
 static const struct rule compare_rules[] = {
 	{ "", 'T', head_rules },
 	{ "filesystems", 'a' }, { "filesystems.[]", 'o' },
@@ -124,6 +130,9 @@ static const struct rule compare_rules[] = {
 	{ "workloads.[].name", 's' }, { "workloads.[].title", 's' },
 	{ "workloads.[].results", 'a' }, { "workloads.[].results.[]", 'o' },
 	{ "workloads.[].results.[]", 'T', test_rules },
+	{ "workloads.[].results.[].spread", 'o' },
+	{ "workloads.[].results.[].spread.ops_per_sec", 'T', spread_rules },
+	{ "workloads.[].results.[].spread.p99_us", 'T', spread_rules },
 	{ "images", 'o' }, { "images.disk", 'o' },
 	{ "images.disk", 'T', device_rules }, { "images.on", 'o' },
 	{ 0 },
