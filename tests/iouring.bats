@@ -36,7 +36,9 @@ one_line() {
 		fss_jq "$f" ".tests | length == 1 and (.[0] |
 			.name == \"custom.fdatasync\" and .ioengine == \"io_uring\" and
 			.iodepth == $d and .status == \"ok\" and .ops == 100 and
-			.writes == 100 and .partial == false and
+			.writes == 100 and .syncs == 100 and
+			.sync_batch == \"pair\" and .partial == false and
+			.sync_latency_us.p50 > 0 and
 			.latency_us.p50 > 0 and .latency_us.p50 <= .latency_us.max)"
 		# every op's sync is traced once, as an io_uring fsync (or events
 		# were lost); it is the op's tail: the op (write + sync) takes
@@ -147,4 +149,56 @@ one_line() {
 		[[ "$stderr" == *"bad --sweep"* ]]
 	done
 	[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
+}
+
+@test "--sync-batch fio at depths 1, 4 and 16: fio's rule; every write recorded once, every sync traced (syncs_by_kind exact), no files left" {
+	local d f
+	fss_mkfs ext4
+	for d in 1 4 16; do
+		f="$FSS_SCRATCH/fio$d.json"
+		run --separate-stderr "$FSS_BIN" run --ioengine io_uring \
+			--iodepth "$d" --sync-batch fio --method fdatasync \
+			--count 100 --json "$FSS_MNT"
+		echo "$stderr"
+		[ "$status" -eq 0 ]
+		printf '%s\n' "$output" > "$f"
+		# an op is a write, durable at the first sync issued after it
+		# completed: each of the 100 writes has one latency
+		fss_jq "$f" '.tests[0] | .sync_batch == "fio" and
+			.status == "ok" and .ops == 100 and
+			.writes == 100 and .hist.op.count == 100 and .syncs >= 1 and
+			.latency_us.p50 > 0 and .sync_latency_us.p50 > 0 and
+			.partial == false'
+		fss_jq "$f" '.options.sync_batch == "fio"'
+		# every sync issued is traced, as an io_uring fsync
+		fss_jq "$f" '.tests[0] | .drops > 0 or
+			(.syncs_traced == .syncs and
+			 .syncs_by_kind == {"io_uring_fsync": .syncs})'
+		[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 ! -name lost+found)" ]
+	done
+	# depth 1 is fio's write, sync, write, sync...: one sync per write
+	fss_jq "$FSS_SCRATCH/fio1.json" '.tests[0].syncs == 100'
+	# two jobs, a ring each, fsync: the counts add up; the title says so
+	run --separate-stderr "$FSS_BIN" run --ioengine io_uring --iodepth 8 \
+		--sync-batch fio --method fsync --jobs 2 --count 50 --no-trace \
+		"$FSS_MNT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"io_uring depth 8, fio's syncs:"* ]]
+	run --separate-stderr "$FSS_BIN" run --ioengine io_uring --iodepth 8 \
+		--sync-batch fio --method fsync --jobs 2 --count 50 --no-trace \
+		--json "$FSS_MNT"
+	printf '%s\n' "$output" > "$FSS_SCRATCH/j2.json"
+	fss_jq "$FSS_SCRATCH/j2.json" '.tests[0] | .ops == 100 and
+		.writes == 100 and .jobs == 2'
+	# bad combinations: one line, exit 2
+	run -2 --separate-stderr "$FSS_BIN" run --sync-batch fio \
+		--method fdatasync "$FSS_MNT"
+	one_line "$stderr"
+	[[ "$stderr" == *"--sync-batch needs --ioengine io_uring"* ]]
+	for bad in batch '' FIO; do
+		run -2 --separate-stderr "$FSS_BIN" run --ioengine io_uring \
+			--sync-batch "$bad" --method fdatasync "$FSS_MNT"
+		one_line "$stderr"
+		[[ "$stderr" == *"bad --sync-batch"* ]]
+	done
 }

@@ -33,6 +33,7 @@
 enum {
 	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE,
 	OPT_SHARED, OPT_SWEEP, OPT_NO_BLAME, OPT_IOENGINE, OPT_IODEPTH,
+	OPT_SYNC_BATCH,
 };
 
 static const char doc[] =
@@ -76,6 +77,10 @@ static const struct argp_option options[] = {
 	  "linked to its fdatasync/fsync)", 3 },
 	{ "iodepth", OPT_IODEPTH, "N", 0, "Ops in flight per job with "
 	  "--ioengine io_uring (1 to 4096, default 1)", 3 },
+	{ "sync-batch", OPT_SYNC_BATCH, "B", 0, "With io_uring: pair (default: "
+	  "each op's sync once its write completed) or fio (fio's --fdatasync=1: "
+	  "writes and syncs share the depth, an op is durable at the next "
+	  "sync; docs/run.md)", 3 },
 	{ NULL, 0, NULL, 0, "Files:", 4 },
 	{ "file", OPT_FILE, "PATH", 0, "Use PATH instead of a temporary file (it must "
 	  "not exist unless --force)", 4 },
@@ -185,6 +190,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->custom = true;
 		break;
 	}
+	case OPT_SYNC_BATCH:
+		if (fss_sync_batch_parse(arg, &o->sync_batch)) {
+			argp_error(state, "bad --sync-batch '%s': pair or fio",
+				   arg);
+			return EINVAL;
+		}
+		o->sync_batch_set = true;
+		o->custom = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (o->dir) {
 			argp_error(state, "too many arguments: '%s' (one DIR at most)", arg);
@@ -248,6 +262,8 @@ static int check_combinations(struct run_opts *o)
 	if (o->iodepth_set && !o->uring)
 		return usage_error("--iodepth needs --ioengine io_uring (the sync "
 				   "engine has one op in flight per job)");
+	if (o->sync_batch_set && !o->uring)
+		return usage_error("--sync-batch needs --ioengine io_uring");
 	if (o->uring && o->shape.methods[0] != FSS_M_FDATASYNC &&
 	    o->shape.methods[0] != FSS_M_FSYNC)
 		return usage_error("--ioengine io_uring runs --method fdatasync or "

@@ -87,6 +87,9 @@ struct json_object *run_options_json(const struct run_opts *o)
 				       sw : NULL);
 		json_object_object_add(j, "ioengine", json_object_new_string(
 				       o->uring ? "io_uring" : "sync"));
+		json_object_object_add(j, "sync_batch", !o->uring ? NULL :
+				       json_object_new_string(
+				       fss_sync_batch_name(o->sync_batch)));
 		json_object_object_add(j, "iodepth", o->uring &&
 				       !(o->nsweep && o->sweep_iodepth) ?
 				       json_object_new_int((int)o->iodepth) : NULL);

@@ -45,6 +45,8 @@ struct run_opts {
 	bool uring;			/* --ioengine io_uring */
 	unsigned int iodepth;		/* --iodepth (io_uring; default 1) */
 	bool iodepth_set;
+	enum fss_sync_batch sync_batch;	/* --sync-batch (io_uring) */
+	bool sync_batch_set;
 };
 
 /* One run while it goes: its target, workload, tracer and tests. */

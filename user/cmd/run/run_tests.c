@@ -242,6 +242,7 @@ static struct fss_wl_spec custom_spec(const struct run_opts *o,
 	s.pattern = o->shape.pattern;
 	s.file_size = o->wl.file_size;
 	s.iodepth = !o->uring ? 0 : o->sweep_iodepth ? level : o->iodepth;
+	s.sync_batch = o->sync_batch;
 	return s;
 }
 
@@ -256,6 +257,9 @@ static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
 			 o->wl.jobs == 1 ? "" : "s");
 	else if (o->uring)
 		snprintf(eng, sizeof(eng), ", io_uring depth %u", o->iodepth);
+	if (o->uring && o->sync_batch == FSS_SB_FIO)
+		snprintf(eng + strlen(eng), sizeof(eng) - strlen(eng),
+			 ", fio's syncs");
 	snprintf(buf, len, "%s: %s, %s x%u per %s, %s%s, %s I/O, %s%s:",
 		 !sweep ? "Custom test" : o->sweep_iodepth ?
 		 "Sweep over io_uring depth" : "Sweep over jobs",
