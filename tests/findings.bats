@@ -29,6 +29,12 @@ teardown() {
 	# a loop device's write_cache outlives it, and can only be put back
 	# while it is attached: restore what a test changed before cleanup
 	[ -f "$S/.wc_restore" ] && echo "write back" > "$(cat "$S/.wc_restore")"
+	# so does its I/O scheduler
+	[ -f "$S/.sched_restore" ] && echo none > "$(cat "$S/.sched_restore")"
+	if [ -n "${BULK:-}" ]; then
+		kill "$BULK" 2>/dev/null || true
+		wait "$BULK" 2>/dev/null || true
+	fi
 	delay_teardown
 	fss_cleanup
 }
@@ -146,6 +152,103 @@ block() { sed -n '/^FINDINGS/,/^$/p' "$1"; }
 	grep -q '^tracing ' <(sed -n "$((fl - 2))p" "$S/f1.txt")
 	grep -q 'info     Syncs are flush-bound' "$S/f1.txt"
 	"$FSS_BIN" report --format text "$S/f1.json" | cmp - "$S/f1.txt"
+}
+
+# writes ios of a block device (/sys/block/N/stat's fifth field)
+write_ios() { awk '{ print $5 }' "/sys/block/$1/stat"; }
+
+# queue_bound by construction: bfq serves the idle I/O class only when no
+# other class has requests (and at least every 200 ms, its
+# BFQ_CL_IDLE_TIMEOUT), so the write of a syncer under `ionice -c3` waits
+# in the scheduler, between insert and issue, while a best-effort direct
+# writer keeps the device busy.  (A full tag set cannot show it: a request
+# that waits for a tag waits before block_rq_insert, in fs time.)
+@test "findings: an idle-class syncer beside a direct writer under bfq -> queue_bound, the writer named; alone, none" {
+	fss_mkfs ext4 512
+	local n="${FSS_LOOP#/dev/}" q w0
+	q="/sys/block/$n/queue/scheduler"
+	grep -qw bfq "$q" || modprobe bfq 2>/dev/null || true
+	grep -qw bfq "$q" || skip "no bfq I/O scheduler in this kernel"
+	echo "$q" > "$S/.sched_restore"
+	echo bfq > "$q"
+	ionice -c3 "$FSS_BIN" run --method fdatasync --bs 8k --count 50 -j \
+		"$FSS_MNT" > "$S/alone.json"
+	fss_jq "$S/alone.json" '[.findings[] | select(.id == "queue_bound" or
+		.id == "neighbour")] | length == 0'
+	fallocate -l 64m "$FSS_MNT/bulk"
+	w0="$(write_ios "$n")"
+	fio --name=bulk --filename="$FSS_MNT/bulk" --rw=write --bs=256k \
+		--direct=1 --size=64m --time_based --runtime=300 \
+		--output=/dev/null 3>&- &
+	BULK=$!
+	# ready: its writes reach the device
+	for _ in $(seq 100); do
+		[ "$(write_ios "$n")" -ge $((w0 + 20)) ] && break
+		sleep 0.1
+	done
+	[ "$(write_ios "$n")" -ge $((w0 + 20)) ]
+	ionice -c3 "$FSS_BIN" run --method fdatasync --bs 8k --count 30 -j \
+		"$FSS_MNT" > "$S/q.json"
+	kill "$BULK"
+	wait "$BULK" || true
+	BULK=
+	echo "beside fio: $(jq -c '[.tests[0].breakdown.queue.share, [.findings[] | [.id, .severity, .figures.share, .figures.comm]]]' "$S/q.json")" >&3
+	# a warning, with the test's own queue share and mean
+	fss_jq "$S/q.json" '.tests[0].breakdown as $b |
+		[.findings[] | select(.id == "queue_bound")] | length == 1 and
+		(.[0] | .severity == "warning" and .figures.share >= 0.25 and
+		 (.figures.share - $b.queue.share | fabs) < 1e-5 and
+		 (.figures.mean_us - $b.queue.mean_us | fabs) < 0.01 and
+		 (.advice | contains("scheduler")))'
+	# who filled the queue: fio's job, named as the neighbour
+	fss_jq "$S/q.json" '[.findings[] | select(.id == "neighbour")][0] |
+		.severity == "warning" and .figures.comm == "fio"'
+}
+
+# other_bound by construction: an O_DSYNC write takes the file's inode
+# lock for its copy into the page cache, before the filesystem's fsync code
+# (the fs hook) runs.  Two fio jobs that rewrite 64 MiB of the same file
+# in one buffered write() after another hold that lock for milliseconds at
+# a time and do none of the syncs' block I/O: a sync that arrives then
+# waits in none of the I/O phases.  Most syncs still find the lock free
+# (p50 12 us), the others wait ms: other was 76-91 % of the sync time, the
+# mean 271-704 us (the warning's line: 100 us) in three runs.  Write-through
+# queue: no flush to pay.
+@test "findings: O_DSYNC writes behind a neighbour that holds the file's inode lock -> other_bound; alone, none" {
+	fss_mkfs ext4 512
+	local q="/sys/block/${FSS_LOOP#/dev/}/queue/write_cache" f="$FSS_MNT/shared"
+	echo "$q" > "$S/.wc_restore"
+	echo "write through" > "$q"
+	dd if=/dev/zero of="$f" bs=1M count=192 status=none
+	sync -f "$f"
+	"$FSS_BIN" run --method open_datasync --bs 8k --count 200 --file "$f" \
+		--force -j > "$S/alone.json"
+	echo "alone: $(jq -c '[.tests[0].breakdown.other.share, [.findings[] | [.id, .severity]]]' "$S/alone.json")" >&3
+	fss_jq "$S/alone.json" '[.findings[] | select(.id == "other_bound")] | length == 0'
+	fio --name=rewrite --filename="$f" --rw=write --bs=64m --size=64m \
+		--numjobs=2 --offset=64m --offset_increment=64m \
+		--invalidate=0 --time_based --runtime=300 \
+		--output=/dev/null 3>&- &
+	BULK=$!
+	# ready: fio has its job running (the job is a child of fio)
+	for _ in $(seq 100); do
+		pgrep -P "$BULK" >/dev/null && break
+		sleep 0.1
+	done
+	pgrep -P "$BULK" >/dev/null
+	"$FSS_BIN" run --method open_datasync --bs 8k -s 2 --file "$f" \
+		--force -j > "$S/o.json"
+	kill "$BULK"
+	wait "$BULK" || true
+	BULK=
+	echo "behind the lock: $(jq -c '[.tests[0].breakdown.other.share, .tests[0].breakdown_total, .tests[0].latency_us, [.findings[] | [.id, .severity, .figures.share]]]' "$S/o.json")" >&3
+	fss_jq "$S/o.json" '.tests[0].syncs_by_kind.dsync_write == .tests[0].syncs_traced'
+	fss_jq "$S/o.json" '.tests[0].breakdown as $b |
+		[.findings[] | select(.id == "other_bound")] | length == 1 and
+		(.[0] | .severity == "warning" and .figures.share >= 0.25 and
+		 (.figures.share - $b.other.share | fabs) < 1e-5 and
+		 .figures.total_mean_us >= 100 and
+		 (.advice | contains("inode lock")))'
 }
 
 @test "findings: a big buffered writer beside an overwriter -> the writer named as a neighbour; alone, none" {
