@@ -30,7 +30,11 @@ teardown() {
 	# while it is attached: restore what a test changed before cleanup
 	[ -f "$S/.wc_restore" ] && echo "write back" > "$(cat "$S/.wc_restore")"
 	# so does its I/O scheduler
-	[ -f "$S/.sched_restore" ] && echo none > "$(cat "$S/.sched_restore")"
+	if [ -f "$S/.sched_restore" ]; then
+		local sq sn
+		read -r sq sn < "$S/.sched_restore"
+		echo "$sn" > "$sq"
+	fi
 	if [ -n "${BULK:-}" ]; then
 		kill "$BULK" 2>/dev/null || true
 		wait "$BULK" 2>/dev/null || true
@@ -169,7 +173,7 @@ write_ios() { awk '{ print $5 }' "/sys/block/$1/stat"; }
 	q="/sys/block/$n/queue/scheduler"
 	grep -qw bfq "$q" || modprobe bfq 2>/dev/null || true
 	grep -qw bfq "$q" || skip "no bfq I/O scheduler in this kernel"
-	echo "$q" > "$S/.sched_restore"
+	echo "$q $(sed -E 's/.*\[([^]]+)\].*/\1/' "$q")" > "$S/.sched_restore"
 	echo bfq > "$q"
 	ionice -c3 "$FSS_BIN" run --method fdatasync --bs 8k --count 50 -j \
 		"$FSS_MNT" > "$S/alone.json"
