@@ -232,8 +232,10 @@ my_stop() {
 # fixture.  A checkpoint forced in a traced interval where nothing else
 # syncs is most of that interval's sync time: checkpoint_burst.  Then every
 # flush delayed by 5 ms under pgbench: each commit's WAL fdatasync pays one,
-# so the WAL class is flush-bound: log_flush, with no checkpoint_burst.
-@test "PostgreSQL findings: a forced checkpoint alone -> checkpoint_burst; WAL commits behind a 5 ms flush delay -> log_flush" {
+# so the WAL class is flush-bound: log_flush, with no checkpoint_burst; and
+# its syncs, one at a time under WALWriteLock, fill most of the interval:
+# wal_serial (none in the checkpoint's interval: a few WAL syncs).
+@test "PostgreSQL findings: a forced checkpoint alone -> checkpoint_burst; WAL commits behind a 5 ms flush delay -> log_flush, wal_serial" {
 	delay_setup ext4 512
 	pg_setup delay -c log_checkpoints=on -c autovacuum=off \
 		-c checkpoint_timeout=1h -c max_wal_size=1GB
@@ -257,6 +259,7 @@ my_stop() {
 		 .figures.syncs == $n and
 		 .figures.checkpoint_ns >= 0.25 * .figures.traced_ns and
 		 (.advice | contains("checkpoint_completion_target")))'
+	fss_jq "$s" '[.findings[] | select(.id == "wal_serial")] | length == 0'
 	# commits behind the delayed flushes, no checkpoint
 	delay_set fsync_us=$d write_us=0 reset
 	start_trace wal -c postgres --mount "$DELAY_MNT" --json
@@ -267,8 +270,14 @@ my_stop() {
 	s=$(summary wal)
 	jq -c '[(.classes[] | select(.class == "pg_wal") | {syncs, mean_us,
 		flush: .phases.device_flush}), ([.findings[] | [.id, .severity,
-		.figures.share]])]' "$s" >&3
+		.figures.share // .figures.busy]])]' "$s" >&3
 	fss_jq "$s" '[.findings[] | select(.id == "checkpoint_burst")] | length == 0'
+	# two clients, each commit's sync >= 5 ms, one at a time: back to back
+	fss_jq "$s" '(.classes[] | select(.class == "pg_wal")) as $c |
+		.seconds as $t | [.findings[] | select(.id == "wal_serial")] |
+		length == 1 and (.[0].figures | .wal_sync_ns == $c.total_ns and
+		 (.seconds - $t | fabs) < 1e-5 and .busy >= 0.5 and
+		 .syncs == $c.syncs)'
 	fss_jq "$s" "(.classes[] | select(.class == \"pg_wal\")) as \$c |
 		[.findings[] | select(.id == \"log_flush\")] | length == 1 and
 		(.[0] | .severity == \"warning\" and

@@ -507,6 +507,46 @@ static void test_log_flush(void)
 	HAS(s, "innodb_flush_log_at_trx_commit");
 }
 
+/* wal_serial of a trace record: syncs WAL syncs of total ns over sec s */
+static const char *wal_at(int syncs, double ns, double sec, char *ev,
+			  size_t n)
+{
+	static char out[16];
+	char x[512];
+	struct json_object *a;
+
+	snprintf(x, sizeof(x), ",\"seconds\":%g,\"classes\":[{\"class\":"
+		 "\"pg_wal\",\"syncs\":%d,\"total_ns\":%.0f,\"mean_us\":%g,"
+		 "\"by_role\":{\"backend\":{\"syncs\":%d}}}]", sec, syncs, ns,
+		 ns / syncs / 1e3, syncs - 3);
+	a = F(trace_doc(0, 0, x));
+	snprintf(out, sizeof(out), "%s", sev(a, "wal_serial"));
+	if (ev)
+		snprintf(ev, n, "%s | %s", fss_jstr(get(a, "wal_serial"),
+			 "evidence") ?: "", fss_jstr(get(a, "wal_serial"),
+			 "advice") ?: "");
+	json_object_put(a);
+	return out;
+}
+
+/* WAL syncs back to back: from half the wall time, not over 1.1 of it */
+static void test_wal_serial(void)
+{
+	char s[2000];
+
+	CHECK(!strcmp(wal_at(400, 2e9, 4, s, sizeof(s)), "warning"),
+	      "at the line");
+	HAS(s, "400 WAL syncs (397 of them by backends at commit) of 5.00 ms "
+	    "on average took 2.00 s of the 4.00 s traced");
+	HAS(s, "WALWriteLock");
+	HAS(s, "commit_delay");
+	CHECK(!strcmp(wal_at(400, 1.99e9, 4, NULL, 0), "none"), "below");
+	CHECK(!strcmp(wal_at(19, 3.9e9, 4, NULL, 0), "none"), "few syncs");
+	CHECK(!strcmp(wal_at(400, 4.4e9, 4, NULL, 0), "warning"), "1.1");
+	CHECK(!strcmp(wal_at(400, 4.5e9, 4, NULL, 0), "none"),
+	      "overlapping: not one server's");
+}
+
 static void test_order_merge(void)
 {
 	struct rt t[3] = { base(), base(), base() };
@@ -661,6 +701,7 @@ static const struct tap_case cases[] = {
 	{ "tool", test_tool },
 	{ "checkpoints", test_checkpoints },
 	{ "log_flush", test_log_flush },
+	{ "wal_serial", test_wal_serial },
 	{ "order_merge", test_order_merge },
 	{ "attach", test_attach },
 	{ "text", test_text },
