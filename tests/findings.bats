@@ -216,7 +216,7 @@ write_ios() { awk '{ print $5 }' "/sys/block/$1/stat"; }
 # a time and do none of the syncs' block I/O: a sync that arrives then
 # waits in none of the I/O phases.  Most syncs still find the lock free
 # (p50 12 us), the others wait ms: other was 76-91 % of the sync time, the
-# mean 271-704 us (the warning's line: 100 us) in three runs.  Write-through
+# mean 218-704 us (the warning's line: 100 us) in five runs.  Write-through
 # queue: no flush to pay.
 @test "findings: O_DSYNC writes behind a neighbour that holds the file's inode lock -> other_bound; alone, none" {
 	fss_mkfs ext4 512
