@@ -434,8 +434,8 @@ static int tracer_start(struct ctx *c)
 }
 
 /*
- * The verdict, then the result: the plain verdict, or the document
- * rendered as --format asks, and --save.  0, or 1 when output failed.
+ * The result: the text after the header (findings, rows, verdict), or the
+ * document rendered as --format asks, and --save.  0, or 1 when output failed.
  */
 static int finish(struct ctx *c, __u64 drops, const struct sweep_row *rows,
 		  int nrows)
@@ -448,10 +448,9 @@ static int finish(struct ctx *c, __u64 drops, const struct sweep_row *rows,
 
 	run_verdict_get(c, &rv);
 	doc = run_doc(c, drops, rows, nrows, &rv);
-	if (!o->wl.json) {
-		fss_text_findings(stdout, doc);
-		run_verdict_print(c, &rv);
-	}
+	/* the text after the header: findings first (docs/findings.md) */
+	if (!o->wl.json)
+		fss_text_run_body(stdout, doc, o->wl.hist);
 	if (!o->wl.json && !o->save) {
 		json_object_put(doc);
 		return 0;
@@ -473,7 +472,7 @@ int cmd_run(int argc, char **argv)
 	struct run_opts o = { 0 };
 	struct fss_run_sigs sigs;
 	struct sweep_row rows[MAX_SWEEP];
-	struct ctx c = { .o = &o, .txt = { .f = stdout } };
+	struct ctx c = { .o = &o };
 	char err[PATH_MAX + 256], fdir[PATH_MAX];
 	int rc, nrows = 0, ret = 0;
 	__u64 drops = 0;

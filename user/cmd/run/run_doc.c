@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * run_doc.c - the result document of `fsyncscope run` (docs/run.md):
- * options, tests, sweep, verdict; and the parts of it that the plain text
- * prints as the run goes (header, rows, verdict), each rendered by
- * out_text_run.c from a document fragment.
+ * options, tests, sweep, verdict, findings; and the header the plain text
+ * prints before the tests run (out_text_run.c renders the rest of the
+ * document once it is complete: findings first, docs/findings.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,22 +17,6 @@
 #include "doc/doc.h"
 #include "cmd/run/run_int.h"
 #include "engine/tracer/tracer.h"
-
-/* The end of a section: its footnotes. */
-void run_print_footnotes(struct ctx *c)
-{
-	fss_text_run_section_end(&c->txt);
-	fflush(stdout);
-}
-
-/* A test's row (and breakdown), rendered from its document. */
-void run_print_row(struct ctx *c, const struct fss_run_test *r)
-{
-	struct json_object *tj = fss_run_test_json(r, -1);
-
-	fss_text_run_row(&c->txt, tj, c->o->wl.hist);
-	json_object_put(tj);
-}
 
 /* The header, rendered from the document's first parts. */
 void run_print_header(struct ctx *c)
@@ -290,26 +274,6 @@ void run_verdict_get(struct ctx *c, struct run_verdict *rv)
 	rv->idx = fss_run_verdict_test(c->tests, c->ntests);
 	fss_run_verdict(&rv->dev, NULL, c->tests, rv->idx, &rv->v);
 	rv->have = true;
-}
-
-/* The verdict, rendered from the document's verdict and measured test. */
-void run_verdict_print(struct ctx *c, const struct run_verdict *rv)
-{
-	struct json_object *d = json_object_new_object(), *tests;
-
-	fss_doc_stamp(d, "run");
-	json_object_object_add(d, "options", run_options_json(c->o));
-	tests = json_object_new_array();
-	if (rv->have && rv->idx >= 0)
-		json_object_array_add(tests, fss_run_test_json(&c->tests[rv->idx], -1));
-	json_object_object_add(d, "tests", tests);
-	json_object_object_add(d, "verdict", rv->have ?
-			       fss_run_verdict_json(&rv->v, &rv->dev, c->tests,
-						    rv->idx) : NULL);
-	json_object_object_add(d, "verdict_reason", rv->have ? NULL :
-			       json_object_new_string(rv->why));
-	fss_text_run_verdict(stdout, d);
-	json_object_put(d);
 }
 
 /* The result document of the run (docs/run.md). */

@@ -58,7 +58,6 @@ struct ctx {
 	struct fss_run_test *tests;
 	int ntests, cap;
 	struct fss_run_hook hk;
-	struct fss_text_run txt;	/* the plain output (out_text_run.c) */
 	char custom_title[256];		/* the custom test's section title */
 	FILE *events;			/* --events */
 	bool events_created;		/* by us: removed on errors */
@@ -90,10 +89,7 @@ struct json_object *run_sweep_json(const struct sweep_row *rows, int n);
 struct json_object *run_little_json(const struct run_opts *o,
 				    const struct sweep_row *rows, int n);
 void run_print_header(struct ctx *c);
-void run_print_row(struct ctx *c, const struct fss_run_test *r);
-void run_print_footnotes(struct ctx *c);
 void run_verdict_get(struct ctx *c, struct run_verdict *rv);
-void run_verdict_print(struct ctx *c, const struct run_verdict *rv);
 struct json_object *run_doc(struct ctx *c, __u64 drops,
 			    const struct sweep_row *rows, int nrows,
 			    const struct run_verdict *rv);

@@ -28,7 +28,10 @@ struct fss_run_test *run_rec_new(struct ctx *c)
 	return &c->tests[c->ntests++];
 }
 
-/* Run one test; prints its row in plain mode.  0, -EINTR or -errno. */
+/*
+ * Run one test (its row is printed with the rest of the document at the
+ * end, after the findings: docs/findings.md).  0, -EINTR or -errno.
+ */
 static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *file)
 {
 	struct fss_wl_hooks hooks = { fss_run_hook_before, fss_run_hook_after, &c->hk };
@@ -54,8 +57,6 @@ static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *f
 		return rc;
 	}
 	r->ran = true;
-	if (!c->o->wl.json)
-		run_print_row(c, r);
 	return 0;
 }
 
@@ -90,21 +91,6 @@ static struct fss_wl_spec base_spec(const struct run_opts *o)
 		.count = o->wl.count,
 	};
 	return s;
-}
-
-static void section_start(struct ctx *c, const struct suite_sec *sec)
-{
-	if (c->o->wl.json)
-		return;
-	fss_text_run_section(&c->txt, sec->title, sec->sub);
-	fflush(stdout);
-}
-
-static void section_end(struct ctx *c)
-{
-	if (!c->o->wl.json)
-		run_print_footnotes(c);
-	fflush(stdout);
 }
 
 /* A new test in section sec, with the suite's spec to change; NULL: ENOMEM. */
@@ -153,7 +139,6 @@ int run_suite(struct ctx *c)
 	}
 	/* 1, 2: sync methods with one and two 8kB writes */
 	for (s = 0; s < 2; s++) {
-		section_start(c, &sections[s]);
 		for (i = 0; i < 5; i++) {
 			if (!(r = suite_test(c, &sections[s])))
 				return -ENOMEM;
@@ -168,10 +153,8 @@ int run_suite(struct ctx *c)
 			if ((rc = suite_run(c, r, file)))
 				return rc;
 		}
-		section_end(c);
 	}
 	/* 3: open_sync, 16kB per op in 1, 2, 4, 8, 16 writes */
-	section_start(c, &sections[2]);
 	for (i = 1; i <= 16; i *= 2) {
 		if (!(r = suite_test(c, &sections[2])))
 			return -ENOMEM;
@@ -185,9 +168,7 @@ int run_suite(struct ctx *c)
 		if ((rc = suite_run(c, r, file)))
 			return rc;
 	}
-	section_end(c);
 	/* 4: fsync on the writing descriptor vs on a second one */
-	section_start(c, &sections[3]);
 	for (i = 0; i < 2; i++) {
 		if (!(r = suite_test(c, &sections[3])))
 			return -ENOMEM;
@@ -201,9 +182,7 @@ int run_suite(struct ctx *c)
 		if ((rc = suite_run(c, r, file)))
 			return rc;
 	}
-	section_end(c);
 	/* 5: writes without sync */
-	section_start(c, &sections[4]);
 	if (!(r = suite_test(c, &sections[4])))
 		return -ENOMEM;
 	r->spec.method = FSS_M_NONE;
@@ -212,7 +191,6 @@ int run_suite(struct ctx *c)
 	r->spec.name = r->name;
 	if ((rc = run_test(c, r, file)))
 		return rc;
-	section_end(c);
 	return fss_wl_stop ? -EINTR : 0;
 }
 
@@ -284,10 +262,6 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 
 	*nrows = 0;
 	custom_title(o, c->custom_title, sizeof(c->custom_title), o->nsweep > 0);
-	if (!o->wl.json) {
-		fss_text_run_section(&c->txt, c->custom_title, NULL);
-		fflush(stdout);
-	}
 	for (int i = 0; i < n; i++) {
 		struct fss_run_test *r = run_rec_new(c);
 
@@ -320,17 +294,9 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 			break;
 		}
 	}
-	if (!o->wl.json)
-		run_print_footnotes(c);
 	/* rows point into c->tests: fix them up after any realloc */
 	for (int i = 0, k = 0; i < c->ntests && k < *nrows; i++)
 		if (c->tests[i].ran)
 			rows[k++].r = &c->tests[i];
-	if (o->nsweep && *nrows && !o->wl.json) {
-		struct json_object *sj = run_little_json(o, rows, *nrows);
-
-		fss_text_run_little(stdout, sj);
-		json_object_put(sj);
-	}
 	return rc;
 }

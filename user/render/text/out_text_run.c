@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * out_text_run.c - the plain (80-column) text of a run result, from its
- * document only.  `run` prints through these functions as each part of
- * the document becomes known (header, each test's row, the sweep, the
- * verdict); `report saved.json --format text` calls them all in a row,
- * so the two are the same bytes.
+ * document only.  `run` prints the header before the tests and the body
+ * (findings, rows, sweep, verdict) once the document is complete;
+ * `report saved.json --format text` prints both in a row, so the two are
+ * the same bytes.  The findings come first, right under the header
+ * (docs/findings.md).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -290,11 +291,14 @@ static int whole_fn(const char *key, struct json_object *t, void *arg)
 	return 0;
 }
 
-int fss_text_run(FILE *f, struct json_object *doc, bool hist)
+void fss_text_run_body(FILE *f, struct json_object *doc, bool hist)
 {
 	struct whole w = { .c = { .f = f }, .hist = hist };
 
-	fss_text_run_header(f, doc);
+	if (fss_j(doc, "findings")) {
+		fputc('\n', f);
+		fss_text_findings(f, doc);
+	}
 	fss_doc_foreach_test(doc, whole_fn, &w);
 	if (w.section)
 		fss_text_run_section_end(&w.c);
@@ -302,7 +306,13 @@ int fss_text_run(FILE *f, struct json_object *doc, bool hist)
 		fss_text_run_little(f, fss_j(doc, "little"));
 	else if (fss_j(doc, "sweep"))
 		fss_text_run_little(f, fss_j(doc, "sweep"));
-	fss_text_findings(f, doc);
 	fss_text_run_verdict(f, doc);
+	fflush(f);
+}
+
+int fss_text_run(FILE *f, struct json_object *doc, bool hist)
+{
+	fss_text_run_header(f, doc);
+	fss_text_run_body(f, doc, hist);
 	return 0;
 }
