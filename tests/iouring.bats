@@ -77,8 +77,12 @@ one_line() {
 	one_line "$stderr"
 	[[ "$stderr" == *"--iodepth needs --ioengine io_uring"* ]]
 	run -2 --separate-stderr "$FSS_BIN" run --ioengine io_uring \
-		--method open_datasync "$FSS_MNT"
+		--method fsync_writethrough "$FSS_MNT"
 	one_line "$stderr"
+	run -2 --separate-stderr "$FSS_BIN" run --ioengine io_uring \
+		--sync-batch fio --method open_datasync "$FSS_MNT"
+	one_line "$stderr"
+	[[ "$stderr" == *"--sync-batch fio runs --method fdatasync or fsync"* ]]
 	run -2 --separate-stderr "$FSS_BIN" run --ioengine io_uring \
 		--method fdatasync --writes-per-sync 2 "$FSS_MNT"
 	one_line "$stderr"
@@ -200,5 +204,31 @@ one_line() {
 			--sync-batch "$bad" --method fdatasync "$FSS_MNT"
 		one_line "$stderr"
 		[[ "$stderr" == *"bad --sync-batch"* ]]
+	done
+}
+
+@test "io_uring writes that are the sync (open_datasync, open_sync, pwritev2_dsync) at depths 1 and 4: every op one write, each traced as a dsync_write" {
+	local m d f
+	fss_mkfs ext4
+	for m in open_datasync open_sync pwritev2_dsync; do
+		for d in 1 4; do
+			f="$FSS_SCRATCH/$m$d.json"
+			run --separate-stderr "$FSS_BIN" run --ioengine io_uring \
+				--iodepth "$d" --method "$m" --count 60 --json \
+				"$FSS_MNT"
+			echo "$stderr"
+			[ "$status" -eq 0 ]
+			printf '%s\n' "$output" > "$f"
+			fss_jq "$f" ".tests[0] | .method == \"$m\" and
+				.iodepth == $d and .status == \"ok\" and
+				.ops == 60 and .writes == 60 and .syncs == 60 and
+				.sync_latency_us.p50 > 0"
+			# the write is the sync: one dsync_write each, no fsync
+			fss_jq "$f" '.tests[0] | .drops > 0 or
+				(.syncs_traced == 60 and
+				 .syncs_by_kind == {"dsync_write": 60})'
+			[ -z "$(find "$FSS_MNT" -mindepth 1 -maxdepth 1 \
+				! -name lost+found)" ]
+		done
 	done
 }

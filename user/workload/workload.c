@@ -303,6 +303,15 @@ static void job_loop(struct job *j)
 		atomic_store(&r->abort, 1);
 }
 
+bool fss_wl_uring_method(enum fss_method m, enum fss_sync_batch b)
+{
+	if (m == FSS_M_FDATASYNC || m == FSS_M_FSYNC)
+		return true;
+	return b == FSS_SB_PAIR && (m == FSS_M_OPEN_DATASYNC ||
+				    m == FSS_M_OPEN_SYNC ||
+				    m == FSS_M_PWRITEV2_DSYNC);
+}
+
 const char *fss_sync_batch_name(enum fss_sync_batch b)
 {
 	return b == FSS_SB_FIO ? "fio" : "pair";
@@ -449,11 +458,11 @@ static int wl_run__spec(struct wl_test *t, const struct fss_wl_spec *spec,
 	t->nfiles = s->shared_file ? 1 : s->jobs;
 
 	if (s->iodepth && (s->shape != FSS_SHAPE_WRITE_SYNC ||
-			   (s->method != FSS_M_FDATASYNC &&
-			    s->method != FSS_M_FSYNC) ||
+			   !fss_wl_uring_method(s->method, s->sync_batch) ||
 			   s->writes_per_sync != 1 || s->iodepth > 4096)) {
 		snprintf(err, errlen, "io_uring: fdatasync or fsync after one "
-			 "write, --iodepth 1 to 4096");
+			 "write, or one open_datasync, open_sync or "
+			 "pwritev2_dsync write (pair only), --iodepth 1 to 4096");
 		return -EINVAL;
 	}
 	/* region each job overwrites (each op in flight its own block),

@@ -67,6 +67,13 @@ int fss_size_parse(const char *s, __u64 *out);
  */
 enum fss_sync_batch { FSS_SB_PAIR = 0, FSS_SB_FIO };
 const char *fss_sync_batch_name(enum fss_sync_batch b);	/* "pair", "fio" */
+/*
+ * Can the io_uring engine run method m with rule b: fdatasync and fsync
+ * (a write, then the sync) with either; open_datasync, open_sync and
+ * pwritev2_dsync (one write that is the sync: O_DSYNC / O_SYNC, RWF_DSYNC)
+ * with pair only.
+ */
+bool fss_wl_uring_method(enum fss_method m, enum fss_sync_batch b);
 int fss_sync_batch_parse(const char *s, enum fss_sync_batch *out); /* 0/-1 */
 
 struct fss_wl_spec {

@@ -193,6 +193,13 @@ void wl__job_loop_uring(struct job *j);
  * 0 or -errno.  The struct is liburing's. */
 struct io_uring;
 int wl__uring_init(struct io_uring *ring, unsigned int depth);
+
+/* io_uring: is each write the sync (no IORING_OP_FSYNC after it)? */
+static inline bool wl__uring_dsync(enum fss_method m)
+{
+	return m == FSS_M_OPEN_DATASYNC || m == FSS_M_OPEN_SYNC ||
+	       m == FSS_M_PWRITEV2_DSYNC;
+}
 /* The same with --sync-batch fio (workload_uring_fio.c). */
 void wl__job_loop_uring_fio(struct job *j);
 

@@ -36,6 +36,8 @@ static int queue_op(struct job *j, struct io_uring *ring, struct uop *u,
 	off = s->pattern == FSS_PAT_OVERWRITE ? j->base + (__u64)k * s->bs :
 	      next_off(j, 0);
 	io_uring_prep_write(w, j->fd, j->buf, (unsigned int)s->bs, off);
+	if (s->method == FSS_M_PWRITEV2_DSYNC)
+		w->rw_flags = RWF_DSYNC;
 	io_uring_sqe_set_data64(w, (__u64)k << 1);
 	u[k].t_sub = now_ns();
 	u[k].write_done = false;
@@ -73,7 +75,12 @@ static int reap(struct job *j, struct io_uring_cqe *cqe, struct uop *u)
 		}
 		j->writes++;
 		u[k].write_done = true;
-		return -1;
+		if (!wl__uring_dsync(j->spec->method))
+			return -1;
+		/* the write was the sync (O_DSYNC, O_SYNC, RWF_DSYNC) */
+		j->syncs++;
+		fss_hist_add(j->shist, now_ns() - u[k].t_sub);
+		return (int)k;
 	}
 	if (cqe->res < 0) {
 		fail(j, -cqe->res, j->spec->method == FSS_M_FDATASYNC ?
@@ -85,14 +92,17 @@ static int reap(struct job *j, struct io_uring_cqe *cqe, struct uop *u)
 	return (int)k;
 }
 
-/* Wait for every op still in flight (after a stop or an error). */
+/*
+ * Wait for every op still in flight (after an error): nothing more is
+ * queued, so each op ends with its next completion (its write's, or the
+ * sync's that was already in flight).
+ */
 static void drain(struct io_uring *ring, unsigned int inflight)
 {
 	struct io_uring_cqe *cqe;
 
 	while (inflight && !io_uring_wait_cqe(ring, &cqe)) {
-		if (io_uring_cqe_get_data64(cqe) & 1)
-			inflight--;
+		inflight--;
 		io_uring_cqe_seen(ring, cqe);
 	}
 }

@@ -74,7 +74,8 @@ static const struct argp_option options[] = {
 	  "with a Little's-law check", 3 },
 	{ "ioengine", OPT_IOENGINE, "E", 0, "sync (default: one op at a time "
 	  "per job) or io_uring (--iodepth ops in flight per job, each a write "
-	  "linked to its fdatasync/fsync)", 3 },
+	  "then its fdatasync/fsync, or one open_datasync, open_sync or "
+	  "pwritev2_dsync write)", 3 },
 	{ "iodepth", OPT_IODEPTH, "N", 0, "Ops in flight per job with "
 	  "--ioengine io_uring (1 to 4096, default 1)", 3 },
 	{ "sync-batch", OPT_SYNC_BATCH, "B", 0, "With io_uring: pair (default: "
@@ -264,10 +265,14 @@ static int check_combinations(struct run_opts *o)
 				   "engine has one op in flight per job)");
 	if (o->sync_batch_set && !o->uring)
 		return usage_error("--sync-batch needs --ioengine io_uring");
-	if (o->uring && o->shape.methods[0] != FSS_M_FDATASYNC &&
-	    o->shape.methods[0] != FSS_M_FSYNC)
-		return usage_error("--ioengine io_uring runs --method fdatasync or "
-				   "fsync (one write linked to its sync)");
+	if (o->uring && !fss_wl_uring_method(o->shape.methods[0],
+					     o->sync_batch))
+		return usage_error(o->sync_batch == FSS_SB_FIO ?
+				   "--sync-batch fio runs --method fdatasync or "
+				   "fsync" : "--ioengine io_uring runs --method "
+				   "fdatasync, fsync (a write, then its sync), "
+				   "open_datasync, open_sync or pwritev2_dsync "
+				   "(one write that is the sync)");
 	if (o->uring && o->wl.wps != 1)
 		return usage_error("--ioengine io_uring does one write per sync "
 				   "(drop --writes-per-sync)");
