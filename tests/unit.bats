@@ -13,7 +13,7 @@ setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
 		build/tests/test_blame build/tests/test_dbview build/tests/test_lib \
-		build/tests/test_summ \
+		build/tests/test_summ build/tests/test_fold \
 		build/tests/test_findings >&2
 }
 
@@ -195,6 +195,18 @@ summ_case() { unit_case "$TEST_SUMM" "$1"; }
 @test "summ: traced and summarized counts add up over kinds and reasons" { summ_case counts; }
 @test "summ: JSON totals are log2 upper bounds; only kinds seen; histogram to its last bucket" { summ_case json_totals; }
 @test "summ: nothing summarized: no totals, an empty histogram" { summ_case json_none; }
+
+# Folded request records (tests/unit/test_fold.c over
+# user/engine/tracer/fold.c, docs/overhead.md "One record per request").
+TEST_FOLD="${TEST_FOLD:-$FSS_BUILD/tests/test_fold}"
+fold_case() { unit_case "$TEST_FOLD" "$1"; }
+
+@test "fold: every C case has a bats test here" {
+	unit_list "$TEST_FOLD" "unfold_exact read random_schedules"
+}
+@test "fold: a record unfolds into the per-event records, byte for byte, owner after its creation" { fold_case unfold_exact; }
+@test "fold: only whole records are read (the kernel sends the slots used)" { fold_case read; }
+@test "fold: 200 random schedules paint every sync the same folded as per event (in-flight requests handed on)" { fold_case random_schedules; }
 
 # Findings (tests/unit/test_findings.c over user/findings/, docs/findings.md):
 # each rule fires at its threshold and not below, on synthetic documents.
