@@ -244,14 +244,19 @@ fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
 			return NULL;
 		f->type = FSS_EV_RQ_FOLD;
 		f->id = key;
-		f->dev = dev;
 	} else if (f->n >= FSS_FOLD_SLOTS ||
-		   (s->type == FSS_EV_RQ_START && (s->flags & FSS_RQ_CREATE))) {
+		   (f->n && s->type == FSS_EV_RQ_START &&
+		    (s->flags & FSS_RQ_CREATE))) {
 		fold_send(f);
-		f->owned = 0;
 		f->n = 0;
 	}
 	n = f->n;
+	if (!n) {		/* an idle entry: what follows begins a chunk */
+		if (!create)
+			return NULL;
+		f->dev = dev;
+		f->owned = 0;
+	}
 	if (n >= FSS_FOLD_SLOTS)
 		return NULL;
 	f->ev[n] = *s;
@@ -261,11 +266,16 @@ fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
 	return f;
 }
 
-/* The request completed: send its folded events and forget it. */
+/*
+ * The request completed: send its folded events.  The entry stays, idle
+ * (n = 0), for the next request at this address: requests are
+ * preallocated per tag, so the addresses recur and a request then costs
+ * no map update or delete.
+ */
 static __always_inline void fold_done(__u64 key, struct fss_rq_fold_event *f)
 {
 	fold_send(f);
-	bpf_map_delete_elem(&rq_folds, &key);
+	f->n = 0;
 }
 
 static __always_inline __u32 log2_ns(__u64 v)

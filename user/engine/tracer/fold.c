@@ -215,10 +215,12 @@ int fss_fold_snapshot(struct fss_fold *fo, int map_fd)
 					   fo->keys, fo->vals, &count, NULL);
 		if (err && errno != ENOENT)
 			return -errno;
-		fo->inflight += count;
-		for (__u32 i = 0; i < count; i++)
+		for (__u32 i = 0; i < count; i++) {
+			if (fo->vals[i].n)	/* 0: idle, kept for reuse */
+				fo->inflight++;
 			if (snap_keep(fo, &fo->vals[i]))
 				return -ENOMEM;
+		}
 		if (err)	/* ENOENT: that was the last batch */
 			return 0;
 		in = out;

@@ -56,7 +56,7 @@ unsigned int fss_fold_arrived(struct fss_fold *fo,
 void fss_fold_arm(struct fss_fold *fo, __u64 horizon);
 /* Read the map (fd) for requests in flight since before the horizon. */
 int fss_fold_snapshot(struct fss_fold *fo, int map_fd);
-/* Entries the map held at the last snapshot (any age). */
+/* Requests in flight (entries not idle) at the last snapshot, any age. */
 size_t fss_fold_inflight(const struct fss_fold *fo);
 /*
  * Hand on the events up to the horizon of the requests the snapshot saw
