@@ -418,6 +418,13 @@ long long fss_jint(struct json_object *o, const char *key, long long def)
 	       (long long)json_object_get_int64(v) : def;
 }
 
+unsigned long long fss_jcount(struct json_object *o, const char *key)
+{
+	long long v = fss_jint(o, key, 0);
+
+	return v > 0 ? (unsigned long long)v : 0;
+}
+
 size_t fss_jlen(struct json_object *o)
 {
 	return json_object_is_type(o, json_type_array) ?

@@ -79,6 +79,8 @@ struct json_object *fss_j(struct json_object *o, const char *key);
 const char *fss_jstr(struct json_object *o, const char *key);
 double fss_jnum(struct json_object *o, const char *key);
 long long fss_jint(struct json_object *o, const char *key, long long def);
+/* a count: the integer at key, 0 when absent, negative or not an integer */
+unsigned long long fss_jcount(struct json_object *o, const char *key);
 
 /*
  * An array's length and its element i, whatever the document holds: 0 and

@@ -64,13 +64,6 @@ static void bd_print_items(FILE *f, int indent, const char *head,
 	fputc('\n', f);
 }
 
-static unsigned long long bd_u(struct json_object *o, const char *key)
-{
-	long long v = fss_jint(o, key, 0);
-
-	return v > 0 ? (unsigned long long)v : 0;
-}
-
 /* one phase's row: mean, p50, p99, share and a bar of the share */
 static void bd_phase_row(FILE *f, int indent, const char *name,
 			 struct json_object *ph, int bar_w)
@@ -131,7 +124,7 @@ static void bd_flush(FILE *f, int indent, struct json_object *t,
 		     unsigned long long syncs, bool no_rq_start)
 {
 	struct json_object *fl = fss_j(t, "flush");
-	unsigned long long flushes = bd_u(fl, "flushes");
+	unsigned long long flushes = fss_jcount(fl, "flushes");
 	struct bd_items it = { .n = 0 };
 
 	bd_add(&it, "%.2f flushes/sync", (double)flushes / (double)syncs);
@@ -141,17 +134,17 @@ static void bd_flush(FILE *f, int indent, struct json_object *t,
 		bd_add(&it, "syncs/flush n/a (no flush request seen)");
 	if (no_rq_start) {
 		bd_add(&it, "FUA %llu native / emulated n/a",
-		       bd_u(fl, "fua_writes"));
+		       fss_jcount(fl, "fua_writes"));
 		bd_add(&it, "preflush requests n/a");
 	} else {
 		bd_add(&it, "FUA %llu native / %llu emulated",
-		       bd_u(fl, "fua_writes"), bd_u(fl, "fua_emulated"));
-		bd_add(&it, "%llu preflush requests", bd_u(fl, "preflush"));
+		       fss_jcount(fl, "fua_writes"), fss_jcount(fl, "fua_emulated"));
+		bd_add(&it, "%llu preflush requests", fss_jcount(fl, "preflush"));
 	}
-	bd_add(&it, "%llu syncs saw no flush", bd_u(fl, "syncs_no_flush"));
-	if (bd_u(fl, "nvme_flush_cmds"))
+	bd_add(&it, "%llu syncs saw no flush", fss_jcount(fl, "syncs_no_flush"));
+	if (fss_jcount(fl, "nvme_flush_cmds"))
 		bd_add(&it, "%llu NVMe Flush commands",
-		       bd_u(fl, "nvme_flush_cmds"));
+		       fss_jcount(fl, "nvme_flush_cmds"));
 	bd_print_items(f, indent, "flush: ", &it);
 }
 
@@ -159,8 +152,8 @@ static void bd_flush(FILE *f, int indent, struct json_object *t,
 static void bd_caveats(FILE *f, int indent, struct json_object *t,
 		       unsigned long long syncs, bool no_rq_start)
 {
-	unsigned long long incomplete = bd_u(t, "incomplete_rqs");
-	unsigned long long drops = bd_u(t, "drops");
+	unsigned long long incomplete = fss_jcount(t, "incomplete_rqs");
+	unsigned long long drops = fss_jcount(t, "drops");
 
 	if (no_rq_start)
 		fprintf(f, "%*squeue and preflush n/a: requests were seen only "
@@ -171,7 +164,7 @@ static void bd_caveats(FILE *f, int indent, struct json_object *t,
 	 * when it touches 1 % of the syncs or more (JSON always has it); a
 	 * handful among thousands cannot move the breakdown.
 	 */
-	if (incomplete && bd_u(t, "syncs_incomplete") * 100 >= syncs)
+	if (incomplete && fss_jcount(t, "syncs_incomplete") * 100 >= syncs)
 		fprintf(f, "%*s%llu request%s with no completion event: painted "
 			"as in flight\n%*sonly to the exit of the sync it began "
 			"in (docs/model.md, Limits)\n", indent, "", incomplete,
@@ -191,7 +184,7 @@ void fss_text_overload(FILE *f, int indent, struct json_object *o,
 {
 	struct json_object *why = fss_j(o, "why");
 	struct json_object *tot = fss_j(o, "summarized_total_us");
-	unsigned long long n = bd_u(o, "summarized");
+	unsigned long long n = fss_jcount(o, "summarized");
 	char lead[48], text[480], a[16], b[16], c[16], max[32] = "";
 
 	if (!n)
@@ -209,9 +202,9 @@ void fss_text_overload(FILE *f, int indent, struct json_object *o,
 		 "with a request whose completion was lost after); their "
 		 "totals p50 <= %s, p99 <= %s%s; %s the %llu syncs traced in "
 		 "full", n,
-		 bd_u(why, "ring_high"), bd_u(why, "lost_near"),
-		 bd_u(why, "ring_full"), bd_u(why, "lost_after"), a, b, max,
-		 covers, bd_u(o, "traced"));
+		 fss_jcount(why, "ring_high"), fss_jcount(why, "lost_near"),
+		 fss_jcount(why, "ring_full"), fss_jcount(why, "lost_after"), a, b, max,
+		 covers, fss_jcount(o, "traced"));
 	snprintf(lead, sizeof(lead), "%*soverload: ", indent, "");
 	fss_print_wrapped(f, lead, indent + 2, text);
 }
@@ -219,7 +212,7 @@ void fss_text_overload(FILE *f, int indent, struct json_object *o,
 void fss_text_breakdown(FILE *f, struct json_object *t, int indent)
 {
 	struct json_object *by_kind = fss_j(t, "syncs_by_kind");
-	unsigned long long syncs = bd_u(t, "syncs_traced");
+	unsigned long long syncs = fss_jcount(t, "syncs_traced");
 	bool no_rq_start = fss_j(fss_j(fss_j(t, "breakdown"), "queue"), "na");
 	struct bd_items it = { .n = 0 };
 	char head[48];
@@ -232,9 +225,9 @@ void fss_text_breakdown(FILE *f, struct json_object *t, int indent)
 		indent = 20;
 	if (!syncs) {
 		fprintf(f, "%*sno syncs were traced\n", indent, "");
-		if (bd_u(t, "drops"))
+		if (fss_jcount(t, "drops"))
 			fprintf(f, "%*s%llu events lost (ring full, hook "
-				"skipped)\n", indent, "", bd_u(t, "drops"));
+				"skipped)\n", indent, "", fss_jcount(t, "drops"));
 		fss_text_overload(f, indent, fss_j(t, "overload"), true,
 				  "the phases above cover");
 		return;

@@ -20,13 +20,6 @@
 
 /* the phases as the document names them, and their column headers */
 
-static unsigned long long u64(struct json_object *o, const char *key)
-{
-	long long v = fss_jint(o, key, 0);
-
-	return v > 0 ? (unsigned long long)v : 0;
-}
-
 static const char *str_or(struct json_object *o, const char *key,
 			  const char *def)
 {
@@ -59,14 +52,14 @@ static void print_us(FILE *f, struct json_object *o, const char *key)
 /* a group's row after its identity: syncs, time, p50, p99, phase shares */
 static void print_stats(FILE *f, struct json_object *g)
 {
-	unsigned long long total = u64(g, "total_ns");
+	unsigned long long total = fss_jcount(g, "total_ns");
 	struct json_object *ph = fss_j(g, "phases");
 
-	fprintf(f, " %6llu %8.3f", u64(g, "syncs"), total / 1e9);
+	fprintf(f, " %6llu %8.3f", fss_jcount(g, "syncs"), total / 1e9);
 	print_us(f, g, "p50_us");
 	print_us(f, g, "p99_us");
 	for (int p = 0; p < NPH; p++) {
-		unsigned long long ns = u64(fss_j(ph, fss_phase_name(p)), "ns");
+		unsigned long long ns = fss_jcount(fss_j(ph, fss_phase_name(p)), "ns");
 
 		fprintf(f, " %3.0f", total ? 100.0 * ns / total : 0.0);
 	}
@@ -103,7 +96,7 @@ static bool print_head(FILE *f, struct json_object *doc)
 {
 	struct json_object *all = fss_j(doc, "all");
 	const char *start = str_or(doc, "start", "?");
-	unsigned long long lost = u64(doc, "events_lost");
+	unsigned long long lost = fss_jcount(doc, "events_lost");
 	long long index = fss_jint(doc, "interval", 0);
 	double secs = json_object_get_double(fss_j(doc, "seconds"));
 
@@ -114,9 +107,9 @@ static bool print_head(FILE *f, struct json_object *doc)
 	else
 		fprintf(f, "\n=== summary: from %.10s %.8s, %.2f s", start,
 			strlen(start) >= 19 ? start + 11 : "", secs);
-	fprintf(f, ", %llu syncs", u64(all, "syncs"));
-	if (u64(all, "errors"))
-		fprintf(f, " (%llu failed)", u64(all, "errors"));
+	fprintf(f, ", %llu syncs", fss_jcount(all, "syncs"));
+	if (fss_jcount(all, "errors"))
+		fprintf(f, " (%llu failed)", fss_jcount(all, "errors"));
 	fprintf(f, "\n");
 	if (lost && fss_j(doc, "overload"))
 		fprintf(f, "warning: %llu events lost (ring buffer or state map "
@@ -128,7 +121,7 @@ static bool print_head(FILE *f, struct json_object *doc)
 	/* summarized syncs are counted, not in the tables below */
 	fss_text_overload(f, 0, fss_j(doc, "overload"), false,
 			  "what follows covers");
-	if (!u64(all, "syncs")) {
+	if (!fss_jcount(all, "syncs")) {
 		fprintf(f, "no syncs\n");
 		return false;
 	}
@@ -156,7 +149,7 @@ static void print_procs_files(FILE *f, struct json_object *doc)
 		fss_jint(doc, "processes_total", 0));
 	print_stats_header(f, "    PID NAME");
 	each(procs, i, e) {
-		fprintf(f, "%7llu %-15.15s", u64(e, "pid"), str_or(e, "name", "?"));
+		fprintf(f, "%7llu %-15.15s", fss_jcount(e, "pid"), str_or(e, "name", "?"));
 		print_stats(f, e);
 	}
 	fprintf(f, "\nFILES (top %zu of %lld by sync time)\n", len_of(files),
@@ -188,21 +181,22 @@ static void print_devices(FILE *f, struct json_object *doc)
 		fprintf(f, "%-9s %-8.8s %-13s %3s %7llu %7llu %8llu %7llu %8.3f\n",
 			str_or(d, "dev", "?"), str_or(d, "disk", "n/a"), wc ? wc : "n/a",
 			!fua ? "n/a" : json_object_get_boolean(fua) ? "yes" : "no",
-			u64(d, "syncs"), u64(d, "syncs_with_flush"),
-			u64(d, "syncs_no_flush"), u64(d, "fua_writes"),
-			u64(d, "device_flush_ns") / 1e9);
+			fss_jcount(d, "syncs"), fss_jcount(d, "syncs_with_flush"),
+			fss_jcount(d, "syncs_no_flush"), fss_jcount(d, "fua_writes"),
+			fss_jcount(d, "device_flush_ns") / 1e9);
 		if (wc && !strcmp(wc, "write through"))
 			fprintf(f, "  %s is write through: the kernel elides its flushes\n",
 				str_or(d, "disk", ""));
 	}
-	if (u64(fl, "flushes"))
+	if (fss_jcount(fl, "flushes"))
 		fprintf(f, "all devices: %llu flushes served %llu syncs (%.2f syncs per flush)\n",
-			u64(fl, "flushes"), u64(fl, "flush_sync_refs"),
+			fss_jcount(fl, "flushes"), fss_jcount(fl, "flush_sync_refs"),
 			json_object_get_double(fss_j(fl, "syncs_per_flush")));
 	else
 		fprintf(f, "all devices: no cache flush request attributed to a sync\n");
 	fprintf(f, "FUA writes %llu native, %llu emulated; %llu PREFLUSH requests\n",
-		u64(fl, "fua_writes"), u64(fl, "fua_emulated"), u64(fl, "preflush"));
+		fss_jcount(fl, "fua_writes"), fss_jcount(fl, "fua_emulated"),
+		fss_jcount(fl, "preflush"));
 }
 
 static void print_journal(FILE *f, struct json_object *doc)
@@ -215,12 +209,12 @@ static void print_journal(FILE *f, struct json_object *doc)
 			fprintf(f, "%-9s %7s %7s %8s %7s %7s %7s %8s\n", "FS_DEV", "COMMITS",
 				"ASKED", "TOTAL_s", "P50_us", "P99_us", "MAX_us", "WAITERS");
 		fprintf(f, "%-9s %7llu %7llu %8.3f", str_or(j, "dev", "?"),
-			u64(j, "commits"), u64(j, "sync_commits"),
-			u64(j, "total_ns") / 1e9);
+			fss_jcount(j, "commits"), fss_jcount(j, "sync_commits"),
+			fss_jcount(j, "total_ns") / 1e9);
 		print_us(f, j, "p50_us");
 		print_us(f, j, "p99_us");
 		print_us(f, j, "max_us");
-		fprintf(f, " %8llu\n", u64(j, "syncs_waited"));
+		fprintf(f, " %8llu\n", fss_jcount(j, "syncs_waited"));
 	}
 	/* each traced filesystem without a commit above: why, for its type */
 	if (!fss_j(doc, "journal_traced") ||
@@ -246,35 +240,36 @@ static void print_blamed(FILE *f, struct json_object *doc)
 	if (!b) {
 		fprintf(f, "\nBLAMED: %s\n",
 			fss_doc_blame_na(fss_jstr(doc, "blame_strategy"),
-					 u64(fss_j(doc, "all"), "syncs") > 0));
+					 fss_jcount(fss_j(doc, "all"), "syncs") > 0));
 		return;
 	}
 	fprintf(f, "\nBLAMED (sync time caused in other processes' syncs; "
 		"top %zu of %llu)\n", len_of(fss_j(doc, "blamed")),
-		u64(doc, "blamed_total"));
+		fss_jcount(doc, "blamed_total"));
 	fprintf(f, "%7s %-15s %-7s %8s %6s %3s %3s %3s %3s %s\n", "PID", "NAME",
 		"FS_DEV", "CAUSED_s", "SYNCS", "jrn", "que", "dwr", "dfl", "CGROUP");
 	each(fss_j(doc, "blamed"), i, x) {
 		struct json_object *bp = fss_j(x, "by_phase");
-		double tot = u64(x, "caused_ns");
+		double tot = fss_jcount(x, "caused_ns");
 
-		fprintf(f, "%7llu %-15.17s %-7.7s %8.3f %6llu", u64(x, "pid"),
+		fprintf(f, "%7llu %-15.17s %-7.7s %8.3f %6llu", fss_jcount(x, "pid"),
 			fss_cause_name(x), str_or(x, "dev", "?"), tot / 1e9,
-			u64(x, "syncs"));
+			fss_jcount(x, "syncs"));
 		for (int p = 1; p <= 4; p++) {	/* journal .. device_flush */
 			char k[32];
 
 			snprintf(k, sizeof(k), "%s_ns", fss_phase_name(p));
-			fprintf(f, " %3.0f", tot ? 100.0 * u64(bp, k) / tot : 0.0);
+			fprintf(f, " %3.0f", tot ? 100.0 * fss_jcount(bp, k) / tot : 0.0);
 		}
 		fprintf(f, " %.13s\n", str_or(x, "cgroup", "n/a"));
 	}
 	for (int p = 1; p <= 4; p++)
-		dev_s += u64(fss_j(ph, fss_phase_name(p)), "ns") / 1e9;
+		dev_s += fss_jcount(fss_j(ph, fss_phase_name(p)), "ns") / 1e9;
 	fprintf(f, "sync time of the traced processes by cause: self %.3f s, "
 		"others %.3f s,\n  unattributed %.3f s (of %.3f s in journal, "
-		"queue and device)\n", u64(b, "self_ns") / 1e9,
-		u64(b, "others_ns") / 1e9, u64(b, "unattributed_ns") / 1e9, dev_s);
+		"queue and device)\n", fss_jcount(b, "self_ns") / 1e9,
+		fss_jcount(b, "others_ns") / 1e9,
+		fss_jcount(b, "unattributed_ns") / 1e9, dev_s);
 }
 
 /* an interval or the summary of trace, from its document */
