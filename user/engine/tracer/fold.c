@@ -31,9 +31,10 @@ struct fss_fold {
 	bool armed;
 	struct fold_inj *inj;
 	size_t ninj;
-	struct fold_key *seen;	/* records arrived this poll, old enough */
+	struct fold_key *seen;	/* old records arrived this poll */
 	size_t nseen, cseen;
-	struct fss_rq_fold_event *snap;	/* entries old enough, last snapshot */
+	/* the last snapshot's entries old enough to hand on */
+	struct fss_rq_fold_event *snap;
 	size_t nsnap, csnap, inflight;
 	__u64 keys[FOLD_BATCH];
 	struct fss_rq_fold_event vals[FOLD_BATCH];
@@ -165,7 +166,8 @@ unsigned int fss_fold_arrived(struct fss_fold *fo,
 			}
 		}
 		if (fo->nseen < fo->cseen)
-			fo->seen[fo->nseen++] = (struct fold_key){ f->id, first };
+			fo->seen[fo->nseen++] =
+				(struct fold_key){ f->id, first };
 	}
 	j = fo->ninj ? inj_find(fo, f->id, first) : NULL;
 	if (j) {
@@ -189,8 +191,9 @@ static int snap_keep(struct fss_fold *fo, const struct fss_rq_fold_event *v)
 		return 0;
 	if (fo->nsnap == fo->csnap) {
 		size_t nc = fo->csnap ? fo->csnap * 2 : 64;
-		struct fss_rq_fold_event *p = realloc(fo->snap, nc * sizeof(*p));
+		struct fss_rq_fold_event *p;
 
+		p = realloc(fo->snap, nc * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		fo->snap = p;
@@ -273,7 +276,7 @@ void fss_fold_inject(struct fss_fold *fo, fss_fold_emit_fn emit, void *arg)
 			continue;
 		if (!j) {
 			if (!inj_room(fo))
-				continue;	/* counted nowhere: see fold.h */
+				continue;	/* table full: not handed on */
 			j = &fo->inj[fo->ninj++];
 			j->k = (struct fold_key){ f.id, f.ev[0].ts };
 		}
