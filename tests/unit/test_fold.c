@@ -15,7 +15,8 @@
 #include "engine/tracer/fold.h"
 #include "engine/attr/attr.h"
 
-void fss_fold__snap_add(struct fss_fold *fo, const struct fss_rq_fold_event *f);
+void fss_fold__snap_set(struct fss_fold *fo,
+			const struct fss_rq_fold_event *v, size_t n);
 
 #define DISK	((8u << 20) | 0)
 #define FS_DEV	((7u << 20) | 1)
@@ -340,6 +341,8 @@ static void emit(const struct fss_event *ev, void *arg)
 	CHECK_EQ(fss_attr_add(arg, ev), 0);
 }
 
+static int total_snaps, total_polls;
+
 /* One schedule, both ways; 1 when every sync was painted the same. */
 static int compare_one(unsigned int seed)
 {
@@ -350,7 +353,7 @@ static int compare_one(unsigned int seed)
 	struct ref_map m = { 0 };
 	struct fss_flush_stats sa, sb;
 	struct fss_event evs[FSS_FOLD_MAX_EVENTS];
-	int ia = 0, ib = 0, same = 1;
+	int ia = 0, ib = 0, same = 1, snaps = 0, polls = 0;
 	__u64 end;
 
 	gen(seed, &end);
@@ -369,7 +372,7 @@ static int compare_one(unsigned int seed)
 		}
 		fss_attr_drain(a, p - LAG, collect, &ra);
 		/* folded: what arrived up to p, then the map's old entries */
-		fss_fold_arm(fo, p - LAG);
+		fss_fold_arm(fo, p - LAG, p);
 		for (; ib < narr && arr[ib].at <= p; ib++) {
 			if (!arr[ib].rec) {
 				CHECK_EQ(fss_attr_add(b, &arr[ib].ev), 0);
@@ -382,6 +385,8 @@ static int compare_one(unsigned int seed)
 		}
 		/* the map as it was at p: slots recorded up to p */
 		struct ref_map at = { 0 };
+		struct fss_rq_fold_event live[NIDS * 2];
+		size_t nlive = 0;
 		arr_off = true;
 		for (int j = 0; j < nstream; j++) {
 			const struct fss_event *e = &stream[j].ev;
@@ -392,7 +397,13 @@ static int compare_one(unsigned int seed)
 		arr_off = false;
 		for (int j = 0; j < NIDS * 2; j++)
 			if (at.used[j] && at.e[j].n)
-				fss_fold__snap_add(fo, &at.e[j]);
+				live[nlive++] = at.e[j];
+		/* read only when an entry can be old enough */
+		if (fss_fold_due(fo)) {
+			fss_fold__snap_set(fo, live, nlive);
+			snaps++;
+		}
+		polls++;
 		fss_fold_inject(fo, emit, b);
 		fss_attr_drain(b, p - LAG, collect, &rb);
 	}
@@ -418,6 +429,11 @@ static int compare_one(unsigned int seed)
 	fss_attr_flush_stats(b, &sb);
 	CHECK(!memcmp(&sa, &sb, sizeof(sa)), "seed %u: flush stats differ",
 	      seed);
+	/* the map is not read at every poll */
+	CHECK(snaps < polls, "seed %u: %d snapshots in %d polls", seed, snaps,
+	      polls);
+	total_snaps += snaps;
+	total_polls += polls;
 	fss_attr_free(a);
 	fss_attr_free(b);
 	fss_fold_free(fo);
@@ -432,6 +448,7 @@ static void test_random_schedules(void)
 	for (unsigned int seed = 1; seed <= 200; seed++)
 		same += compare_one(seed);
 	CHECK_EQ(same, 200);
+	printf("# map read at %d of %d polls\n", total_snaps, total_polls);
 }
 
 static const struct tap_case cases[] = {

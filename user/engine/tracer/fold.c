@@ -27,7 +27,13 @@ struct fold_inj {
 };
 
 struct fss_fold {
-	__u64 horizon;
+	__u64 horizon, now;
+	/*
+	 * Every entry in flight began at or after bound (the last snapshot's
+	 * oldest, or its poll's clock): until the horizon passes it, no
+	 * entry can be old enough to hand on, and the map is not read.
+	 */
+	__u64 bound;
 	bool armed;
 	struct fold_inj *inj;
 	size_t ninj;
@@ -36,6 +42,7 @@ struct fss_fold {
 	/* the last snapshot's entries old enough to hand on */
 	struct fss_rq_fold_event *snap;
 	size_t nsnap, csnap, inflight;
+	__u64 lo;		/* the snapshot being read: its oldest */
 	__u64 keys[FOLD_BATCH];
 	struct fss_rq_fold_event vals[FOLD_BATCH];
 };
@@ -177,9 +184,10 @@ unsigned int fss_fold_arrived(struct fss_fold *fo,
 	return done;
 }
 
-void fss_fold_arm(struct fss_fold *fo, __u64 horizon)
+void fss_fold_arm(struct fss_fold *fo, __u64 horizon, __u64 now)
 {
 	fo->horizon = horizon;
+	fo->now = now;
 	fo->armed = true;
 	fo->nseen = 0;
 	fo->nsnap = 0;
@@ -203,14 +211,37 @@ static int snap_keep(struct fss_fold *fo, const struct fss_rq_fold_event *v)
 	return 0;
 }
 
+bool fss_fold_due(const struct fss_fold *fo)
+{
+	return fo->horizon >= fo->bound;
+}
+
+static void snap_begin(struct fss_fold *fo)
+{
+	fo->nsnap = 0;
+	fo->inflight = 0;
+	fo->bound = 0;		/* until this snapshot is whole */
+	fo->lo = fo->now;
+}
+
+/* One entry of the map: counted, kept if old enough, its age noted. */
+static int snap_entry(struct fss_fold *fo, const struct fss_rq_fold_event *v)
+{
+	if (!v->n)		/* idle, kept for the next request there */
+		return 0;
+	fo->inflight++;
+	if (v->ev[0].ts < fo->lo)
+		fo->lo = v->ev[0].ts;
+	return snap_keep(fo, v);
+}
+
 int fss_fold_snapshot(struct fss_fold *fo, int map_fd)
 {
 	__u32 in = 0, out = 0;
 	bool first = true;
 	int err = 0;
 
-	fo->nsnap = 0;
-	fo->inflight = 0;
+	snap_begin(fo);
 	for (;;) {
 		__u32 count = FOLD_BATCH;
 
@@ -218,14 +249,13 @@ int fss_fold_snapshot(struct fss_fold *fo, int map_fd)
 					   fo->keys, fo->vals, &count, NULL);
 		if (err && errno != ENOENT)
 			return -errno;
-		for (__u32 i = 0; i < count; i++) {
-			if (fo->vals[i].n)	/* 0: idle, kept for reuse */
-				fo->inflight++;
-			if (snap_keep(fo, &fo->vals[i]))
+		for (__u32 i = 0; i < count; i++)
+			if (snap_entry(fo, &fo->vals[i]))
 				return -ENOMEM;
-		}
-		if (err)	/* ENOENT: that was the last batch */
+		if (err) {	/* ENOENT: that was the last batch */
+			fo->bound = fo->lo;
 			return 0;
+		}
 		in = out;
 		first = false;
 	}
@@ -293,12 +323,16 @@ void fss_fold_inject(struct fss_fold *fo, fss_fold_emit_fn emit, void *arg)
 
 /*
  * Test hook (tests/unit/test_fold.c declares it itself; not part of
- * fold.h): an entry of the map as fss_fold_snapshot would have read it.
+ * fold.h): a snapshot of a map that held these n entries.
  */
-void fss_fold__snap_add(struct fss_fold *fo, const struct fss_rq_fold_event *f);
+void fss_fold__snap_set(struct fss_fold *fo,
+			const struct fss_rq_fold_event *v, size_t n);
 
-void fss_fold__snap_add(struct fss_fold *fo, const struct fss_rq_fold_event *f)
+void fss_fold__snap_set(struct fss_fold *fo,
+			const struct fss_rq_fold_event *v, size_t n)
 {
-	fo->inflight++;
-	snap_keep(fo, f);
+	snap_begin(fo);
+	for (size_t i = 0; i < n; i++)
+		snap_entry(fo, &v[i]);
+	fo->bound = fo->lo;
 }

@@ -12,12 +12,14 @@
  * (fss_fold_snapshot) and handed on (fss_fold_inject) before the drain,
  * and the record that comes later skips what was handed on already.
  *
- * A poll: fss_fold_arm(horizon); consume the ring; fss_fold_snapshot();
- * consume the ring again; fss_fold_inject(); drain up to horizon.
+ * A poll: fss_fold_arm(horizon, now); consume the ring; if fss_fold_due(),
+ * fss_fold_snapshot() and consume the ring again; fss_fold_inject();
+ * drain up to horizon.
  */
 #ifndef __FSS_FOLD_H
 #define __FSS_FOLD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "fsyncscope.h"
@@ -52,8 +54,15 @@ void fss_fold_reset(struct fss_fold *fo);
  */
 unsigned int fss_fold_arrived(struct fss_fold *fo,
 			      const struct fss_rq_fold_event *f);
-/* Start a poll: events up to horizon are to be handed on. */
-void fss_fold_arm(struct fss_fold *fo, __u64 horizon);
+/* Start a poll at now: events up to horizon are to be handed on. */
+void fss_fold_arm(struct fss_fold *fo, __u64 horizon, __u64 now);
+/*
+ * Can a request in flight be older than the horizon?  Not while it is
+ * below the oldest the last snapshot saw (or that snapshot's poll, when
+ * none): under a steady load the map is read about once per lag, not
+ * at every poll.
+ */
+bool fss_fold_due(const struct fss_fold *fo);
 /* Read the map (fd) for requests in flight since before the horizon. */
 int fss_fold_snapshot(struct fss_fold *fo, int map_fd);
 /* Requests in flight (entries not idle) at the last snapshot, any age. */

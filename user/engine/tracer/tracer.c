@@ -384,12 +384,15 @@ static void consume(struct fss_tracer *t, __u64 horizon)
 		ring_buffer__consume(t->rb);
 		return;
 	}
-	fss_fold_arm(t->fold, horizon);
+	fss_fold_arm(t->fold, horizon, now_ns());
 	ring_buffer__consume(t->rb);
-	if (fss_fold_snapshot(t->fold, bpf_map__fd(t->skel->maps.rq_folds)))
-		t->add_errors++;
-	/* records sent between the two reads: not handed on twice */
-	ring_buffer__consume(t->rb);
+	if (fss_fold_due(t->fold)) {
+		if (fss_fold_snapshot(t->fold,
+				      bpf_map__fd(t->skel->maps.rq_folds)))
+			t->add_errors++;
+		/* records sent between the two reads: not handed on twice */
+		ring_buffer__consume(t->rb);
+	}
 	fss_fold_inject(t->fold, fold_emit, t);
 }
 
