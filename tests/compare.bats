@@ -333,10 +333,20 @@ assert_intervals() {
 }
 
 @test "--repeat (default 3), ext4 vs ext4 on two identical images: rounds alternate, every ratio has a 95 % interval, ops/sec is within noise; text = report" {
-	local s="$FSS_SCRATCH" order
-	run --separate-stderr "$FSS_BIN" compare --fs ext4,ext4 --dir "$IMGS" \
-		--count 200 --method fdatasync -v --save "$s/same.json"
-	[ "$status" -eq 0 ]
+	local s="$FSS_SCRATCH" order try
+	# A 95 % interval leaves out the true ratio 1 in 1 run of 20 by
+	# design, and more often when the load of the machine swings within a
+	# round: one more try when the first says faster or slower (both
+	# failing: about 1 in 400 on a quiet machine).
+	for try in 1 2; do
+		run --separate-stderr "$FSS_BIN" compare --fs ext4,ext4 \
+			--dir "$IMGS" --count 200 --method fdatasync -v \
+			--save "$s/same.json"
+		[ "$status" -eq 0 ]
+		jq -e '.workloads[0].results[1].confidence.ops_per_sec.word ==
+			"within noise"' "$s/same.json" >/dev/null && break
+		echo "# try $try: not within noise, once more" >&3
+	done
 	printf '%s\n' "$output" > "$s/same.txt"
 	# A B, then B A, then A B: a drift of the machine lands on both
 	order="$(grep -oE '^fsyncscope: ext4(-2)?: running' <<<"$stderr" |

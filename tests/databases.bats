@@ -9,6 +9,7 @@
 load lib
 load pg
 load blame
+load fixtures/delay
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -23,6 +24,7 @@ teardown() {
 	fss_stop_bg INT TERM
 	pg_stop
 	my_stop
+	delay_teardown
 	fss_cleanup
 }
 
@@ -224,6 +226,73 @@ my_stop() {
 		sleep 0.1
 	done
 	kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Findings by construction (docs/findings.md): PostgreSQL on the FUSE delay
+# fixture.  A checkpoint forced in a traced interval where nothing else
+# syncs, its flushes delayed, is most of that interval's sync time:
+# checkpoint_burst.  Then every
+# flush delayed by 5 ms under pgbench: each commit's WAL fdatasync pays one,
+# so the WAL class is flush-bound: log_flush, with no checkpoint_burst; and
+# its syncs, one at a time under WALWriteLock, fill most of the interval:
+# wal_serial (none in the checkpoint's interval: a few WAL syncs).
+@test "PostgreSQL findings: a forced checkpoint alone -> checkpoint_burst; WAL commits behind a 5 ms flush delay -> log_flush, wal_serial" {
+	delay_setup ext4 512
+	pg_setup delay -c log_checkpoints=on -c autovacuum=off \
+		-c checkpoint_timeout=1h -c max_wal_size=1GB
+	local s d=5000
+	# dirty the buffers, untraced, then checkpoint them while traced, 2 ms
+	# in each flush: the checkpoint's fsyncs pay it (its sync_file_range
+	# calls, 400-470 here, and the few WAL syncs do not or hardly)
+	pgbench -T 2 -c 2
+	delay_set fsync_us=2000 write_us=0 reset
+	start_trace ck -c postgres --mount "$DELAY_MNT" --json
+	local tk=$trace_pid
+	pg_sql "checkpoint" >/dev/null
+	sleep 1
+	stop_trace "$tk"
+	delay_set fsync_us=0
+	s=$(summary ck)
+	jq -c '[(.checkpoints | map({syncs, total_ns})), .all.syncs,
+		([.findings[] | [.id, .severity, .figures]])]' "$s" >&3
+	fss_jq "$s" '(.checkpoints | length) >= 1'
+	# the rule's figures are the document's checkpoints[] and all syncs
+	fss_jq "$s" '([.checkpoints[].total_ns] | add) as $ns |
+		([.checkpoints[].syncs] | add) as $n |
+		[.findings[] | select(.id == "checkpoint_burst")] | length == 1 and
+		(.[0] | .severity == "warning" and .figures.checkpoint_ns == $ns and
+		 .figures.syncs == $n and
+		 .figures.checkpoint_ns >= 0.25 * .figures.traced_ns and
+		 (.advice | contains("checkpoint_completion_target")))'
+	fss_jq "$s" '[.findings[] | select(.id == "wal_serial")] | length == 0'
+	# sync_file_range never flushes: no data-loss finding for it
+	fss_jq "$s" '.kinds | map(select(.kind == "sync_file_range")) | .[0].syncs > 0'
+	fss_jq "$s" '[.findings[] | select(.id == "no_flush")] | length == 0'
+	# commits behind the delayed flushes, no checkpoint
+	delay_set fsync_us=$d write_us=0 reset
+	start_trace wal -c postgres --mount "$DELAY_MNT" --json
+	local tw=$trace_pid
+	pgbench -T 3 -c 2
+	stop_trace "$tw"
+	delay_set fsync_us=0
+	s=$(summary wal)
+	jq -c '[(.classes[] | select(.class == "pg_wal") | {syncs, mean_us,
+		flush: .phases.device_flush}), ([.findings[] | [.id, .severity,
+		.figures.share // .figures.busy]])]' "$s" >&3
+	fss_jq "$s" '[.findings[] | select(.id == "checkpoint_burst")] | length == 0'
+	# two clients, each commit's sync >= 5 ms, one at a time: back to back
+	fss_jq "$s" '(.classes[] | select(.class == "pg_wal")) as $c |
+		.seconds as $t | [.findings[] | select(.id == "wal_serial")] |
+		length == 1 and (.[0].figures | .wal_sync_ns == $c.total_ns and
+		 (.seconds - $t | fabs) < 1e-5 and .busy >= 0.5 and
+		 .syncs == $c.syncs)'
+	fss_jq "$s" "(.classes[] | select(.class == \"pg_wal\")) as \$c |
+		[.findings[] | select(.id == \"log_flush\")] | length == 1 and
+		(.[0] | .severity == \"warning\" and
+		 .figures.class == \"pg_wal\" and .figures.syncs == \$c.syncs and
+		 (.figures.share - \$c.phases.device_flush.share | fabs) < 1e-5 and
+		 .figures.share >= 0.5 and .figures.mean_us >= $d and
+		 (.advice | contains(\"commit_delay\")))"
 }
 
 @test "PostgreSQL beside a big writer: blame names it for the WAL syncs' time (docs/blame.md's example)" {

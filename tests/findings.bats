@@ -8,6 +8,7 @@
 
 load lib
 load blame
+load fixtures/delay
 bats_require_minimum_version 1.5.0
 
 PY="$FSS_BUILD/pyenv/bin/python"
@@ -28,6 +29,17 @@ teardown() {
 	# a loop device's write_cache outlives it, and can only be put back
 	# while it is attached: restore what a test changed before cleanup
 	[ -f "$S/.wc_restore" ] && echo "write back" > "$(cat "$S/.wc_restore")"
+	# so does its I/O scheduler
+	if [ -f "$S/.sched_restore" ]; then
+		local sq sn
+		read -r sq sn < "$S/.sched_restore"
+		echo "$sn" > "$sq"
+	fi
+	if [ -n "${BULK:-}" ]; then
+		kill "$BULK" 2>/dev/null || true
+		wait "$BULK" 2>/dev/null || true
+	fi
+	delay_teardown
 	fss_cleanup
 }
 
@@ -96,6 +108,151 @@ block() { sed -n '/^FINDINGS/,/^$/p' "$1"; }
 	# the overwriting fdatasync on the same loop: no journal finding
 	"$FSS_BIN" run --method fdatasync --bs 8k -s 1 -j "$FSS_MNT" > "$S/o.json"
 	fss_jq "$S/o.json" '[.findings[] | select(.id == "journal_bound")] | length == 0'
+}
+
+# The FUSE delay fixture (tests/fixtures/delay.bash): the loop device's
+# flush is an fsync of its backing file on delayfs, which sleeps a known
+# time in each.  Injected: 3 ms per flush; every sync flushes once.  The
+# healthy run beside it, without the delay: no warning.
+@test "findings: a 3 ms delay injected in every flush (FUSE fixture) -> slow_flush with a flush cost of at least the delay; without it, healthy" {
+	delay_setup ext4 128
+	local d=3000 n=100 fs0 fs1
+	# healthy first: no delay, a flush costs microseconds
+	delay_set fsync_us=0 write_us=0 reset
+	"$FSS_BIN" run --method fdatasync --bs 8k --count $n -j "$DELAY_MNT" > "$S/f0.json"
+	echo "no delay: $(jq -c '[.tests[0].breakdown.device_flush, [.findings[] | [.id, .severity]]]' "$S/f0.json")" >&3
+	# (its p50 was 5-41 us here, under the 50 us line, but a loaded
+	# machine can stretch a FUSE round trip past it: on a loop device
+	# slow_flush is only a note, so the healthy line holds either way)
+	no_warning "$S/f0.json"
+	delay_set fsync_us=$d write_us=0 reset
+	"$FSS_BIN" run --method fdatasync --bs 8k --count $n --save "$S/f1.json" \
+		"$DELAY_MNT" > "$S/f1.txt"
+	fs1="$(delay_counter fsyncs)"
+	delay_set fsync_us=0
+	echo "${d} us per flush: delayfs fsyncs $fs1; $(jq -c '[.findings[] | select(.id == "slow_flush") | .figures]' "$S/f1.json")" >&3
+	# every sync waited for at least one delayed fsync of the backing file
+	[ "$fs1" -ge "$n" ]
+	fss_jq "$S/f1.json" ".tests[0].syncs_traced == $n"
+	# the finding: info on a loop device (the cost is the disk's below),
+	# its flush cost per sync at least the injected delay, one flush a sync
+	fss_jq "$S/f1.json" "[.findings[] | select(.id == \"slow_flush\")] |
+		length == 1 and (.[0] | .severity == \"info\" and
+		.figures.flush_us >= $d and .figures.flushes_per_sync >= 1 and
+		.figures.share >= 0.5 and
+		.figures.disk == \"${DELAY_LOOP#/dev/}\" and
+		(.evidence | contains(\"1.00 flushes per sync\")) and
+		(.advice | contains(\"loop device\")))"
+	# its figures are the document's own: the test's device_flush
+	fss_jq "$S/f1.json" '.tests[0].breakdown.device_flush as $f |
+		[.findings[] | select(.id == "slow_flush")][0].figures |
+		.flush_us == $f.p50_us and .share == $f.share'
+	# the text: findings right after the header, before the first row
+	local fl rl
+	fl="$(grep -n '^FINDINGS' "$S/f1.txt" | cut -d: -f1)"
+	rl="$(grep -n '^  fdatasync ' "$S/f1.txt" | head -1 | cut -d: -f1)"
+	[ -n "$fl" ] && [ -n "$rl" ] && [ "$fl" -lt "$rl" ]
+	[ "$(sed -n "$((fl - 1))p" "$S/f1.txt")" = "" ]
+	grep -q '^tracing ' <(sed -n "$((fl - 2))p" "$S/f1.txt")
+	grep -q 'info     Syncs are flush-bound' "$S/f1.txt"
+	"$FSS_BIN" report --format text "$S/f1.json" | cmp - "$S/f1.txt"
+}
+
+# writes ios of a block device (/sys/block/N/stat's fifth field)
+write_ios() { awk '{ print $5 }' "/sys/block/$1/stat"; }
+
+# queue_bound by construction: bfq serves the idle I/O class only when no
+# other class has requests (and at least every 200 ms, its
+# BFQ_CL_IDLE_TIMEOUT), so the write of a syncer under `ionice -c3` waits
+# in the scheduler, between insert and issue, while a best-effort direct
+# writer keeps the device busy.  (A full tag set cannot show it: a request
+# that waits for a tag waits before block_rq_insert, in fs time.)
+@test "findings: an idle-class syncer beside a direct writer under bfq -> queue_bound, the writer named; alone, none" {
+	fss_mkfs ext4 512
+	local n="${FSS_LOOP#/dev/}" q w0
+	q="/sys/block/$n/queue/scheduler"
+	grep -qw bfq "$q" || modprobe bfq 2>/dev/null || true
+	grep -qw bfq "$q" || skip "no bfq I/O scheduler in this kernel"
+	echo "$q $(sed -E 's/.*\[([^]]+)\].*/\1/' "$q")" > "$S/.sched_restore"
+	echo bfq > "$q"
+	ionice -c3 "$FSS_BIN" run --method fdatasync --bs 8k --count 50 -j \
+		"$FSS_MNT" > "$S/alone.json"
+	fss_jq "$S/alone.json" '[.findings[] | select(.id == "queue_bound" or
+		.id == "neighbour")] | length == 0'
+	fallocate -l 64m "$FSS_MNT/bulk"
+	w0="$(write_ios "$n")"
+	fio --name=bulk --filename="$FSS_MNT/bulk" --rw=write --bs=256k \
+		--direct=1 --size=64m --time_based --runtime=300 \
+		--output=/dev/null 3>&- &
+	BULK=$!
+	# ready: its writes reach the device
+	for _ in $(seq 100); do
+		[ "$(write_ios "$n")" -ge $((w0 + 20)) ] && break
+		sleep 0.1
+	done
+	[ "$(write_ios "$n")" -ge $((w0 + 20)) ]
+	ionice -c3 "$FSS_BIN" run --method fdatasync --bs 8k --count 30 -j \
+		"$FSS_MNT" > "$S/q.json"
+	kill "$BULK"
+	wait "$BULK" || true
+	BULK=
+	echo "beside fio: $(jq -c '[.tests[0].breakdown.queue.share, [.findings[] | [.id, .severity, .figures.share, .figures.comm]]]' "$S/q.json")" >&3
+	# a warning, with the test's own queue share and mean
+	fss_jq "$S/q.json" '.tests[0].breakdown as $b |
+		[.findings[] | select(.id == "queue_bound")] | length == 1 and
+		(.[0] | .severity == "warning" and .figures.share >= 0.25 and
+		 (.figures.share - $b.queue.share | fabs) < 1e-5 and
+		 (.figures.mean_us - $b.queue.mean_us | fabs) < 0.01 and
+		 (.advice | contains("scheduler")))'
+	# who filled the queue: fio's job, named as the neighbour
+	fss_jq "$S/q.json" '[.findings[] | select(.id == "neighbour")][0] |
+		.severity == "warning" and .figures.comm == "fio"'
+}
+
+# other_bound by construction: an O_DSYNC write takes the file's inode
+# lock for its copy into the page cache, before the filesystem's fsync code
+# (the fs hook) runs.  Two fio jobs that rewrite 64 MiB of the same file
+# in one buffered write() after another hold that lock for milliseconds at
+# a time and do none of the syncs' block I/O: a sync that arrives then
+# waits in none of the I/O phases.  Most syncs still find the lock free
+# (p50 12 us), the others wait ms: other was 76-91 % of the sync time, the
+# mean 218-704 us (the warning's line: 100 us) in five runs.  Write-through
+# queue: no flush to pay.
+@test "findings: O_DSYNC writes behind a neighbour that holds the file's inode lock -> other_bound; alone, none" {
+	fss_mkfs ext4 512
+	local q="/sys/block/${FSS_LOOP#/dev/}/queue/write_cache" f="$FSS_MNT/shared"
+	echo "$q" > "$S/.wc_restore"
+	echo "write through" > "$q"
+	dd if=/dev/zero of="$f" bs=1M count=192 status=none
+	sync -f "$f"
+	"$FSS_BIN" run --method open_datasync --bs 8k --count 200 --file "$f" \
+		--force -j > "$S/alone.json"
+	echo "alone: $(jq -c '[.tests[0].breakdown.other.share, [.findings[] | [.id, .severity]]]' "$S/alone.json")" >&3
+	fss_jq "$S/alone.json" '[.findings[] | select(.id == "other_bound")] | length == 0'
+	fio --name=rewrite --filename="$f" --rw=write --bs=64m --size=64m \
+		--numjobs=2 --offset=64m --offset_increment=64m \
+		--invalidate=0 --time_based --runtime=300 \
+		--output=/dev/null 3>&- &
+	BULK=$!
+	# ready: fio has its job running (the job is a child of fio)
+	for _ in $(seq 100); do
+		pgrep -P "$BULK" >/dev/null && break
+		sleep 0.1
+	done
+	pgrep -P "$BULK" >/dev/null
+	"$FSS_BIN" run --method open_datasync --bs 8k -s 2 --file "$f" \
+		--force -j > "$S/o.json"
+	kill "$BULK"
+	wait "$BULK" || true
+	BULK=
+	echo "behind the lock: $(jq -c '[.tests[0].breakdown.other.share, .tests[0].breakdown_total, .tests[0].latency_us, [.findings[] | [.id, .severity, .figures.share]]]' "$S/o.json")" >&3
+	fss_jq "$S/o.json" '.tests[0].syncs_by_kind.dsync_write == .tests[0].syncs_traced'
+	fss_jq "$S/o.json" '.tests[0].breakdown as $b |
+		[.findings[] | select(.id == "other_bound")] | length == 1 and
+		(.[0] | .severity == "warning" and .figures.share >= 0.25 and
+		 (.figures.share - $b.other.share | fabs) < 1e-5 and
+		 .figures.total_mean_us >= 100 and
+		 (.advice | contains("inode lock")))'
 }
 
 @test "findings: a big buffered writer beside an overwriter -> the writer named as a neighbour; alone, none" {

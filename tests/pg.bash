@@ -3,6 +3,8 @@
 # from teardown; it does nothing when no cluster was started).
 #
 #   pg_setup FS [SERVER_OPTION...]  -> pg_data, pg_sock, pg_port; pgbench -i -s 2
+#                                   FS "delay": on the delay fixture's mount
+#                                   (delay_setup first, fixtures/delay.bash)
 #   pg_sql SQL                      -> psql -At, one statement
 #   pg_stop
 
@@ -13,7 +15,12 @@ pg_setup() {
 	id postgres >/dev/null 2>&1 || skip "no postgres user"
 	local fs="$1"
 	shift
-	fss_mkfs "$fs"
+	if [ "$fs" = delay ]; then
+		[ -n "${DELAY_MNT:-}" ] || { echo "pg_setup: no delay fixture" >&2; return 1; }
+		FSS_MNT="$DELAY_MNT"
+	else
+		fss_mkfs "$fs"
+	fi
 	chmod 755 "$FSS_SCRATCH"
 	pg_data="$FSS_MNT/pgdata"
 	pg_sock="$FSS_SCRATCH/pg"

@@ -333,6 +333,13 @@ EOF
 	[ "$status" -eq 0 ]
 	"$FSS_BIN" report "$S/cmp.json" -o "$S/cmp.html"
 	grep -q 'sync latency per filesystem, same axes' "$S/cmp.html"
+	# the summary: each filesystem's ops/s and p99 over its 3 rounds,
+	# a dot and a bar each (check-html reads them back, htmlfigs.py)
+	run jq -e '[.workloads[].results[] | .spread.ops_per_sec.rounds,
+		.spread.p99_us.rounds] | length == 12 and all(. == 3)' "$S/cmp.json"
+	[ "$status" -eq 0 ]
+	[ "$(grep -o '<circle class="iv"' "$S/cmp.html" | wc -l)" -eq 12 ]
+	[ "$(grep -c '<table class="spread"' "$S/cmp.html")" -eq 3 ]
 	check_page "$S/cmp.html" "$S/cmp.json" compare
 	"$FSS_BIN" diff -j "$S/cmp.json" "$S/cmp.json" > "$S/cmpdiff.json"
 	run jq -e '[.tests[].test] | (index("ext4/fdatasync_overwrite") != null) and
@@ -607,4 +614,31 @@ EOF2
 	[ "$status" -eq 0 ]
 	[[ "${lines[-1]}" == *", 0 with blame, 0 blame instants, 0 problems" ]]
 	rm -rf "$m/ra"
+}
+
+@test "a sweep's HTML: the Little's-law table and figures (IOPS, latency, L against jobs or depth) read back equal the document's little object" {
+	local m; m="$(cat "$S/mnt")"
+	"$FSS_BIN" run --sweep jobs=1,2 --method fdatasync -n 40 --no-trace \
+		--save "$S/swj.json" --format html -o "$S/swj.html" "$m"
+	"$FSS_BIN" run --ioengine io_uring --sweep iodepth=1,4,8 \
+		--method fdatasync -n 40 --no-trace --save "$S/swd.json" \
+		--format html -o "$S/swd.html" "$m"
+	for k in swj swd; do
+		grep -q "<h2>Little's law: IOPS and latency against" "$S/$k.html"
+		[ "$(grep -c '<figure class="xy">' "$S/$k.html")" -eq 3 ]
+		check_page "$S/$k.html" "$S/$k.json" "little-$k"
+	done
+	grep -q "against io_uring depth</h2>" "$S/swd.html"
+	grep -q "against jobs</h2>" "$S/swj.html"
+	# IOPS, Little's IOPS, 1/latency, mean, p50, p99, L: one dot per level
+	[ "$(grep -o '<circle class="pt"' "$S/swd.html" | wc -l)" -eq 21 ]
+	[ "$(grep -o '<circle class="pt"' "$S/swj.html" | wc -l)" -eq 14 ]
+	# a run without a sweep has no such section
+	! grep -q "Little's law" "$S/suite.html"
+	# a document saved before "little" existed: its text table comes from
+	# "sweep", its page has no figures and still checks out
+	jq 'del(.little)' "$S/swj.json" > "$S/old.json"
+	"$FSS_BIN" report "$S/old.json" --format text | grep -q "^Little's law check"
+	"$FSS_BIN" report "$S/old.json" -o "$S/old.html"
+	! grep -q 'class="little"' "$S/old.html"
 }

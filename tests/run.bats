@@ -111,6 +111,7 @@ check_plain_suite() {
 		-I"$FSS_ROOT/user" "$FSS_ROOT/tests/unit/test_workload.c" \
 		"$FSS_ROOT/user/workload/workload.c" "$FSS_ROOT/user/workload/workload_files.c" \
 		"$FSS_ROOT/user/workload/workload_uring.c" \
+		"$FSS_ROOT/user/workload/workload_uring_fio.c" \
 		"$FSS_ROOT/user/lib/pctl.c" "$FSS_ROOT/user/lib/scratch.c" \
 		"$FSS_ROOT/user/lib/hist.c" -ljson-c -luring -lpthread -lm \
 		-o "$FSS_SCRATCH/test_workload"

@@ -122,6 +122,7 @@ hist_case() { unit_case "$TEST_HIST" "$1"; }
 @test "stats: Poisson draws have the right mean and variance" { hist_case poisson; }
 @test "stats: diff words: self within noise, 4 ms slower/faster, 1 % within noise, seeded" { hist_case change_words; }
 @test "stats: paired ratios of repeats: drift cancels, log-scale t interval, zeros by the delta method, one round has none" { hist_case ratio_paired; }
+@test "stats: the mean of repeats with its t interval: geometric when all > 0, arithmetic with a 0, none from one round" { hist_case mean_ci; }
 @test "stats: the bootstrap's ratio interval holds the true ratio (2x) and 1 for the same histogram" { hist_case change_ratio; }
 
 # The database view of trace (tests/unit/test_dbview.c over user/db/dbrole.c,
@@ -215,7 +216,7 @@ TEST_FINDINGS="${TEST_FINDINGS:-$FSS_BUILD/tests/test_findings}"
 findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
 
 @test "findings: every C case has a bats test here" {
-	unit_list "$TEST_FINDINGS" "healthy phase_bounds phase_fast phase_evidence slow_flush no_flush neighbour_run neighbour_trace tool checkpoints log_flush order_merge attach text"
+	unit_list "$TEST_FINDINGS" "healthy phase_bounds phase_fast phase_evidence slow_flush no_flush sync_file_range neighbour_run neighbour_trace tool checkpoints log_flush wal_serial order_merge attach text"
 }
 @test "findings: a healthy run is one info line; no traced sync claims no health" { findings_case healthy; }
 @test "findings: journal / queue / fs / other bound fire at their share, not below, not on few syncs" { findings_case phase_bounds; }
@@ -223,11 +224,13 @@ findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
 @test "findings: a phase finding quotes its share, means, syncs and bytes per sync" { findings_case phase_evidence; }
 @test "findings: slow flush at 50 % and 50 us, info on a loop device" { findings_case slow_flush; }
 @test "findings: no flush on a write-back cache is critical from 10 % of the syncs (run and trace)" { findings_case no_flush; }
+@test "findings: sync_file_range (never flushes, no fs hook) is left out of no_flush and other_bound" { findings_case sync_file_range; }
 @test "findings: a neighbour in a run test's blame from 20 %, with cgroup advice" { findings_case neighbour_run; }
 @test "findings: a neighbour in a trace's blamed list, its own syncs left out; fsyncscope itself never" { findings_case neighbour_trace; }
 @test "findings: events lost, syncs incomplete, layers not traced" { findings_case tool; }
 @test "findings: PostgreSQL checkpoint bursts from 25 % of the traced sync time" { findings_case checkpoints; }
 @test "findings: PostgreSQL WAL / InnoDB redo syncs flush-bound from 50 % on syncs over 100 us" { findings_case log_flush; }
+@test "findings: PostgreSQL WAL syncs back to back from half the traced time" { findings_case wal_serial; }
 @test "findings: most important first; one finding per rule with the worst test" { findings_case order_merge; }
 @test "findings: attached first in the document, versioned; none for devices" { findings_case attach; }
 @test "findings: the text block in 80 columns" { findings_case text; }

@@ -240,6 +240,35 @@ static void ratio_paired(void)
 	CHECK(fabs(fss_t975(60) - 2.000) < 0.003, "t(60) %g", fss_t975(60));
 }
 
+static void mean_ci(void)
+{
+	static const double a[] = { 100, 400, 200 }, s[] = { 5, 5, 5 };
+	static const double z[] = { 0, 2, 4 };
+	struct fss_mean_ci m;
+	double d = 0, l[3] = { log(100), log(400), log(200) }, mu;
+
+	/* all > 0: the geometric mean 200, t(2) on the logs */
+	CHECK(fss_mean_ci(a, 3, &m) == 0 && m.geometric, "geometric");
+	CHECK(fabs(m.mean - 200) < 1e-9, "mean %g", m.mean);
+	mu = (l[0] + l[1] + l[2]) / 3;
+	for (int k = 0; k < 3; k++)
+		d += (l[k] - mu) * (l[k] - mu) / 2;
+	CHECK(fabs(m.hi - exp(mu + 4.303 * sqrt(d / 3))) < 1e-6, "hi %g", m.hi);
+	CHECK(fabs(m.lo * m.hi - 200.0 * 200) < 1e-6, "symmetric in logs");
+	/* the same value every round: a zero-width interval */
+	CHECK(fss_mean_ci(s, 3, &m) == 0 && fabs(m.lo - 5) < 1e-9 &&
+	      fabs(m.hi - 5) < 1e-9, "flat");
+	/* a 0: arithmetic, mean 2 +- 4.303 * 2 / sqrt(3) */
+	CHECK(fss_mean_ci(z, 3, &m) == 0 && !m.geometric, "arithmetic");
+	CHECK(fabs(m.mean - 2) < 1e-9 && fabs(m.hi - (2 + 4.303 * 2 /
+	      sqrt(3))) < 1e-6, "[%g, %g]", m.lo, m.hi);
+	/* one round: a mean, no interval */
+	CHECK(fss_mean_ci(a, 1, &m) != 0 && fabs(m.mean - 100) < 1e-9 &&
+	      isnan(m.lo) &&
+	      isnan(m.hi), "one round");
+	CHECK(fss_mean_ci(a, 0, &m) != 0 && isnan(m.mean), "none");
+}
+
 static void change_ratio(void)
 {
 	struct fss_hist *a = fss_hist_new(), *b = fss_hist_new();
@@ -266,6 +295,7 @@ static const struct tap_case cases[] = {
 	{ "poisson", poisson },
 	{ "change_words", change_words },
 	{ "ratio_paired", ratio_paired },
+	{ "mean_ci", mean_ci },
 	{ "change_ratio", change_ratio },
 };
 

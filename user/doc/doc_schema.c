@@ -92,10 +92,31 @@ static const struct rule device_rules[] = {
 	{ "scheduler", 's' }, { "model", 's' }, { 0 },
 };
 
+/* A level of a sweep: "sweep"'s rows and "little"'s points. */
+static const struct rule level_rules[] = {
+	{ "level", 'u' }, { "jobs", 'u' }, { "iodepth", 'u' },
+	{ "concurrency", 'u' }, { "name", 's' }, { "status", 's' },
+	{ "ops_per_sec", 'u' }, { "mean_us", 'u' }, { "p50_us", 'u' },
+	{ "p99_us", 'u' }, { "L", 'u' }, { "littles_law_concurrency", 'u' },
+	{ "little_iops", 'u' }, { "naive_capacity", 'u' },
+	{ "naive_iops", 'u' }, { "base_jobs", 'u' }, { "speedup", 'u' },
+	{ "vs_naive", 'u' }, { 0 },
+};
+
 static const struct rule run_rules[] = {
 	{ "", 'T', head_rules },
 	{ "tests", 'a' }, { "tests.[]", 'T', test_rules },
-	{ "sweep", 'a' }, { "sweep.[]", 'o' }, { "sweep.[].jobs", 'u' },
+	{ "sweep", 'a' }, { "sweep.[]", 'o' }, { "sweep.[]", 'T', level_rules },
+	{ "little", 'o' }, { "little.axis", 's' }, { "little.base_level", 'u' },
+	{ "little.base_concurrency", 'u' }, { "little.base_mean_us", 'u' },
+	{ "little.naive_capacity", 'u' }, { "little.points", 'a' },
+	{ "little.points.[]", 'o' }, { "little.points.[]", 'T', level_rules },
+	{ 0 },
+};
+
+/* compare: one filesystem's metric over its rounds (docs/compare.md). */
+static const struct rule spread_rules[] = {
+	{ "mean", 'u' }, { "lo", 'u' }, { "hi", 'u' }, { "rounds", 'u' },
 	{ 0 },
 };
 
@@ -109,6 +130,9 @@ static const struct rule compare_rules[] = {
 	{ "workloads.[].name", 's' }, { "workloads.[].title", 's' },
 	{ "workloads.[].results", 'a' }, { "workloads.[].results.[]", 'o' },
 	{ "workloads.[].results.[]", 'T', test_rules },
+	{ "workloads.[].results.[].spread", 'o' },
+	{ "workloads.[].results.[].spread.ops_per_sec", 'T', spread_rules },
+	{ "workloads.[].results.[].spread.p99_us", 'T', spread_rules },
 	{ "images", 'o' }, { "images.disk", 'o' },
 	{ "images.disk", 'T', device_rules }, { "images.on", 'o' },
 	{ 0 },

@@ -65,6 +65,8 @@ static void subj_run(struct fnd_subj *s, struct json_object *doc,
 	s->doc = doc;
 	s->obj = t;
 	s->syncs = (double)fss_jint(t, "syncs_traced", 0);
+	s->sfr = (double)fss_jint(fss_j(t, "syncs_by_kind"),
+				  "sync_file_range", 0);
 	subj_phases(s, fss_j(t, "breakdown"));
 	s->flush_p50_us = fss_jnum(fss_j(fss_j(t, "breakdown"), "device_flush"),
 				   "p50_us");
@@ -105,6 +107,22 @@ static int run_test_fn(const char *key, struct json_object *t, void *arg)
 	return 0;
 }
 
+/* The syncs of one kind in a trace record's kinds[]. */
+static double kind_syncs(struct json_object *doc, const char *kind)
+{
+	struct json_object *k = fss_j(doc, "kinds");
+	size_t n = k && json_object_is_type(k, json_type_array) ?
+		   json_object_array_length(k) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(k, i);
+
+		if (!strcmp(fss_jstr(x, "kind") ?: "", kind))
+			return (double)fss_jint(x, "syncs", 0);
+	}
+	return 0;
+}
+
 /* The one device of a trace record the syncs went to, when there is one. */
 static struct json_object *trace_one_dev(struct json_object *doc)
 {
@@ -126,6 +144,7 @@ static void trace_rules(struct fnd_list *l, struct json_object *doc)
 		   json_object_array_length(devs) : 0;
 
 	s.syncs = (double)fss_jint(all, "syncs", 0);
+	s.sfr = kind_syncs(doc, "sync_file_range");
 	subj_phases(&s, fss_j(all, "phases"));
 	s.flush_p50_us = s.mean_us[PH_DFLUSH];
 	s.total_mean_us = fss_jnum(all, "mean_us");
@@ -138,6 +157,7 @@ static void trace_rules(struct fnd_list *l, struct json_object *doc)
 	fnd_rule_neighbour_trace(l, &s);
 	fnd_rule_checkpoints(l, &s);
 	fnd_rule_log_flush(l, &s);
+	fnd_rule_wal_serial(l, &s);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_array_get_idx(devs, i);
 		bool elided = json_object_get_boolean(fss_j(d, "flush_elided"));
@@ -149,6 +169,9 @@ static void trace_rules(struct fnd_list *l, struct json_object *doc)
 		ds.name = name;
 		ds.obj = d;
 		ds.syncs = (double)fss_jint(d, "syncs", 0);
+		/* by_kind since findings came; before, every one counted */
+		ds.sfr = (double)fss_jint(fss_j(d, "by_kind"),
+					  "sync_file_range", 0);
 		ds.fs = fss_jstr(d, "fs");
 		ds.disk = fss_jstr(d, "disk");
 		ds.write_cache = fss_jstr(d, "write_cache");

@@ -37,6 +37,7 @@ struct json_object;
 #define FSS_FIND_OTHER_SHARE		0.25
 #define FSS_FIND_INCOMPLETE_SHARE	0.01	/* syncs cut by the window */
 #define FSS_FIND_CKPT_SHARE		0.25	/* of traced time in bursts */
+#define FSS_FIND_WAL_BUSY		0.50	/* WAL syncs' time / wall time */
 
 enum fss_find_sev { FSS_SEV_INFO, FSS_SEV_WARNING, FSS_SEV_CRITICAL };
 

@@ -2,7 +2,8 @@
 /*
  * findings_db.c - the database rules of the findings engine over a trace
  * record's database view (docs/databases.md, docs/findings.md): PostgreSQL
- * checkpoint bursts, and WAL / redo syncs that wait for the device's flush.
+ * checkpoint bursts, WAL / redo syncs that wait for the device's flush, and
+ * WAL syncs back to back (one at a time, under PostgreSQL's WALWriteLock).
  */
 #include <math.h>
 #include <stdio.h>
@@ -145,4 +146,73 @@ void fnd_rule_log_flush(struct fnd_list *l, const struct fnd_subj *s)
 		    fss_jnum(x, "mean_us") >= FSS_FIND_SLOW_MEAN_US)
 			log_flush(l, s, x, k);
 	}
+}
+
+/* the entry of classes[] whose class is cls, or NULL */
+static struct json_object *class_of(struct json_object *doc, const char *cls)
+{
+	struct json_object *c = fss_j(doc, "classes");
+	size_t n = c && json_object_is_type(c, json_type_array) ?
+		   json_object_array_length(c) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(c, i);
+
+		if (!strcmp(fss_jstr(x, "class") ?: "", cls))
+			return x;
+	}
+	return NULL;
+}
+
+/*
+ * PostgreSQL WAL syncs back to back: PostgreSQL syncs the WAL under one
+ * lock (WALWriteLock), one sync at a time, so the WAL syncs' time over
+ * the record's wall time is how busy that lock kept the WAL.  From
+ * FSS_FIND_WAL_BUSY on, commits queue behind the sync in progress before
+ * their own.  Over 1.1 the syncs overlapped: not one server's WAL.
+ */
+void fnd_rule_wal_serial(struct fnd_list *l, const struct fnd_subj *s)
+{
+	struct json_object *x = class_of(s->doc, "pg_wal");
+	double sec = fss_jnum(s->doc, "seconds"), syncs, ns, busy, be;
+	char a[32];
+	struct fnd *f;
+
+	if (!x || !(sec > 0))
+		return;
+	syncs = (double)fss_jint(x, "syncs", 0);
+	ns = fss_jnum(x, "total_ns");
+	busy = ns / (sec * 1e9);
+	if (syncs < FSS_FIND_MIN_SYNCS || !(busy >= FSS_FIND_WAL_BUSY) ||
+	    busy > 1.1)
+		return;
+	f = fnd_add(l, FSS_SEV_WARNING, "wal_serial", NULL, busy, s);
+	if (!f)
+		return;
+	be = (double)fss_jint(fss_j(fss_j(x, "by_role"), "backend"), "syncs",
+			     0);
+	FND_SET(f, title, "PostgreSQL WAL syncs run back to back: the WAL was "
+		"being synced %.0f %% of the time", 100 * busy);
+	FND_SET(f, evidence, "%.0f WAL syncs (%.0f of them by backends at "
+		"commit) of %s on average took %.2f s of the %.2f s traced. "
+		"PostgreSQL syncs the WAL one at a time (WALWriteLock): a "
+		"commit that arrives during a sync waits for it, then for its "
+		"own.", syncs, be, fnd_dur(a, sizeof(a), fss_jnum(x, "mean_us")),
+		ns / 1e9, sec);
+	fnd_fig(f, "busy", busy);
+	fnd_fig(f, "syncs", syncs);
+	fnd_fig(f, "backend_syncs", be);
+	fnd_fig(f, "wal_sync_ns", ns);
+	fnd_fig(f, "seconds", sec);
+	fnd_fig(f, "mean_us", fss_jnum(x, "mean_us"));
+	FND_SET(f, advice, "Make each sync serve more commits or cost "
+		"less: commit_delay (e.g. 1000 us) with commit_siblings "
+		"(5) lets the backend that holds the lock wait for others' "
+		"commit records and sync them together; a device with "
+		"power-loss protection shortens every sync; "
+		"synchronous_commit = off for transactions that can lose "
+		"their last commits on a crash. Throughput is then no longer "
+		"one commit batch per sync time.");
+	f->refs[0] = REF "#wal_serial";
+	f->refs[1] = "docs/databases.md";
 }

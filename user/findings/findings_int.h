@@ -54,6 +54,12 @@ struct fnd_subj {
 	const char *fs;		/* "ext4", ... or NULL */
 	const char *disk;	/* "loop1", "nvme0n1", ... or NULL */
 	const char *write_cache;	/* "write back", ... or NULL */
+	/*
+	 * of syncs, the sync_file_range calls: they start writeback and
+	 * never flush, and the fs hooks do not see them (their writeback
+	 * submission is painted other, docs/model.md)
+	 */
+	double sfr;
 };
 
 /* A new finding in l (or the one with the same key, when this one weighs
@@ -87,5 +93,6 @@ void fnd_rule_neighbour_trace(struct fnd_list *l, const struct fnd_subj *s);
 void fnd_rule_tool(struct fnd_list *l, struct json_object *doc);
 void fnd_rule_checkpoints(struct fnd_list *l, const struct fnd_subj *s);
 void fnd_rule_log_flush(struct fnd_list *l, const struct fnd_subj *s);
+void fnd_rule_wal_serial(struct fnd_list *l, const struct fnd_subj *s);
 
 #endif /* __FSS_FINDINGS_INT_H */

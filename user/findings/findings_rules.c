@@ -233,7 +233,9 @@ void fnd_rule_phases(struct fnd_list *l, const struct fnd_subj *s)
 		rule_queue(l, s);
 	if (s->share[PH_FS] >= FSS_FIND_FS_SHARE)
 		rule_fs(l, s);
-	if (s->share[PH_OTHER] >= FSS_FIND_OTHER_SHARE)
+	/* mostly sync_file_range: its writeback is other, not a CPU wait */
+	if (s->share[PH_OTHER] >= FSS_FIND_OTHER_SHARE &&
+	    !(2 * s->sfr >= s->syncs))
 		rule_other(l, s);
 }
 
@@ -316,30 +318,36 @@ void fnd_rule_flush_missing(struct fnd_list *l, const struct fnd_subj *s,
 			    const char *mount_opts)
 {
 	const char *off = barriers_off(mount_opts);
+	/* sync_file_range never flushes: only the durable syncs count */
+	double sfr = s->sfr > 0 ? s->sfr : 0, syncs = s->syncs - sfr;
 	char key[96];
 	struct fnd *f;
 
-	if (s->syncs < FSS_FIND_MIN_SYNCS || elided > 0 || !s->write_cache ||
+	no_flush = no_flush > sfr ? no_flush - sfr : 0;
+	if (syncs < FSS_FIND_MIN_SYNCS || elided > 0 || !s->write_cache ||
 	    strcmp(s->write_cache, "write back") ||
-	    !(no_flush >= FSS_FIND_NOFLUSH_SHARE * s->syncs))
+	    !(no_flush >= FSS_FIND_NOFLUSH_SHARE * syncs))
 		return;
 	snprintf(key, sizeof(key), "no_flush:%s", s->disk ? s->disk : "?");
 	f = fnd_add(l, FSS_SEV_CRITICAL, "no_flush", key,
-		    no_flush / s->syncs, s);
+		    no_flush / syncs, s);
 	if (!f)
 		return;
 	FND_SET(f, title, "Data-loss risk: %.0f %% of the syncs "
 		"on %s returned without a flush of its write-back cache",
-		100 * no_flush / s->syncs, s->disk ? s->disk : "the device");
+		100 * no_flush / syncs, s->disk ? s->disk : "the device");
 	FND_SET(f, evidence, "%.0f of %.0f syncs of %s saw "
 		"no flush (no REQ_OP_FLUSH, PREFLUSH or FUA) although %s's "
-		"queue/write_cache says write back.", no_flush, s->syncs,
+		"queue/write_cache says write back.", no_flush, syncs,
 		s->name, s->disk ? s->disk : "the device");
+	if (sfr > 0)
+		FND_CAT(f, evidence, " (%.0f sync_file_range calls, which "
+			"never flush, are left out.)", sfr);
 	if (off)
 		FND_CAT(f, evidence, " The filesystem is "
 			"mounted with %s.", off);
 	fnd_fig(f, "syncs_no_flush", no_flush);
-	fnd_fig(f, "syncs", s->syncs);
+	fnd_fig(f, "syncs", syncs);
 	fnd_figs(f, "write_cache", s->write_cache);
 	fnd_figs(f, "mount_barrier_off", off);
 	FND_SET(f, advice, "A sync that returns before the "

@@ -300,3 +300,33 @@ int fss_ratio_paired(const double *a, const double *b, int n,
 		return ratio_log(a, b, n, out);
 	return ratio_delta(a, b, n, out);
 }
+
+int fss_mean_ci(const double *v, int n, struct fss_mean_ci *out)
+{
+	double s = 0, ss = 0, m, sd, h;
+	bool lg;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->mean = out->lo = out->hi = NAN;
+	if (n < 1)
+		return -1;
+	lg = all_pos(v, n);
+	out->geometric = lg;
+	for (int k = 0; k < n; k++)
+		s += lg ? log(v[k]) : v[k];
+	m = s / n;
+	out->mean = lg ? exp(m) : m;
+	if (n < 2)
+		return -1;
+	for (int k = 0; k < n; k++) {
+		double d = (lg ? log(v[k]) : v[k]) - m;
+
+		ss += d * d;
+	}
+	sd = sqrt(ss / (n - 1));
+	h = fss_t975(n - 1) * sd / sqrt(n);
+	out->lo = lg ? exp(m - h) : m - h;
+	out->hi = lg ? exp(m + h) : m + h;
+	return 0;
+}

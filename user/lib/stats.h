@@ -57,6 +57,21 @@ struct fss_ratio_ci {
 int fss_ratio_paired(const double *a, const double *b, int n,
 		     struct fss_ratio_ci *out);
 
+/*
+ * The mean of n repeats with its 95 % interval (Student's t, n - 1
+ * degrees of freedom): on the log scale when every value is > 0 (mean =
+ * the geometric mean, an interval that never reaches 0, as
+ * fss_ratio_paired), else arithmetic.  Returns 0, or -1 when n < 2 (mean
+ * is still set when n is 1; lo and hi are NAN).
+ */
+struct fss_mean_ci {
+	int n;
+	bool geometric;
+	double mean, lo, hi;
+};
+
+int fss_mean_ci(const double *v, int n, struct fss_mean_ci *out);
+
 /* Student's t quantile 0.975 for df degrees of freedom (df >= 1). */
 double fss_t975(int df);
 

@@ -276,6 +276,8 @@ static struct json_object *dev_json(const struct group *dg)
 	json_object_object_add(dobj, "fua_emulated", json_object_new_int64(g->nr_fua_emulated));
 	json_object_object_add(dobj, "syncs_waited_journal", json_object_new_int64(g->with_journal));
 	json_object_object_add(dobj, "device_flush_ns", json_object_new_int64(g->phase_ns[FSS_PH_DEV_FLUSH]));
+	/* which kinds: a sync_file_range never flushes (docs/findings.md) */
+	json_object_object_add(dobj, "by_kind", by_kind_json(g));
 	return dobj;
 }
 

@@ -14,6 +14,8 @@
 #include "lib/hist.h"
 #include "lib/phase.h"
 #include "render/out_html_blame.h"
+#include "render/out_html_compare.h"
+#include "render/out_html_little.h"
 #include "render/out_svg.h"
 #include "render/render.h"
 
@@ -438,100 +440,13 @@ static void render_run(FILE *f, struct json_object *doc, struct tls *events)
 	shares_chart(f, doc, "Share of traced sync time by phase, per test "
 		     "(right: mean sync latency)");
 	html_blame_run_chart(f, doc);
+	fss_html_little(f, doc);
 	fputs("<h2>Tests</h2>\n", f);
 	fss_doc_foreach_test(doc, run_test_fn, &c);
 	page_close(f, doc);
 }
 
 /* ---- compare ----------------------------------------------------------- */
-
-/* One ratio's row: means, ratio, 95 % interval, word (docs/compare.md). */
-static void ci_row(FILE *f, const char *fs, const char *metric,
-		   const char *label, struct json_object *c, bool ops)
-{
-	char a[48], b[48];
-	double lo = fss_jnum(c, "lo"), hi = fss_jnum(c, "hi");
-	double r = fss_jnum(c, "ratio");
-
-	fputs("<tr data-fs=\"", f);
-	esc(f, fs);
-	fprintf(f, "\" data-metric=\"%s\"><td>", metric);
-	esc(f, label);
-	fputs("</td>", f);
-	if (!c) {
-		fputs("<td data-stat=\"a\">n/a</td><td data-stat=\"b\">n/a</td>"
-		      "<td data-stat=\"ratio\">n/a</td><td data-stat=\"interval\">"
-		      "n/a</td><td data-stat=\"word\">n/a</td></tr>\n", f);
-		return;
-	}
-	if (ops) {
-		snprintf(a, sizeof(a), "%.1f", fss_jnum(c, "a"));
-		snprintf(b, sizeof(b), "%.1f", fss_jnum(c, "b"));
-	} else {
-		svg_fmt_us(a, sizeof(a), fss_jnum(c, "a"));
-		svg_fmt_us(b, sizeof(b), fss_jnum(c, "b"));
-	}
-	fprintf(f, "<td data-stat=\"a\">%s</td><td data-stat=\"b\">%s</td>",
-		a, b);
-	if (isfinite(r))
-		fprintf(f, "<td data-stat=\"ratio\">%.3f</td>", r);
-	else
-		fputs("<td data-stat=\"ratio\">n/a</td>", f);
-	if (isfinite(lo) && isfinite(hi))
-		fprintf(f, "<td data-stat=\"interval\">%.3f – %.3f</td>", lo, hi);
-	else
-		fputs("<td data-stat=\"interval\">n/a</td>", f);
-	fputs("<td data-stat=\"word\">", f);
-	esc(f, fss_jstr(c, "word") ?: "n/a");
-	fputs("</td></tr>\n", f);
-}
-
-/* compare: each filesystem against the first over the rounds. */
-static void compare_ci(FILE *f, struct json_object *w)
-{
-	struct json_object *res = fss_j(w, "results");
-	const char *base;
-	size_t n = res ? fss_jlen(res) : 0;
-
-	if (n < 2)
-		return;
-	base = fss_jstr(fss_jidx(res, 0), "label") ?:
-	       fss_jstr(fss_jidx(res, 0), "fs") ?: "?";
-	for (size_t i = 1; i < n; i++) {
-		struct json_object *t = fss_jidx(res, i);
-		struct json_object *c = fss_j(t, "confidence");
-		struct json_object *ph = fss_j(c, "phases");
-		const char *fs = fss_jstr(t, "label") ?: fss_jstr(t, "fs") ?: "?";
-
-		if (!c)
-			continue;
-		fputs("<h3>", f);
-		esc(f, fs);
-		fputs(" against ", f);
-		esc(f, base);
-		fprintf(f, ": means over %lld round(s), ratio, 95 %% interval"
-			"</h3>\n", fss_jint(fss_j(c, "ops_per_sec"), "rounds", 0));
-		fputs("<table class=\"ci\" data-workload=\"", f);
-		esc(f, fss_jstr(w, "name") ?: "?");
-		fputs("\"><tr><th>ratio of</th><th>", f);
-		esc(f, base);
-		fputs("</th><th>", f);
-		esc(f, fs);
-		fputs("</th><th>ratio</th><th>95 % interval</th><th></th></tr>\n",
-		      f);
-		ci_row(f, fs, "ops_per_sec", "ops/sec", fss_j(c, "ops_per_sec"),
-		       true);
-		ci_row(f, fs, "p50_us", "p50", fss_j(c, "p50_us"), false);
-		ci_row(f, fs, "p99_us", "p99", fss_j(c, "p99_us"), false);
-		for (int p = 0; ph && p < SVG_NPH; p++)
-			ci_row(f, fs, fss_phase_name(p), fss_phase_name(p),
-			       fss_j(ph, fss_phase_name(p)), false);
-		if (ph)
-			ci_row(f, fs, "total_mean_us", "total mean",
-			       fss_j(c, "total_mean_us"), false);
-		fputs("</table>\n", f);
-	}
-}
 
 static void compare_workload(FILE *f, struct json_object *w)
 {
@@ -548,6 +463,7 @@ static void compare_workload(FILE *f, struct json_object *w)
 	fputs("<h2>", f);
 	esc(f, fss_jstr(w, "title") ?: fss_jstr(w, "name"));
 	fputs("</h2>\n", f);
+	fss_html_compare_summary(f, w);
 	for (i = 0; res && i < fss_jlen(res); i++) {
 		struct json_object *t = fss_jidx(res, i);
 		char key[200];
@@ -581,7 +497,7 @@ static void compare_workload(FILE *f, struct json_object *w)
 		svg_stacked_shares(f, title, bs->b, bs->n);
 	}
 	free(bs);
-	compare_ci(f, w);
+	fss_html_compare_ci(f, w);
 	if (n) {
 		svg_hist_range(hp, n, &lo, &hi);
 		snprintf(title, sizeof(title), "%s: sync latency per filesystem, same axes",

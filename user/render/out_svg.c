@@ -54,7 +54,7 @@ static void dur_label(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.3g s", ns / 1e9);
 }
 
-static void fig_open(FILE *f, const char *title, int w, int h, const char *cls)
+void svg_fig_open(FILE *f, const char *title, int w, int h, const char *cls)
 {
 	fprintf(f, "<figure class=\"%s\"><figcaption>", cls);
 	svg_esc(f, title);
@@ -65,7 +65,7 @@ static void fig_open(FILE *f, const char *title, int w, int h, const char *cls)
 	fputs("\">\n", f);
 }
 
-static void fig_close(FILE *f, const char *note)
+void svg_fig_close(FILE *f, const char *note)
 {
 	fputs("</svg>", f);
 	if (note && *note) {
@@ -124,7 +124,7 @@ void svg_cause_bars(FILE *f, const char *title, const struct svg_cbar *bars,
 {
 	const int lw = 190, bw = 400, rh = 22, top = 8, w = lw + bw + 120;
 
-	fig_open(f, title, w, top + n * rh + 42, "shares causes");
+	svg_fig_open(f, title, w, top + n * rh + 42, "shares causes");
 	for (int i = 0; i < n; i++) {
 		double x = lw, y = top + i * rh;
 
@@ -152,7 +152,7 @@ void svg_cause_bars(FILE *f, const char *title, const struct svg_cbar *bars,
 		fputs("</text>\n", f);
 	}
 	share_axis(f, lw, bw, top + n * rh, axis);
-	fig_close(f, NULL);
+	svg_fig_close(f, NULL);
 }
 
 void svg_stacked_shares(FILE *f, const char *title, const struct svg_bar *bars,
@@ -161,7 +161,7 @@ void svg_stacked_shares(FILE *f, const char *title, const struct svg_bar *bars,
 	const int lw = 190, bw = 400, rh = 22, top = 8, w = lw + bw + 120;
 	int h = top + n * rh + 42, i, p, t;
 
-	fig_open(f, title, w, h, "shares");
+	svg_fig_open(f, title, w, h, "shares");
 	for (i = 0; i < n; i++) {
 		double x = lw, y = top + i * rh;
 
@@ -195,7 +195,7 @@ void svg_stacked_shares(FILE *f, const char *title, const struct svg_bar *bars,
 		lw, top + n * rh, lw + bw, top + n * rh);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axt\" text-anchor=\"middle\">"
 		"share of sync time (%%)</text>\n", lw + bw / 2, top + n * rh + 34);
-	fig_close(f, NULL);
+	svg_fig_close(f, NULL);
 }
 
 void svg_hist_range(const struct fss_hist *const *hs, int n, double *lo_ns,
@@ -249,7 +249,7 @@ static int bin_shares(const struct fss_hist *h, double lo, double hi, double *ou
 	return nb;
 }
 
-static double nice_up(double v)
+double svg_nice_up(double v)
 {
 	double e, m;
 
@@ -320,8 +320,8 @@ void svg_hist(FILE *f, const char *title, const struct fss_hist *h,
 	nb = bin_shares(h, lo_ns, hi_ns, sh);
 	for (k = 0; k < nb; k++)
 		peak = fmax(peak, sh[k]);
-	fr.ymax = nice_up(peak);
-	fig_open(f, title, fr.x0 + fr.w + 28, fr.y0 + fr.h + 36, small ? "hist small" : "hist");
+	fr.ymax = svg_nice_up(peak);
+	svg_fig_open(f, title, fr.x0 + fr.w + 28, fr.y0 + fr.h + 36, small ? "hist small" : "hist");
 	lin_y_axis(f, &fr, "% of syncs");
 	bw = (double)fr.w / nb;
 	for (k = 0; k < nb; k++) {
@@ -354,7 +354,7 @@ void svg_hist(FILE *f, const char *title, const struct fss_hist *h,
 		snprintf(note, sizeof(note), "%llu of %llu at 0 ns (drawn at the left "
 			 "edge)", (unsigned long long)h->b[0],
 			 (unsigned long long)h->count);
-	fig_close(f, note);
+	svg_fig_close(f, note);
 }
 
 void svg_hist_overlay(FILE *f, const char *title, const struct fss_hist *hs,
@@ -373,8 +373,8 @@ void svg_hist_overlay(FILE *f, const char *title, const struct fss_hist *hs,
 		for (k = 0; k < nb; k++)
 			peak = fmax(peak, sh[s][k]);
 	}
-	fr.ymax = nice_up(peak);
-	fig_open(f, title, fr.x0 + fr.w + 28, fr.y0 + fr.h + 36, "hist overlay");
+	fr.ymax = svg_nice_up(peak);
+	svg_fig_open(f, title, fr.x0 + fr.w + 28, fr.y0 + fr.h + 36, "hist overlay");
 	lin_y_axis(f, &fr, "% of syncs");
 	bw = nb ? (double)fr.w / nb : 1;
 	for (s = 0; s < n; s++) {
@@ -397,7 +397,7 @@ void svg_hist_overlay(FILE *f, const char *title, const struct fss_hist *hs,
 		fputs("</text>\n", f);
 	}
 	log_x_axis(f, &fr, "sync latency (log scale)");
-	fig_close(f, NULL);
+	svg_fig_close(f, NULL);
 }
 
 void svg_timeline(FILE *f, const char *title, const struct svg_point *p,
@@ -421,7 +421,7 @@ void svg_timeline(FILE *f, const char *title, const struct svg_point *p,
 	fr.hi = pow(10, ceil(log10(fmax(hi, fr.lo * 10))));
 	if (tmax <= 0)
 		tmax = 1;
-	fig_open(f, title, fr.x0 + fr.w + 12, fr.y0 + fr.h + 40, "timeline");
+	svg_fig_open(f, title, fr.x0 + fr.w + 12, fr.y0 + fr.h + 40, "timeline");
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"ax\"/>\n",
 		fr.x0, fr.y0, fr.x0, fr.y0 + fr.h);
 	for (d = fr.lo; d <= fr.hi * 1.001; d *= 10) {
@@ -456,7 +456,7 @@ void svg_timeline(FILE *f, const char *title, const struct svg_point *p,
 	snprintf(note, sizeof(note), "%zu syncs drawn, colour = the phase that took "
 		 "most of each; %zu not drawn (downsampled to at most 20000 points)",
 		 n, omitted);
-	fig_close(f, note);
+	svg_fig_close(f, note);
 }
 
 void svg_ci_plot(FILE *f, const char *title, const struct svg_ci *rows, int n)
@@ -468,8 +468,8 @@ void svg_ci_plot(FILE *f, const char *title, const struct svg_ci *rows, int n)
 	for (i = 0; i < n; i++)
 		if (isfinite(rows[i].lo) && isfinite(rows[i].hi))
 			m = fmax(m, fmax(fabs(rows[i].lo), fabs(rows[i].hi)));
-	m = nice_up(m * 1.05);
-	fig_open(f, title, lw + pw + 20, top + n * rh + 44, "ci");
+	m = svg_nice_up(m * 1.05);
+	svg_fig_open(f, title, lw + pw + 20, top + n * rh + 44, "ci");
 #define CX(v) (lw + pw * ((v) + m) / (2 * m))
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"zero\"/>\n",
 		CX(0), top, CX(0), top + n * rh);
@@ -495,5 +495,5 @@ void svg_ci_plot(FILE *f, const char *title, const struct svg_ci *rows, int n)
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"axt\" text-anchor=\"middle\">"
 		"change B vs A (%%), 95 %% interval</text>\n", CX(0), top + n * rh + 32);
 #undef CX
-	fig_close(f, NULL);
+	svg_fig_close(f, NULL);
 }

@@ -8,6 +8,7 @@
 #ifndef __FSS_OUT_SVG_H
 #define __FSS_OUT_SVG_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "lib/hist.h"
 
@@ -21,6 +22,16 @@ void svg_esc(FILE *f, const char *s);
 
 /* A duration given in us: "188.6 µs", "4.321 ms", "1.234 s"; n/a if NAN. */
 void svg_fmt_us(char *buf, size_t len, double us);
+
+/*
+ * A figure: <figure class=cls><figcaption>title</figcaption><svg ...> of
+ * w x h; svg_fig_close ends it with an optional note under it.
+ */
+void svg_fig_open(FILE *f, const char *title, int w, int h, const char *cls);
+void svg_fig_close(FILE *f, const char *note);
+
+/* The next 1, 2 or 5 times a power of ten at or above v (1 if v <= 0). */
+double svg_nice_up(double v);
 
 /* A legend of the six phases (HTML, not SVG). */
 void svg_phase_legend(FILE *f);
@@ -111,5 +122,38 @@ struct svg_ci {
 	int word;
 };
 void svg_ci_plot(FILE *f, const char *title, const struct svg_ci *rows, int n);
+
+/*
+ * Lines of points against x (out_svg_xy.c): each series a polyline, with
+ * circles carrying data-series, data-x and data-y when marks is set; x
+ * on a log axis when it spans 4x or more, ticks at the first series' x;
+ * y linear from 0 (ticks as durations when ydur: y in us).  NAN points
+ * are left out.  A legend above.
+ */
+#define SVG_XY_MAX	6
+struct svg_xy_series {
+	const char *key;		/* data-series */
+	const char *name;		/* legend */
+	const char *color;
+	const char *dash;		/* stroke-dasharray, NULL: solid */
+	const double *x, *y;
+	int n;
+	bool marks;
+};
+void svg_xy_chart(FILE *f, const char *title, const char *xt,
+		  const char *yt, bool ydur, const struct svg_xy_series *s,
+		  int ns, const char *note);
+
+/*
+ * One value per row with its interval (lo, hi; NAN: none) on a linear
+ * axis from 0 (log when the intervals span over 20x): circles carry
+ * data-key, data-value, data-lo, data-hi.  dur: values are us.
+ */
+struct svg_irow {
+	const char *label, *key, *color;
+	double v, lo, hi;
+};
+void svg_interval_rows(FILE *f, const char *title, const char *axis,
+		       bool dur, const struct svg_irow *rows, int n);
 
 #endif /* __FSS_OUT_SVG_H */

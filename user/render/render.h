@@ -59,8 +59,9 @@ int fss_render_csv(struct json_object *doc, FILE *f,
 int fss_render_text(struct json_object *doc, FILE *f,
 		    const struct fss_render_opts *ro, char *err, size_t errlen);
 /*
- * The plain text of a run result, in parts (run prints each as it becomes
- * known) and whole (report).  Footnotes are kept per section in c.
+ * The plain text of a run result, in parts (run prints the header before
+ * the tests, the body once the document is complete) and whole (report).
+ * Footnotes are kept per section in c.
  */
 struct fss_text_run {
 	FILE *f;
@@ -72,8 +73,11 @@ void fss_text_run_section(struct fss_text_run *c, const char *title,
 			  const char *note);
 void fss_text_run_row(struct fss_text_run *c, struct json_object *test, bool hist);
 void fss_text_run_section_end(struct fss_text_run *c);
-void fss_text_run_sweep(FILE *f, struct json_object *rows);
+/* A sweep's Little's-law table: its "little" object, or an old "sweep". */
+void fss_text_run_little(FILE *f, struct json_object *little);
 void fss_text_run_verdict(FILE *f, struct json_object *doc);
+/* all of the text after the header: findings, rows, sweep, verdict */
+void fss_text_run_body(FILE *f, struct json_object *doc, bool hist);
 int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 
 /* A traced test's breakdown (its "breakdown", "flush"... keys), indented. */
@@ -118,13 +122,14 @@ void fss_text_hists(FILE *f, struct json_object *test, int indent);
 
 /*
  * The plain text of a compare result, in parts (compare prints the header
- * before anything runs, each filesystem's line as it finishes, the tables
- * and notes at the end) and whole (report).  fs: one entry of the
- * document's "filesystems".
+ * before anything runs, the body once the document is complete) and whole
+ * (report).  fs: one entry of the document's "filesystems".
  */
 void fss_text_compare_header(FILE *f, struct json_object *doc);
 void fss_text_compare_fs(FILE *f, struct json_object *doc, struct json_object *fs);
 void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist);
+/* after the header: findings, a line per filesystem, tables, notes */
+void fss_text_compare_body(FILE *f, struct json_object *doc, bool hist);
 int fss_text_compare(FILE *f, struct json_object *doc, bool hist);
 /* The plain text of a diff document. */
 void fss_text_diff(FILE *f, struct json_object *doc);

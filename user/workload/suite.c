@@ -166,6 +166,9 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 			       r->spec.iodepth ? "io_uring" : "sync"));
 	json_object_object_add(o, "iodepth", r->spec.iodepth ?
 			       json_object_new_int((int)r->spec.iodepth) : NULL);
+	json_object_object_add(o, "sync_batch", !r->spec.iodepth ? NULL :
+			       json_object_new_string(fss_sync_batch_name(
+						      r->spec.sync_batch)));
 	json_object_object_add(o, "status", json_object_new_string(ok ? "ok" : "n/a"));
 	json_object_object_add(o, "reason", ok ? NULL :
 			       json_object_new_string(res->reason));
@@ -175,6 +178,17 @@ struct json_object *fss_run_test_json(const struct fss_run_test *r, int write_ca
 			       NULL);
 	json_object_object_add(o, "writes", ok ?
 			       json_object_new_int64((int64_t)res->writes) : NULL);
+	json_object_object_add(o, "syncs", ok && r->spec.iodepth ?
+			       json_object_new_int64((int64_t)res->syncs) : NULL);
+	if (ok && r->spec.iodepth && res->syncs) {
+		lat = json_object_new_object();
+		json_object_object_add(lat, "p50", fss_json_num(res->sync_lat.p50, 3));
+		json_object_object_add(lat, "p99", fss_json_num(res->sync_lat.p99, 3));
+		json_object_object_add(lat, "mean", fss_json_num(res->sync_lat.mean, 3));
+		json_object_object_add(o, "sync_latency_us", lat);
+	} else {
+		json_object_object_add(o, "sync_latency_us", NULL);
+	}
 	json_object_object_add(o, "elapsed_s", ok ? fss_json_num(res->elapsed_s, 6) : NULL);
 	json_object_object_add(o, "ops_per_sec", ok ? fss_json_num(res->ops_per_sec, 3) : NULL);
 	json_object_object_add(o, "usecs_per_op", ok ? fss_json_num(res->usecs_per_op, 3) : NULL);

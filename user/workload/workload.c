@@ -303,10 +303,37 @@ static void job_loop(struct job *j)
 		atomic_store(&r->abort, 1);
 }
 
+bool fss_wl_uring_method(enum fss_method m, enum fss_sync_batch b)
+{
+	if (m == FSS_M_FDATASYNC || m == FSS_M_FSYNC)
+		return true;
+	return b == FSS_SB_PAIR && (m == FSS_M_OPEN_DATASYNC ||
+				    m == FSS_M_OPEN_SYNC ||
+				    m == FSS_M_PWRITEV2_DSYNC);
+}
+
+const char *fss_sync_batch_name(enum fss_sync_batch b)
+{
+	return b == FSS_SB_FIO ? "fio" : "pair";
+}
+
+int fss_sync_batch_parse(const char *s, enum fss_sync_batch *out)
+{
+	if (!strcmp(s, "pair"))
+		*out = FSS_SB_PAIR;
+	else if (!strcmp(s, "fio"))
+		*out = FSS_SB_FIO;
+	else
+		return -1;
+	return 0;
+}
+
 /* A job's timed loop: the sync engine's or io_uring's. */
 static void job_run(struct job *j)
 {
-	if (j->spec->iodepth)
+	if (j->spec->iodepth && j->spec->sync_batch == FSS_SB_FIO)
+		wl__job_loop_uring_fio(j);
+	else if (j->spec->iodepth)
 		wl__job_loop_uring(j);
 	else
 		job_loop(j);
@@ -431,11 +458,11 @@ static int wl_run__spec(struct wl_test *t, const struct fss_wl_spec *spec,
 	t->nfiles = s->shared_file ? 1 : s->jobs;
 
 	if (s->iodepth && (s->shape != FSS_SHAPE_WRITE_SYNC ||
-			   (s->method != FSS_M_FDATASYNC &&
-			    s->method != FSS_M_FSYNC) ||
+			   !fss_wl_uring_method(s->method, s->sync_batch) ||
 			   s->writes_per_sync != 1 || s->iodepth > 4096)) {
 		snprintf(err, errlen, "io_uring: fdatasync or fsync after one "
-			 "write, --iodepth 1 to 4096");
+			 "write, or one open_datasync, open_sync or "
+			 "pwritev2_dsync write (pair only), --iodepth 1 to 4096");
 		return -EINVAL;
 	}
 	/* region each job overwrites (each op in flight its own block),
@@ -640,12 +667,18 @@ static int wl_run__errors(struct wl_test *t, struct fss_wl_result *res,
 static int wl_run__sum(struct wl_test *t, struct fss_wl_result *res)
 {
 	__u64 t0 = UINT64_MAX, t1 = 0;
+	struct fss_hist *sh = NULL;
 
 	for (unsigned int i = 0; i < t->s.jobs; i++) {
 		struct job *j = &t->jobs[i];
 
 		res->ops += j->ops;
 		res->writes += j->writes;
+		res->syncs += j->syncs;
+		if (j->shist && !sh)
+			sh = fss_hist_new();
+		if (j->shist && sh)
+			fss_hist_merge(sh, j->shist);
 		if (j->stopped)
 			res->partial = true;
 		if (j->capped && !strstr(res->note, "memory limit"))
@@ -658,6 +691,12 @@ static int wl_run__sum(struct wl_test *t, struct fss_wl_result *res)
 		if (j->t_end > t1)
 			t1 = j->t_end;
 	}
+	if (sh && sh->count) {
+		res->sync_lat.p50 = fss_hist_quantile_ns(sh, 0.5) / 1e3;
+		res->sync_lat.p99 = fss_hist_quantile_ns(sh, 0.99) / 1e3;
+		res->sync_lat.mean = fss_hist_mean_ns(sh) / 1e3;
+	}
+	free(sh);
 	if (!res->ops) {
 		res->partial = fss_wl_stop != 0;
 		set_na(res, "%s%s", fss_wl_stop ? "interrupted before the first "
@@ -705,6 +744,7 @@ static void wl_run__free(struct wl_test *t)
 			if (t->jobs[i].fd >= 0)
 				close(t->jobs[i].fd);
 			free(t->jobs[i].buf);
+			free(t->jobs[i].shist);
 			lat_free(&t->jobs[i].lat);
 		}
 		free(t->jobs);

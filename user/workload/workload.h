@@ -58,6 +58,24 @@ int fss_pattern_parse(const char *s, enum fss_pattern *out);	/* 0 or -1 */
 /* "8k", "2M", "512", "1g", "1t" -> bytes (binary units).  0 or -1. */
 int fss_size_parse(const char *s, __u64 *out);
 
+/*
+ * How the io_uring engine issues its syncs (--sync-batch, docs/run.md):
+ * PAIR, each op's own sync once its write completed (N write+sync pairs
+ * in flight); FIO, fio 3.33's --fdatasync=1 rule (N writes and syncs in
+ * flight together; an op is durable at the first sync issued after its
+ * write completed).
+ */
+enum fss_sync_batch { FSS_SB_PAIR = 0, FSS_SB_FIO };
+const char *fss_sync_batch_name(enum fss_sync_batch b);	/* "pair", "fio" */
+/*
+ * Can the io_uring engine run method m with rule b: fdatasync and fsync
+ * (a write, then the sync) with either; open_datasync, open_sync and
+ * pwritev2_dsync (one write that is the sync: O_DSYNC / O_SYNC, RWF_DSYNC)
+ * with pair only.
+ */
+bool fss_wl_uring_method(enum fss_method m, enum fss_sync_batch b);
+int fss_sync_batch_parse(const char *s, enum fss_sync_batch *out); /* 0/-1 */
+
 struct fss_wl_spec {
 	const char *name;
 	enum fss_method method;
@@ -74,6 +92,7 @@ struct fss_wl_spec {
 	unsigned int iodepth;		/* io_uring: ops in flight per job,
 					 * each a write linked to its
 					 * sync; 0: the sync engine */
+	enum fss_sync_batch sync_batch;	/* io_uring: how syncs are issued */
 };
 
 struct fss_lat {
@@ -90,6 +109,10 @@ struct fss_wl_result {
 	bool partial;			/* stopped by a signal */
 	__u64 ops;			/* ops of all jobs (one op = one sync) */
 	__u64 writes;			/* write calls of all jobs */
+	__u64 syncs;			/* io_uring: sync calls of all jobs */
+	struct fss_lat sync_lat;	/* io_uring: each sync, submission to
+					 * completion (p50, p99, mean from a
+					 * histogram; 0 when none) */
 	double elapsed_s;		/* first job start to last job end */
 	double ops_per_sec;		/* ops / elapsed_s */
 	double usecs_per_op;		/* 1e6 / ops_per_sec */

@@ -133,7 +133,8 @@ struct job {
 	__u64 rng;
 	struct lat_buf lat;
 	__u64 *slot0;		/* first free slot at start */
-	__u64 ops, writes;
+	__u64 ops, writes, syncs;
+	struct fss_hist *shist;	/* io_uring: sync latencies (or NULL) */
 	__u64 t_start, t_end;
 	int err;		/* errno of the failed call, 0 if none */
 	const char *err_op;
@@ -188,5 +189,18 @@ static inline int fail(struct job *j, int e, const char *what)
 /* io_uring (workload_uring.c): the job's loop with spec->iodepth ops in
  * flight, each a write linked to its sync, timed submit to completion. */
 void wl__job_loop_uring(struct job *j);
+/* The job's ring for depth io_us (fio's flags where the kernel has them):
+ * 0 or -errno.  The struct is liburing's. */
+struct io_uring;
+int wl__uring_init(struct io_uring *ring, unsigned int depth);
+
+/* io_uring: is each write the sync (no IORING_OP_FSYNC after it)? */
+static inline bool wl__uring_dsync(enum fss_method m)
+{
+	return m == FSS_M_OPEN_DATASYNC || m == FSS_M_OPEN_SYNC ||
+	       m == FSS_M_PWRITEV2_DSYNC;
+}
+/* The same with --sync-batch fio (workload_uring_fio.c). */
+void wl__job_loop_uring_fio(struct job *j);
 
 #endif /* __FSS_WORKLOAD_INT_H */

@@ -14,10 +14,12 @@
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "workload/workload_int.h"
 
 struct uop {
 	__u64 t_sub;		/* its write submitted (ns) */
+	__u64 t_sync;		/* its sync submitted (ns) */
 	bool write_done;
 };
 
@@ -34,6 +36,8 @@ static int queue_op(struct job *j, struct io_uring *ring, struct uop *u,
 	off = s->pattern == FSS_PAT_OVERWRITE ? j->base + (__u64)k * s->bs :
 	      next_off(j, 0);
 	io_uring_prep_write(w, j->fd, j->buf, (unsigned int)s->bs, off);
+	if (s->method == FSS_M_PWRITEV2_DSYNC)
+		w->rw_flags = RWF_DSYNC;
 	io_uring_sqe_set_data64(w, (__u64)k << 1);
 	u[k].t_sub = now_ns();
 	u[k].write_done = false;
@@ -41,7 +45,8 @@ static int queue_op(struct job *j, struct io_uring *ring, struct uop *u,
 }
 
 /* Queue op k's sync, once its write completed.  0 or -1. */
-static int queue_sync(struct job *j, struct io_uring *ring, unsigned int k)
+static int queue_sync(struct job *j, struct io_uring *ring, struct uop *u,
+		      unsigned int k)
 {
 	struct io_uring_sqe *f = io_uring_get_sqe(ring);
 
@@ -50,6 +55,7 @@ static int queue_sync(struct job *j, struct io_uring *ring, unsigned int k)
 	io_uring_prep_fsync(f, j->fd, j->spec->method == FSS_M_FDATASYNC ?
 			    IORING_FSYNC_DATASYNC : 0);
 	io_uring_sqe_set_data64(f, ((__u64)k << 1) | 1);
+	u[k].t_sync = now_ns();
 	return 0;
 }
 
@@ -69,26 +75,80 @@ static int reap(struct job *j, struct io_uring_cqe *cqe, struct uop *u)
 		}
 		j->writes++;
 		u[k].write_done = true;
-		return -1;
+		if (!wl__uring_dsync(j->spec->method))
+			return -1;
+		/* the write was the sync (O_DSYNC, O_SYNC, RWF_DSYNC) */
+		j->syncs++;
+		fss_hist_add(j->shist, now_ns() - u[k].t_sub);
+		return (int)k;
 	}
 	if (cqe->res < 0) {
 		fail(j, -cqe->res, j->spec->method == FSS_M_FDATASYNC ?
 		     "io_uring fdatasync" : "io_uring fsync");
 		return -2;
 	}
+	j->syncs++;
+	fss_hist_add(j->shist, now_ns() - u[k].t_sync);
 	return (int)k;
 }
 
-/* Wait for every op still in flight (after a stop or an error). */
+/*
+ * Wait for every op still in flight (after an error): nothing more is
+ * queued, so each op ends with its next completion (its write's, or the
+ * sync's that was already in flight).
+ */
 static void drain(struct io_uring *ring, unsigned int inflight)
 {
 	struct io_uring_cqe *cqe;
 
 	while (inflight && !io_uring_wait_cqe(ring, &cqe)) {
-		if (io_uring_cqe_get_data64(cqe) & 1)
-			inflight--;
+		inflight--;
 		io_uring_cqe_seen(ring, cqe);
 	}
+}
+
+/*
+ * The io-wq workers that run this thread's punted writes and syncs (a
+ * buffered write or an fsync cannot complete without blocking, so io_uring
+ * hands it to a worker): as many as a fresh thread's first ring of depth
+ * entries gets, min(depth, 4 x CPUs).  The kernel sizes a thread's io-wq
+ * once, from the first ring it made: the thread that ran
+ * fss_wl_uring_check()'s one-entry ring would otherwise have a single
+ * worker, and every sync would wait for the one before it (one flush each,
+ * never shared).  Best effort: an old kernel keeps its own limit.
+ */
+static void iowq_workers(struct io_uring *ring, unsigned int depth)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int v[2] = { depth, 0 };	/* bounded; unbound as is */
+
+	if (cpus > 0 && v[0] > 4 * (unsigned long)cpus)
+		v[0] = 4 * (unsigned int)cpus;
+	io_uring_register_iowq_max_workers(ring, v);
+}
+
+/*
+ * A ring for depth io_us, set up as fio sets its own (engines/io_uring.c):
+ * completions run as task work only when this thread waits for them
+ * (DEFER_TASKRUN, one issuer), not by interrupting it each time; where
+ * the kernel has not those flags, without them.  0 or -errno.
+ */
+int wl__uring_init(struct io_uring *ring, unsigned int depth)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN |
+			 IORING_SETUP_SINGLE_ISSUER |
+			 IORING_SETUP_DEFER_TASKRUN,
+		.cq_entries = 2 * depth,
+	};
+	int rc = io_uring_queue_init_params(depth, ring, &p);
+
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(2 * depth, ring, 0);
+	if (rc)
+		return rc;
+	iowq_workers(ring, depth);
+	return 0;
 }
 
 void wl__job_loop_uring(struct job *j)
@@ -105,11 +165,12 @@ void wl__job_loop_uring(struct job *j)
 	int rc, k;
 
 	j->t_start = j->t_end = now_ns();
-	if (!u) {
+	j->shist = fss_hist_new();
+	if (!u || !j->shist) {
 		fail(j, ENOMEM, "io_uring op table");
 		goto out;
 	}
-	rc = io_uring_queue_init(2 * depth, &ring, 0);
+	rc = wl__uring_init(&ring, depth);
 	if (rc < 0) {
 		fail(j, -rc, "io_uring_queue_init");
 		goto out;
@@ -138,7 +199,7 @@ void wl__job_loop_uring(struct job *j)
 		if (k == -1) {		/* a write: now its sync */
 			k = (int)(io_uring_cqe_get_data64(cqe) >> 1);
 			io_uring_cqe_seen(&ring, cqe);
-			if (queue_sync(j, &ring, (unsigned int)k))
+			if (queue_sync(j, &ring, u, (unsigned int)k))
 				break;
 			rc = io_uring_submit(&ring);
 			if (rc < 0) {

@@ -501,24 +501,21 @@ static int begin_output(struct cmp_ctx *c)
 }
 
 /*
- * Add (and print) the entries of the filesystems that are done, in --fs
+ * Add the entries of the filesystems that are done (the text prints them
+ * at the end, after the findings: docs/findings.md), in --fs
  * order: all rounds run, or every one that ran at all when stopped.
  */
 static void add_done(struct cmp_ctx *c)
 {
 	const struct cmp_opts *o = &c->o;
-	struct json_object *fs;
-
 	while (c->nadded < o->nfs) {
 		struct cmp_fs_run *r = &c->runs[c->nadded];
 
 		if (!(r->rounds_done == o->repeat ||
 		      (fss_wl_stop && r->rounds_done > 0)))
 			break;
-		fs = cmp_doc_add_fs(c->doc, o, r, c->nwl);
+		cmp_doc_add_fs(c->doc, o, r, c->nwl);
 		c->nadded++;
-		if (!o->wl.json)
-			fss_text_compare_fs(stdout, c->doc, fs);
 	}
 }
 
@@ -622,7 +619,7 @@ static int finish(struct cmp_ctx *c)
 			     o->wl.output, NULL))
 			ret = 1;
 	} else {
-		fss_text_compare_results(stdout, c->doc, o->wl.hist);
+		fss_text_compare_body(stdout, c->doc, o->wl.hist);
 	}
 	fflush(stdout);
 	if (drops)

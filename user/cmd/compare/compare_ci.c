@@ -106,6 +106,49 @@ struct json_object *cmp_rounds_json(const struct cmp_fs_run *r, int wi)
 	return o;
 }
 
+/* One metric over the rounds: mean and 95 % interval; NULL if none ran. */
+static struct json_object *spread_one(const double *v, int n)
+{
+	double ok[CMP_MAX_REPEAT];
+	struct fss_mean_ci mc;
+	struct json_object *o;
+	int m = 0;
+
+	for (int k = 0; k < n; k++)
+		if (isfinite(v[k]))
+			ok[m++] = v[k];
+	if (!m)
+		return NULL;
+	fss_mean_ci(ok, m, &mc);
+	o = json_object_new_object();
+	json_object_object_add(o, "mean", jnum(mc.mean, 3));
+	json_object_object_add(o, "lo", isfinite(mc.lo) ? jnum(mc.lo, 3) : NULL);
+	json_object_object_add(o, "hi", isfinite(mc.hi) ? jnum(mc.hi, 3) : NULL);
+	json_object_object_add(o, "rounds", json_object_new_int(m));
+	json_object_object_add(o, "kind", json_object_new_string(
+			       mc.geometric ? "geometric" : "arithmetic"));
+	return o;
+}
+
+/*
+ * A filesystem's own ops/s and p99 over its rounds, each with its 95 %
+ * interval (Student's t): what the page's summary chart draws.
+ */
+struct json_object *cmp_spread_json(const struct cmp_fs_run *r, int wi)
+{
+	const struct cmp_rounds *c;
+	struct json_object *o;
+
+	if (!r->rounds || !r->rounds[wi].n)
+		return NULL;
+	c = &r->rounds[wi];
+	o = json_object_new_object();
+	json_object_object_add(o, "level", jnum(0.95, 2));
+	json_object_object_add(o, "ops_per_sec", spread_one(c->ops, c->n));
+	json_object_object_add(o, "p99_us", spread_one(c->p99, c->n));
+	return o;
+}
+
 /*
  * The bootstrap's interval of the ratio, relative to its own point (the
  * statistic over all rounds' histograms) and put around r, the ratio

@@ -93,6 +93,7 @@ static struct json_object *result_json(const struct cmp_fs_run *runs, int i, int
 	}
 	json_object_object_add(o, "ratio_to_first", ratios_json(r, t, &runs[0].tests[wi]));
 	json_object_object_add(o, "rounds", cmp_rounds_json(r, wi));
+	json_object_object_add(o, "spread", cmp_spread_json(r, wi));
 	json_object_object_add(o, "confidence",
 			       cmp_confidence_json(r, &runs[0], wi));
 	return o;

@@ -172,6 +172,7 @@ void cmp_rounds_record(struct cmp_fs_run *r, struct fss_run_test *tests,
 		       int nwl, int k);
 /* "rounds": every round's values of workload wi on r. */
 struct json_object *cmp_rounds_json(const struct cmp_fs_run *r, int wi);
+struct json_object *cmp_spread_json(const struct cmp_fs_run *r, int wi);
 /*
  * "confidence" of workload wi on r against base (the first filesystem):
  * per ratio its mean values, ratio, 95 % interval, its sources and a

@@ -33,6 +33,7 @@
 enum {
 	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE,
 	OPT_SHARED, OPT_SWEEP, OPT_NO_BLAME, OPT_IOENGINE, OPT_IODEPTH,
+	OPT_SYNC_BATCH,
 };
 
 static const char doc[] =
@@ -68,13 +69,19 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Test length:", 2 },
 	{ NULL, 0, NULL, 0, "Custom test (fio-style; replaces the suite):", 3 },
 	{ "shared-file", OPT_SHARED, NULL, 0, "All jobs on one file (default: one each)", 3 },
-	{ "sweep", OPT_SWEEP, "jobs=LIST", 0, "Run the custom test once per job count "
-	  "in LIST (e.g. jobs=1,2,4,8) with a Little's-law check", 3 },
+	{ "sweep", OPT_SWEEP, "KEY=LIST", 0, "Run the custom test once per job "
+	  "count (jobs=1,2,4,8) or io_uring depth (iodepth=1,4,16) in LIST, "
+	  "with a Little's-law check", 3 },
 	{ "ioengine", OPT_IOENGINE, "E", 0, "sync (default: one op at a time "
 	  "per job) or io_uring (--iodepth ops in flight per job, each a write "
-	  "linked to its fdatasync/fsync)", 3 },
+	  "then its fdatasync/fsync, or one open_datasync, open_sync or "
+	  "pwritev2_dsync write)", 3 },
 	{ "iodepth", OPT_IODEPTH, "N", 0, "Ops in flight per job with "
 	  "--ioengine io_uring (1 to 4096, default 1)", 3 },
+	{ "sync-batch", OPT_SYNC_BATCH, "B", 0, "With io_uring: pair (default: "
+	  "each op's sync once its write completed) or fio (fio's --fdatasync=1: "
+	  "writes and syncs share the depth, an op is durable at the next "
+	  "sync; docs/run.md)", 3 },
 	{ NULL, 0, NULL, 0, "Files:", 4 },
 	{ "file", OPT_FILE, "PATH", 0, "Use PATH instead of a temporary file (it must "
 	  "not exist unless --force)", 4 },
@@ -96,15 +103,26 @@ static const struct argp_option options[] = {
 static int parse_sweep(struct run_opts *o, const char *arg)
 {
 	char buf[512], *tok, *save = NULL;
-	unsigned long long v;
+	unsigned long long v, max = FSS_CLI_MAX_JOBS;
 
-	if (strncmp(arg, "jobs=", 5))
+	if (!strncmp(arg, "jobs=", 5)) {
+		o->sweep_iodepth = false;
+		arg += 5;
+	} else if (!strncmp(arg, "iodepth=", 8)) {
+		o->sweep_iodepth = true;
+		max = MAX_IODEPTH;
+		arg += 8;
+	} else {
 		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg + 5);
+	}
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
 	o->nsweep = 0;
+	if (!*buf || buf[strlen(buf) - 1] == ',')
+		return -1;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nsweep >= MAX_SWEEP ||
-		    fss_parse_uint(tok, FSS_CLI_MAX_JOBS, &v))
+		if (o->nsweep >= MAX_SWEEP || fss_parse_uint(tok, max, &v) || !v)
 			return -1;
 		o->sweep[o->nsweep++] = (unsigned int)v;
 	}
@@ -143,9 +161,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SWEEP:
 		if (parse_sweep(o, arg)) {
-			argp_error(state, "bad --sweep '%s': jobs=N[,N...], up to %d "
-				   "levels, N from 1 to %d", arg, MAX_SWEEP,
-				   FSS_CLI_MAX_JOBS);
+			argp_error(state, "bad --sweep '%s': jobs=N[,N...], up to "
+				   "%d levels, N from 1 to %d; or iodepth=N[,N...]"
+				   ", N from 1 to %d", arg, MAX_SWEEP,
+				   FSS_CLI_MAX_JOBS, MAX_IODEPTH);
 			return EINVAL;
 		}
 		o->custom = true;
@@ -162,8 +181,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_IODEPTH: {
 		unsigned long long v;
 
-		if (fss_parse_uint(arg, 4096, &v) || !v) {
-			argp_error(state, "bad --iodepth '%s': 1 to 4096", arg);
+		if (fss_parse_uint(arg, MAX_IODEPTH, &v) || !v) {
+			argp_error(state, "bad --iodepth '%s': 1 to %d", arg,
+				   MAX_IODEPTH);
 			return EINVAL;
 		}
 		o->iodepth = (unsigned int)v;
@@ -171,6 +191,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->custom = true;
 		break;
 	}
+	case OPT_SYNC_BATCH:
+		if (fss_sync_batch_parse(arg, &o->sync_batch)) {
+			argp_error(state, "bad --sync-batch '%s': pair or fio",
+				   arg);
+			return EINVAL;
+		}
+		o->sync_batch_set = true;
+		o->custom = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (o->dir) {
 			argp_error(state, "too many arguments: '%s' (one DIR at most)", arg);
@@ -222,28 +251,42 @@ static int check_combinations(struct run_opts *o)
 	if (o->wl.no_trace && (o->wl.strategy || o->events))
 		return usage_error("--strategy and --events need tracing "
 				   "(drop --no-trace)");
-	if (o->nsweep && o->wl.jobs_set)
+	if (o->nsweep && !o->sweep_iodepth && o->wl.jobs_set)
 		return usage_error("--sweep jobs=... and --jobs cannot be combined");
+	if (o->nsweep && o->sweep_iodepth && !o->uring)
+		return usage_error("--sweep iodepth=... needs --ioengine io_uring");
+	if (o->nsweep && o->sweep_iodepth && o->iodepth_set)
+		return usage_error("--sweep iodepth=... and --iodepth cannot be "
+				   "combined");
 	if (o->force && !o->file)
 		return usage_error("--force only applies to --file PATH");
 	if (o->iodepth_set && !o->uring)
 		return usage_error("--iodepth needs --ioengine io_uring (the sync "
 				   "engine has one op in flight per job)");
-	if (o->uring && o->shape.methods[0] != FSS_M_FDATASYNC &&
-	    o->shape.methods[0] != FSS_M_FSYNC)
-		return usage_error("--ioengine io_uring runs --method fdatasync or "
-				   "fsync (one write linked to its sync)");
+	if (o->sync_batch_set && !o->uring)
+		return usage_error("--sync-batch needs --ioengine io_uring");
+	if (o->uring && !fss_wl_uring_method(o->shape.methods[0],
+					     o->sync_batch))
+		return usage_error(o->sync_batch == FSS_SB_FIO ?
+				   "--sync-batch fio runs --method fdatasync or "
+				   "fsync" : "--ioengine io_uring runs --method "
+				   "fdatasync, fsync (a write, then its sync), "
+				   "open_datasync, open_sync or pwritev2_dsync "
+				   "(one write that is the sync)");
 	if (o->uring && o->wl.wps != 1)
 		return usage_error("--ioengine io_uring does one write per sync "
 				   "(drop --writes-per-sync)");
 	if (o->uring && !o->iodepth)
 		o->iodepth = 1;
+	for (int i = 0; o->sweep_iodepth && i < o->nsweep; i++)
+		if (o->sweep[i] > o->iodepth)
+			o->iodepth = o->sweep[i];	/* the deepest, for sizes */
 	if (o->shape.pattern == FSS_PAT_APPEND && o->wl.file_size_set)
 		return usage_error("--file-size does not apply to --pattern append "
 				   "(the file starts empty and grows)");
 	need = o->wl.bs * o->wl.wps * (o->uring ? o->iodepth : 1);
 	if (o->shape.pattern == FSS_PAT_OVERWRITE && (o->shared || o->file))
-		need *= o->nsweep ? 1 : o->wl.jobs;
+		need *= o->nsweep && !o->sweep_iodepth ? 1 : o->wl.jobs;
 	if (o->custom && o->shape.pattern == FSS_PAT_OVERWRITE &&
 	    o->wl.file_size_set &&
 	    o->wl.file_size < need)
@@ -279,7 +322,7 @@ static __u64 files_needed(const struct run_opts *o, char *what, size_t len)
 		snprintf(what, len, "one %s file", a);
 		return SUITE_FILE_SIZE;
 	}
-	for (int i = 0; i < o->nsweep; i++)
+	for (int i = 0; !o->sweep_iodepth && i < o->nsweep; i++)
 		if (i == 0 || o->sweep[i] > jobs)
 			jobs = o->sweep[i];
 	nfiles = o->shared || o->file ? 1 : jobs;
@@ -396,8 +439,8 @@ static int tracer_start(struct ctx *c)
 }
 
 /*
- * The verdict, then the result: the plain verdict, or the document
- * rendered as --format asks, and --save.  0, or 1 when output failed.
+ * The result: the text after the header (findings, rows, verdict), or the
+ * document rendered as --format asks, and --save.  0, or 1 when output failed.
  */
 static int finish(struct ctx *c, __u64 drops, const struct sweep_row *rows,
 		  int nrows)
@@ -410,10 +453,9 @@ static int finish(struct ctx *c, __u64 drops, const struct sweep_row *rows,
 
 	run_verdict_get(c, &rv);
 	doc = run_doc(c, drops, rows, nrows, &rv);
-	if (!o->wl.json) {
-		fss_text_findings(stdout, doc);
-		run_verdict_print(c, &rv);
-	}
+	/* the text after the header: findings first (docs/findings.md) */
+	if (!o->wl.json)
+		fss_text_run_body(stdout, doc, o->wl.hist);
 	if (!o->wl.json && !o->save) {
 		json_object_put(doc);
 		return 0;
@@ -435,7 +477,7 @@ int cmd_run(int argc, char **argv)
 	struct run_opts o = { 0 };
 	struct fss_run_sigs sigs;
 	struct sweep_row rows[MAX_SWEEP];
-	struct ctx c = { .o = &o, .txt = { .f = stdout } };
+	struct ctx c = { .o = &o };
 	char err[PATH_MAX + 256], fdir[PATH_MAX];
 	int rc, nrows = 0, ret = 0;
 	__u64 drops = 0;

@@ -23,6 +23,7 @@
 
 #define SUITE_FILE_SIZE	(16ULL << 20)	/* pg_test_fsync's WAL segment size */
 #define MAX_SWEEP	64
+#define MAX_IODEPTH	4096	/* --iodepth, --sweep iodepth= */
 
 /* The parsed options (run.c). */
 struct run_opts {
@@ -40,9 +41,12 @@ struct run_opts {
 	bool shared;
 	unsigned int sweep[MAX_SWEEP];
 	int nsweep;
+	bool sweep_iodepth;		/* --sweep iodepth=: sweep holds depths */
 	bool uring;			/* --ioengine io_uring */
 	unsigned int iodepth;		/* --iodepth (io_uring; default 1) */
 	bool iodepth_set;
+	enum fss_sync_batch sync_batch;	/* --sync-batch (io_uring) */
+	bool sync_batch_set;
 };
 
 /* One run while it goes: its target, workload, tracer and tests. */
@@ -54,14 +58,15 @@ struct ctx {
 	struct fss_run_test *tests;
 	int ntests, cap;
 	struct fss_run_hook hk;
-	struct fss_text_run txt;	/* the plain output (out_text_run.c) */
 	char custom_title[256];		/* the custom test's section title */
 	FILE *events;			/* --events */
 	bool events_created;		/* by us: removed on errors */
 };
 
+/* One level of a sweep: jobs x iodepth ops asked to be in flight. */
 struct sweep_row {
 	unsigned int jobs;
+	unsigned int iodepth;		/* 1 for the sync engine */
 	const struct fss_run_test *r;
 };
 
@@ -81,11 +86,10 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows);
 /* run_doc.c */
 struct json_object *run_options_json(const struct run_opts *o);
 struct json_object *run_sweep_json(const struct sweep_row *rows, int n);
+struct json_object *run_little_json(const struct run_opts *o,
+				    const struct sweep_row *rows, int n);
 void run_print_header(struct ctx *c);
-void run_print_row(struct ctx *c, const struct fss_run_test *r);
-void run_print_footnotes(struct ctx *c);
 void run_verdict_get(struct ctx *c, struct run_verdict *rv);
-void run_verdict_print(struct ctx *c, const struct run_verdict *rv);
 struct json_object *run_doc(struct ctx *c, __u64 drops,
 			    const struct sweep_row *rows, int nrows,
 			    const struct run_verdict *rv);

@@ -28,7 +28,10 @@ struct fss_run_test *run_rec_new(struct ctx *c)
 	return &c->tests[c->ntests++];
 }
 
-/* Run one test; prints its row in plain mode.  0, -EINTR or -errno. */
+/*
+ * Run one test (its row is printed with the rest of the document at the
+ * end, after the findings: docs/findings.md).  0, -EINTR or -errno.
+ */
 static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *file)
 {
 	struct fss_wl_hooks hooks = { fss_run_hook_before, fss_run_hook_after, &c->hk };
@@ -54,8 +57,6 @@ static int run_test(struct ctx *c, struct fss_run_test *r, struct fss_wl_file *f
 		return rc;
 	}
 	r->ran = true;
-	if (!c->o->wl.json)
-		run_print_row(c, r);
 	return 0;
 }
 
@@ -90,21 +91,6 @@ static struct fss_wl_spec base_spec(const struct run_opts *o)
 		.count = o->wl.count,
 	};
 	return s;
-}
-
-static void section_start(struct ctx *c, const struct suite_sec *sec)
-{
-	if (c->o->wl.json)
-		return;
-	fss_text_run_section(&c->txt, sec->title, sec->sub);
-	fflush(stdout);
-}
-
-static void section_end(struct ctx *c)
-{
-	if (!c->o->wl.json)
-		run_print_footnotes(c);
-	fflush(stdout);
 }
 
 /* A new test in section sec, with the suite's spec to change; NULL: ENOMEM. */
@@ -153,7 +139,6 @@ int run_suite(struct ctx *c)
 	}
 	/* 1, 2: sync methods with one and two 8kB writes */
 	for (s = 0; s < 2; s++) {
-		section_start(c, &sections[s]);
 		for (i = 0; i < 5; i++) {
 			if (!(r = suite_test(c, &sections[s])))
 				return -ENOMEM;
@@ -168,10 +153,8 @@ int run_suite(struct ctx *c)
 			if ((rc = suite_run(c, r, file)))
 				return rc;
 		}
-		section_end(c);
 	}
 	/* 3: open_sync, 16kB per op in 1, 2, 4, 8, 16 writes */
-	section_start(c, &sections[2]);
 	for (i = 1; i <= 16; i *= 2) {
 		if (!(r = suite_test(c, &sections[2])))
 			return -ENOMEM;
@@ -185,9 +168,7 @@ int run_suite(struct ctx *c)
 		if ((rc = suite_run(c, r, file)))
 			return rc;
 	}
-	section_end(c);
 	/* 4: fsync on the writing descriptor vs on a second one */
-	section_start(c, &sections[3]);
 	for (i = 0; i < 2; i++) {
 		if (!(r = suite_test(c, &sections[3])))
 			return -ENOMEM;
@@ -201,9 +182,7 @@ int run_suite(struct ctx *c)
 		if ((rc = suite_run(c, r, file)))
 			return rc;
 	}
-	section_end(c);
 	/* 5: writes without sync */
-	section_start(c, &sections[4]);
 	if (!(r = suite_test(c, &sections[4])))
 		return -ENOMEM;
 	r->spec.method = FSS_M_NONE;
@@ -212,7 +191,6 @@ int run_suite(struct ctx *c)
 	r->spec.name = r->name;
 	if ((rc = run_test(c, r, file)))
 		return rc;
-	section_end(c);
 	return fss_wl_stop ? -EINTR : 0;
 }
 
@@ -226,9 +204,12 @@ static void size_label(char *buf, size_t len, __u64 v)
 		snprintf(buf, len, "%lluB", (unsigned long long)v);
 }
 
-static struct fss_wl_spec custom_spec(const struct run_opts *o, unsigned int jobs)
+/* The custom test's spec at one level (a job count, or a depth). */
+static struct fss_wl_spec custom_spec(const struct run_opts *o,
+				      unsigned int level)
 {
 	struct fss_wl_spec s = base_spec(o);
+	unsigned int jobs = o->sweep_iodepth ? o->wl.jobs : level;
 
 	s.method = o->shape.methods[0];
 	s.bs = o->wl.bs;
@@ -238,7 +219,8 @@ static struct fss_wl_spec custom_spec(const struct run_opts *o, unsigned int job
 	s.shared_file = o->shared || o->file;
 	s.pattern = o->shape.pattern;
 	s.file_size = o->wl.file_size;
-	s.iodepth = o->uring ? o->iodepth : 0;
+	s.iodepth = !o->uring ? 0 : o->sweep_iodepth ? level : o->iodepth;
+	s.sync_batch = o->sync_batch;
 	return s;
 }
 
@@ -248,17 +230,25 @@ static const char *custom_title(const struct run_opts *o, char *buf, size_t len,
 	char bs[32], eng[48] = "";
 
 	size_label(bs, sizeof(bs), o->wl.bs);
-	if (o->uring)
+	if (o->uring && o->sweep_iodepth && sweep)
+		snprintf(eng, sizeof(eng), ", io_uring, %u job%s", o->wl.jobs,
+			 o->wl.jobs == 1 ? "" : "s");
+	else if (o->uring)
 		snprintf(eng, sizeof(eng), ", io_uring depth %u", o->iodepth);
+	if (o->uring && o->sync_batch == FSS_SB_FIO)
+		snprintf(eng + strlen(eng), sizeof(eng) - strlen(eng),
+			 ", fio's syncs");
 	snprintf(buf, len, "%s: %s, %s x%u per %s, %s%s, %s I/O, %s%s:",
-		 sweep ? "Sweep over jobs" : "Custom test",
+		 !sweep ? "Custom test" : o->sweep_iodepth ?
+		 "Sweep over io_uring depth" : "Sweep over jobs",
 		 fss_method_name(o->shape.methods[0]), bs, o->wl.wps,
 		 fss_method_syncs(o->shape.methods[0]) ? "sync" : "op",
 		 fss_pattern_name(o->shape.pattern),
 		 o->shape.pattern == FSS_PAT_APPEND ? "" : " writes",
 		 o->shape.direct ? "O_DIRECT" : "buffered",
 		 o->shared || o->file ? "one shared file" :
-		 (sweep || o->wl.jobs > 1) ? "one file per job" : "one file",
+		 (sweep && !o->sweep_iodepth) || o->wl.jobs > 1 ?
+		 "one file per job" : "one file",
 		 eng);
 	return buf;
 }
@@ -272,10 +262,6 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 
 	*nrows = 0;
 	custom_title(o, c->custom_title, sizeof(c->custom_title), o->nsweep > 0);
-	if (!o->wl.json) {
-		fss_text_run_section(&c->txt, c->custom_title, NULL);
-		fflush(stdout);
-	}
 	for (int i = 0; i < n; i++) {
 		struct fss_run_test *r = run_rec_new(c);
 
@@ -285,8 +271,12 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 		r->section_title = c->custom_title;
 		r->spec = custom_spec(o, levels[i]);
 		if (o->nsweep) {
-			snprintf(r->name, sizeof(r->name), "sweep.jobs%u", levels[i]);
-			snprintf(r->label, sizeof(r->label), "jobs=%u", levels[i]);
+			const char *k = o->sweep_iodepth ? "iodepth" : "jobs";
+
+			snprintf(r->name, sizeof(r->name), "sweep.%s%u", k,
+				 levels[i]);
+			snprintf(r->label, sizeof(r->label), "%s=%u", k,
+				 levels[i]);
 		} else {
 			snprintf(r->name, sizeof(r->name), "custom.%s",
 				 fss_method_name(o->shape.methods[0]));
@@ -297,23 +287,16 @@ int run_custom(struct ctx *c, struct sweep_row *rows, int *nrows)
 		rc = run_test(c, r, NULL);
 		if (rc)
 			break;
-		rows[(*nrows)++] = (struct sweep_row){ levels[i], r };
+		rows[(*nrows)++] = (struct sweep_row){
+			r->spec.jobs, r->spec.iodepth ? r->spec.iodepth : 1, r };
 		if (fss_wl_stop) {
 			rc = -EINTR;
 			break;
 		}
 	}
-	if (!o->wl.json)
-		run_print_footnotes(c);
 	/* rows point into c->tests: fix them up after any realloc */
 	for (int i = 0, k = 0; i < c->ntests && k < *nrows; i++)
 		if (c->tests[i].ran)
 			rows[k++].r = &c->tests[i];
-	if (o->nsweep && *nrows && !o->wl.json) {
-		struct json_object *sj = run_sweep_json(rows, *nrows);
-
-		fss_text_run_sweep(stdout, sj);
-		json_object_put(sj);
-	}
 	return rc;
 }

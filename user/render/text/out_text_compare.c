@@ -591,7 +591,6 @@ void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist)
 {
 	struct json_object *wa = fss_j(doc, "workloads");
 
-	fss_text_findings(f, doc);	/* docs/findings.md */
 	for (size_t w = 0; w < alen(wa); w++) {
 		print_table(f, doc, aget(wa, w));
 		print_confidence(f, doc, aget(wa, w));
@@ -602,12 +601,15 @@ void fss_text_compare_results(FILE *f, struct json_object *doc, bool hist)
 	fflush(f);
 }
 
-int fss_text_compare(FILE *f, struct json_object *doc, bool hist)
+void fss_text_compare_body(FILE *f, struct json_object *doc, bool hist)
 {
 	struct json_object *fss = fss_j(doc, "filesystems");
 
-	fss_text_compare_header(f, doc);
-	/* compare printed a line for each filesystem it ran */
+	/* first the findings (docs/findings.md), then what was run */
+	if (fss_j(doc, "findings")) {
+		fss_text_findings(f, doc);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < alen(fss); i++) {
 		const char *st = fss_jstr(aget(fss, i), "status") ?: "";
 
@@ -615,5 +617,11 @@ int fss_text_compare(FILE *f, struct json_object *doc, bool hist)
 			fss_text_compare_fs(f, doc, aget(fss, i));
 	}
 	fss_text_compare_results(f, doc, hist);
+}
+
+int fss_text_compare(FILE *f, struct json_object *doc, bool hist)
+{
+	fss_text_compare_header(f, doc);
+	fss_text_compare_body(f, doc, hist);
 	return 0;
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * out_text_run.c - the plain (80-column) text of a run result, from its
- * document only.  `run` prints through these functions as each part of
- * the document becomes known (header, each test's row, the sweep, the
- * verdict); `report saved.json --format text` calls them all in a row,
- * so the two are the same bytes.
+ * document only.  `run` prints the header before the tests and the body
+ * (findings, rows, sweep, verdict) once the document is complete;
+ * `report saved.json --format text` prints both in a row, so the two are
+ * the same bytes.  The findings come first, right under the header
+ * (docs/findings.md).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -162,39 +163,66 @@ void fss_text_run_row(struct fss_text_run *c, struct json_object *t, bool hist)
 	fflush(c->f);
 }
 
-void fss_text_run_sweep(FILE *f, struct json_object *rows)
+/* What L should come close to: the concurrency asked, in words. */
+static const char *little_expect(struct json_object *pts, bool depth)
 {
+	bool jobs1 = true, depth1 = true;
+
+	for (size_t i = 0; pts && i < fss_jlen(pts); i++) {
+		struct json_object *p = fss_jidx(pts, i);
+
+		jobs1 = jobs1 && fss_jint(p, "jobs", 1) == 1;
+		depth1 = depth1 && fss_jint(p, "iodepth", 1) == 1;
+	}
+	if (depth)
+		return jobs1 ? "depth" : "jobs x depth";
+	return depth1 ? "jobs" : "jobs x depth";
+}
+
+/*
+ * The Little's-law table of a sweep from its "little" object (or, in a
+ * document saved before it existed, from "sweep": the same columns).
+ */
+void fss_text_run_little(FILE *f, struct json_object *little)
+{
+	struct json_object *pts = fss_j(little, "points") ?: little;
+	bool depth = !strcmp(fss_jstr(little, "axis") ?: "", "iodepth");
+	const char *ax = depth ? "depth" : "jobs";
 	char a[16], b[16], d[16];
-	size_t i, n = rows ? fss_jlen(rows) : 0;
-	long long bj = 0;
+	size_t i, n = pts ? fss_jlen(pts) : 0;
+	long long bl = fss_jint(little, "base_level", 0);
 
 	fprintf(f, "\nLittle's law check (L = IOPS x mean latency, expect L close to "
-		"jobs):\n");
-	fprintf(f, "%6s%12s%9s%9s%9s%8s%9s%13s\n", "jobs", "IOPS", "mean", "p50",
+		"%s):\n", little_expect(pts, depth));
+	fprintf(f, "%6s%12s%9s%9s%9s%8s%9s%13s\n", ax, "IOPS", "mean", "p50",
 		"p99", "L", "speedup", "vs 1/lat");
 	for (i = 0; i < n; i++) {
-		struct json_object *r = fss_jidx(rows, i);
+		struct json_object *r = fss_jidx(pts, i);
+		long long lv = fss_jint(r, "level", fss_jint(r, "jobs", 0));
+		double L = fss_jnum(r, fss_j(r, "L") ? "L" :
+				    "littles_law_concurrency");
 
-		bj = fss_jint(r, "base_jobs", 0);
+		if (!fss_j(little, "points"))
+			bl = fss_jint(r, "base_jobs", 0);
 		if (strcmp(fss_jstr(r, "status") ?: "", "ok")) {
-			fprintf(f, "%6lld%12s  %s\n", fss_jint(r, "jobs", 0), "n/a",
-				"see above");
+			fprintf(f, "%6lld%12s  %s\n", lv, "n/a", "see above");
 			continue;
 		}
-		fprintf(f, "%6lld%12.1f%9s%9s%9s%8.2f%9.2f%12.2fx\n", fss_jint(r, "jobs", 0),
-			fss_jnum(r, "ops_per_sec"), fss_fmt_us(a, sizeof(a), fss_jnum(r, "mean_us")),
+		fprintf(f, "%6lld%12.1f%9s%9s%9s%8.2f%9.2f%12.2fx\n", lv,
+			fss_jnum(r, "ops_per_sec"),
+			fss_fmt_us(a, sizeof(a), fss_jnum(r, "mean_us")),
 			fss_fmt_us(b, sizeof(b), fss_jnum(r, "p50_us")),
-			fss_fmt_us(d, sizeof(d), fss_jnum(r, "p99_us")),
-			fss_jnum(r, "littles_law_concurrency"), fss_jnum(r, "speedup"),
-			fss_jnum(r, "vs_naive"));
+			fss_fmt_us(d, sizeof(d), fss_jnum(r, "p99_us")), L,
+			fss_jnum(r, "speedup"), fss_jnum(r, "vs_naive"));
 	}
-	if (bj) {
+	if (bl) {
 		char note[320];
 
 		snprintf(note, sizeof(note), "(latencies in usecs per op; speedup = "
-			 "IOPS / IOPS at jobs=%lld; vs 1/lat = IOPS / (1 / mean latency "
-			 "at jobs=%lld), i.e. against the naive capacity estimate from "
-			 "one syncer's latency)", bj, bj);
+			 "IOPS / IOPS at %s=%lld; vs 1/lat = IOPS / (1 / mean latency "
+			 "at %s=%lld), i.e. against the naive capacity estimate from "
+			 "one %s's latency)", ax, bl, ax, bl,
+			 depth ? "op" : "syncer");
 		fss_print_wrapped(f, "", 1, note);
 	}
 }
@@ -263,17 +291,28 @@ static int whole_fn(const char *key, struct json_object *t, void *arg)
 	return 0;
 }
 
-int fss_text_run(FILE *f, struct json_object *doc, bool hist)
+void fss_text_run_body(FILE *f, struct json_object *doc, bool hist)
 {
 	struct whole w = { .c = { .f = f }, .hist = hist };
 
-	fss_text_run_header(f, doc);
+	if (fss_j(doc, "findings")) {
+		fputc('\n', f);
+		fss_text_findings(f, doc);
+	}
 	fss_doc_foreach_test(doc, whole_fn, &w);
 	if (w.section)
 		fss_text_run_section_end(&w.c);
-	if (fss_j(doc, "sweep"))
-		fss_text_run_sweep(f, fss_j(doc, "sweep"));
-	fss_text_findings(f, doc);
+	if (fss_j(doc, "little"))
+		fss_text_run_little(f, fss_j(doc, "little"));
+	else if (fss_j(doc, "sweep"))
+		fss_text_run_little(f, fss_j(doc, "sweep"));
 	fss_text_run_verdict(f, doc);
+	fflush(f);
+}
+
+int fss_text_run(FILE *f, struct json_object *doc, bool hist)
+{
+	fss_text_run_header(f, doc);
+	fss_text_run_body(f, doc, hist);
 	return 0;
 }
