@@ -409,6 +409,19 @@ static void test_neighbour_trace(void)
 	a = F(d);
 	CHECK(!strcmp(sev(a, "neighbour"), "none"), "the tool is no neighbour");
 	json_object_put(a);
+	/* a kernel thread's own I/O: an info kernel_worker, no ionice */
+	d = trace_doc(5e8, 0, NULL);
+	json_object_object_add(json_object_array_get_idx(fss_j(d, "blamed"), 0),
+			       "kernel_thread", json_object_new_boolean(1));
+	a = F(d);
+	CHECK(!strcmp(sev(a, "neighbour"), "none"), "a kworker is no neighbour");
+	CHECK(!strcmp(sev(a, "kernel_worker"), "info"), "kernel_worker, info");
+	e = fss_jstr(get(a, "kernel_worker"), "advice");
+	HAS(e, "ionice and cgroup limits do not apply");
+	LACKS(e, "ionice -c3 -p");
+	HAS(fss_jstr(get(a, "kernel_worker"), "title"),
+	    "pid 9 storm did 50 % of their journal, queue and device time");
+	json_object_put(a);
 }
 
 static void test_tool(void)
