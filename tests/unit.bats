@@ -226,11 +226,12 @@ findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
 @test "findings: no flush on a write-back cache is critical from 10 % of the syncs (run and trace)" { findings_case no_flush; }
 @test "findings: sync_file_range (never flushes, no fs hook) is left out of no_flush and other_bound" { findings_case sync_file_range; }
 @test "findings: a neighbour in a run test's blame from 20 %, with cgroup advice" { findings_case neighbour_run; }
-@test "findings: a neighbour in a trace's blamed list, its own syncs left out; fsyncscope itself never" { findings_case neighbour_trace; }
+@test "findings: a neighbour in a trace's blamed list, its own syncs left out; fsyncscope itself never; a kernel thread's own I/O an info kernel_worker" { findings_case neighbour_trace; }
 @test "findings: events lost, syncs incomplete, layers not traced" { findings_case tool; }
 @test "findings: PostgreSQL checkpoint bursts from 25 % of the traced sync time" { findings_case checkpoints; }
 @test "findings: PostgreSQL WAL / InnoDB redo syncs flush-bound from 50 % on syncs over 100 us" { findings_case log_flush; }
 @test "findings: PostgreSQL WAL syncs back to back from half the traced time" { findings_case wal_serial; }
+@test "findings: MariaDB's InnoDB sync time split into redo, doublewrite, data, undo (info, from 20 syncs), the largest's advice" { findings_case innodb_split; }
 @test "findings: most important first; one finding per rule with the worst test" { findings_case order_merge; }
 @test "findings: attached first in the document, versioned; none for devices" { findings_case attach; }
 @test "findings: the text block in 80 columns" { findings_case text; }
