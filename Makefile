@@ -81,7 +81,7 @@ ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
 	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
-	$(OUTPUT)/tests/test_lib $(OUTPUT)/tests/test_summ \
+	$(OUTPUT)/tests/test_lib $(OUTPUT)/tests/test_summ $(OUTPUT)/tests/test_fold \
 	$(OUTPUT)/tests/test_findings
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
 HELPERS    := $(OUTPUT)/tests/syncer $(OUTPUT)/tests/blamer
@@ -225,6 +225,10 @@ $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) |
 $(OUTPUT)/tests/test_lib: tests/unit/test_lib.c user/lib/parse.c user/lib/comm.c user/lib/phase.c user/doc/doc.c user/doc/doc_schema.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
+
+$(OUTPUT)/tests/test_fold: tests/unit/test_fold.c user/engine/tracer/fold.c $(ATTR_SRCS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs libbpf) -lm -o $@
 
 $(OUTPUT)/tests/test_summ: tests/unit/test_summ.c user/stats/summ.c user/doc/doc.c user/doc/doc_schema.c $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)

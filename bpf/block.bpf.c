@@ -112,6 +112,49 @@ static __always_inline bool rq_want(struct request *rq, __u32 hook,
 	return rq_dev_marked(*dev);
 }
 
+/*
+ * Folded (rq_fold): the event goes into the request's entry of rq_folds,
+ * and a completion sends them all (bpf/common.bpf.h).  owned: the folded
+ * creation's owner, when blame wants it.  False: not folded, send it.
+ */
+static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
+					  __u32 dev, __s64 nr_bytes,
+					  const bool direct, const __u32 extra,
+					  const bool owned)
+{
+	struct fss_rq_fold_event *f;
+	struct fss_fold_slot s;
+	__u64 key = (__u64)rq;
+
+	s.ts = bpf_ktime_get_ns();
+	s.type = type;
+	s.tid = (__u32)bpf_get_current_pid_tgid();
+	s.sector = FSS_RD(direct, rq, __sector);
+	s.bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
+	s.flags = rq_flags(rq, direct, type == FSS_EV_RQ_START ||
+			   type == FSS_EV_RQ_ISSUE) | extra;
+	f = fold_add(key, dev, &s, type == FSS_EV_RQ_START ||
+		     type == FSS_EV_RQ_ISSUE);
+	if (!f)
+		return false;
+	if (owned) {
+		struct credit c;
+		__u64 who, cg;
+
+		owner_credit(&c, &who, &cg);
+		f->cgroup = cg;
+		f->ino = c.ino;
+		f->opid = who >> 32;
+		f->otid = (__u32)who;
+		f->wb_dev = c.wb_dev;
+		f->oflags = c.flags;
+		f->owned = 1;
+	}
+	if (type == FSS_EV_RQ_COMPLETE)
+		fold_done(key, f);
+	return true;
+}
+
 static __always_inline int rq_event(struct request *rq, __u32 type,
 				    __u32 hook, __s64 nr_bytes, const bool direct,
 				    const __u32 extra)
@@ -126,6 +169,9 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	 * may run in any thread that runs the queue, for others' requests
 	 */
 	if (type == FSS_EV_RQ_START && rq_of_summarized(rq, direct))
+		return 0;
+	if (rq_fold && rq_fold_event(rq, type, dev, nr_bytes, direct, extra,
+				     false))
 		return 0;
 	e = rq_event_reserve(type, dev);
 	if (!e)
@@ -150,6 +196,9 @@ static __always_inline int rq_start_owned(struct request *rq)
 	if (!rq_want(rq, FSS_HOOK_RQ_START, true, &dev))
 		return 0;
 	if (rq_of_summarized(rq, true))
+		return 0;
+	if (rq_fold && rq_fold_event(rq, FSS_EV_RQ_START, dev, -1, true,
+				     FSS_RQ_CREATE, blame_disk_dev(dev)))
 		return 0;
 	if (!blame_disk_dev(dev)) {
 		struct fss_rq_event *p = rq_event_reserve(FSS_EV_RQ_START, dev);

@@ -187,6 +187,108 @@ static __always_inline void count_drop(__u32 which)
 		last_loss_ns = bpf_ktime_get_ns();
 }
 
+/*
+ * Folded requests (struct fss_rq_fold_event, FSYNCSCOPE_RQ_RECORDS): on,
+ * a request's events wait in rq_folds and go as one record at its first
+ * completion; user space unfolds it into the same events, in the same
+ * order, and reads the map for requests in flight (engine/tracer/fold.c).
+ * Off (max_entries set to 1 by user space): one record per event.
+ */
+const volatile bool rq_fold __weak = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);			/* struct request * */
+	__type(value, struct fss_rq_fold_event);
+} rq_folds SEC(".maps") __weak;
+
+/* Never written: the zeroed value a new rq_folds entry starts from. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fss_rq_fold_event);
+} rq_fold_zero SEC(".maps") __weak;
+
+/* Send the n events folded in f (the entry stays; the caller resets it). */
+static __always_inline void fold_send(struct fss_rq_fold_event *f)
+{
+	__u32 n = f->n;
+
+	if (n == 0 || n > FSS_FOLD_SLOTS)
+		return;
+	if (bpf_ringbuf_output(&events, f,
+			       sizeof(*f) - (FSS_FOLD_SLOTS - n) *
+			       sizeof(struct fss_fold_slot), BPF_RB_NO_WAKEUP)) {
+		count_drop(0);
+		if (f->owned)
+			count_drop(2);
+	}
+}
+
+/*
+ * Fold event s of request key (disk dev): appended to its entry, made
+ * when create (a start or an issue) and there is none.  A creation that
+ * finds an entry (its pointer's previous request never completed) or a
+ * full entry sends what it holds first.  NULL: not folded, the caller
+ * sends s as an event of its own (no entry for key exists then, so the
+ * order of key's events is kept).
+ */
+static __always_inline struct fss_rq_fold_event *
+fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
+{
+	struct fss_rq_fold_event *f = bpf_map_lookup_elem(&rq_folds, &key);
+	__u32 zero = 0, n;
+
+	if (!f) {
+		void *z;
+
+		if (!create)
+			return NULL;
+		z = bpf_map_lookup_elem(&rq_fold_zero, &zero);
+		if (!z)
+			return NULL;
+		bpf_map_update_elem(&rq_folds, &key, z, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&rq_folds, &key);
+		if (!f)
+			return NULL;
+		f->type = FSS_EV_RQ_FOLD;
+		f->id = key;
+	} else if (f->n >= FSS_FOLD_SLOTS ||
+		   (f->n && s->type == FSS_EV_RQ_START &&
+		    (s->flags & FSS_RQ_CREATE))) {
+		fold_send(f);
+		f->n = 0;
+	}
+	n = f->n;
+	if (!n) {		/* an idle entry: what follows begins a chunk */
+		if (!create)
+			return NULL;
+		f->dev = dev;
+		f->owned = 0;
+	}
+	if (n >= FSS_FOLD_SLOTS)
+		return NULL;
+	f->ev[n] = *s;
+	/* written after the slot: a reader that sees n sees the slot */
+	asm volatile("" ::: "memory");
+	f->n = n + 1;
+	return f;
+}
+
+/*
+ * The request completed: send its folded events.  The entry stays, idle
+ * (n = 0), for the next request at this address: requests are
+ * preallocated per tag, so the addresses recur and a request then costs
+ * no map update or delete.
+ */
+static __always_inline void fold_done(__u64 key, struct fss_rq_fold_event *f)
+{
+	fold_send(f);
+	f->n = 0;
+}
+
 static __always_inline __u32 log2_ns(__u64 v)
 {
 	__u32 r = 0;

@@ -31,6 +31,9 @@ enum fss_ev_type {
 	FSS_EV_RQ_START_OWNED,	/* on the wire only: an FSS_EV_RQ_START and its
 				 * FSS_EV_RQ_OWNER in one struct
 				 * fss_rq_owned_event (user space splits it) */
+	FSS_EV_RQ_FOLD,		/* on the wire only: a request's events in
+				 * one struct fss_rq_fold_event (user space
+				 * unfolds it, engine/tracer/fold.c) */
 	FSS_EV_MAX,
 };
 
@@ -270,6 +273,44 @@ struct fss_rq_owned_event {
 	__u32 tid;		/* thread credited */
 	__u32 wb_dev;		/* FSS_BL_WB: its fs dev_t */
 	__u32 flags;		/* FSS_BL_* */
+};
+
+/*
+ * Folded requests (docs/overhead.md "One record per request"): the BPF
+ * side keeps a request's events (start, insert, issue, requeue, NVMe
+ * setup and completion) in the rq_fold map, keyed by the struct request
+ * pointer, in the order they happened, and sends them as one record at
+ * the request's first completion (or when FSS_FOLD_SLOTS are used, or its
+ * pointer begins a new request).  User space turns the record back into
+ * exactly the events the per-event transport would have sent for that
+ * request, in the same order.  One slot is one such event.
+ */
+#define FSS_FOLD_SLOTS	6
+
+struct fss_fold_slot {
+	__u64 ts;
+	__u64 sector;
+	__u32 type;		/* enum fss_ev_type of the event */
+	__u32 tid;
+	__u32 bytes;
+	__u32 flags;		/* FSS_RQ_*; NVMe events: the opcode */
+};
+
+struct fss_rq_fold_event {
+	__u32 type;		/* FSS_EV_RQ_FOLD */
+	__u32 n;		/* slots used, 1..FSS_FOLD_SLOTS */
+	__u64 id;		/* struct request * */
+	__u32 dev;		/* disk dev_t */
+	__u32 owned;		/* 1: slot 0 is a creation with the owner
+				 * below (what an fss_rq_owned_event had) */
+	/* owner of slot 0 (owned): as in struct fss_rq_owned_event */
+	__u64 cgroup;
+	__u64 ino;
+	__u32 opid;
+	__u32 otid;
+	__u32 wb_dev;
+	__u32 oflags;
+	struct fss_fold_slot ev[FSS_FOLD_SLOTS];
 };
 
 static inline void fss_owner_event_widen(const struct fss_owner_event *w,

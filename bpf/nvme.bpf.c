@@ -56,6 +56,27 @@ static __always_inline void nvme_event(struct request *rq, __u32 type, __u32 dev
 	event_submit(e);
 }
 
+/* The two NVMe events into rq's folded entry; false: it has none. */
+static __always_inline bool nvme_fold(struct request *rq, __u32 dev,
+				      const struct nvme_pending *p)
+{
+	struct fss_fold_slot s;
+
+	s.ts = p->ts;
+	s.type = FSS_EV_NVME_SETUP;
+	s.tid = (__u32)bpf_get_current_pid_tgid();
+	s.sector = rq->__sector;
+	s.bytes = rq->__data_len;
+	s.flags = p->opcode;
+	if (!fold_add((__u64)rq, dev, &s, false))
+		return false;
+	s.ts = bpf_ktime_get_ns();
+	s.type = FSS_EV_NVME_COMPLETE;
+	s.flags = (__u32)-1;
+	fold_add((__u64)rq, dev, &s, false);
+	return true;
+}
+
 SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 {
@@ -97,6 +118,11 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 		return 0;	/* set up before we attached, or another disk */
 	dev = fss_rq_kdev(rq, true);
 	count_hit(FSS_HOOK_NVME);
+	/* folded: both into the request's entry, if it has one */
+	if (rq_fold && nvme_fold(rq, dev, p)) {
+		bpf_map_delete_elem(&nvme_pending, &key);
+		return 0;
+	}
 	nvme_event(rq, FSS_EV_NVME_SETUP, dev, p->ts, p->opcode);
 	nvme_event(rq, FSS_EV_NVME_COMPLETE, dev, 0, -1);
 	bpf_map_delete_elem(&nvme_pending, &key);

@@ -367,6 +367,19 @@ my_stop() {
 	fss_jq "$s" '[.classes[].class] | index("innodb_redo") != null and index("innodb_data") != null'
 	fss_jq "$s" '[.classes[] | select(.class == "innodb_redo")][0].syncs >= 3000'
 	fss_jq "$s" '[.classes[].class] | index("innodb_doublewrite") != null'
+	# findings: InnoDB's sync time by class, the shares the classes' own
+	jq -c '.findings[] | select(.id == "innodb_split") | [.title, .figures]' "$s" >&2
+	fss_jq "$s" '[.classes[] | select(.class | startswith("innodb_"))] as $c |
+		($c | map(.total_ns) | add) as $all |
+		($c | map({(.class): (.total_ns / $all)}) | add) as $sh |
+		[.findings[] | select(.id == "innodb_split")] | length == 1 and
+		(.[0] | .severity == "info" and
+		 (.figures.redo_share - $sh.innodb_redo | fabs) < 1e-6 and
+		 (.figures.data_share - $sh.innodb_data | fabs) < 1e-6 and
+		 (.figures.doublewrite_share - $sh.innodb_doublewrite |
+		  fabs) < 1e-6 and
+		 (.figures.innodb_sync_ns - $all | fabs) < 1 and
+		 .figures.syncs == ($c | map(.syncs) | add))'
 	# no roles from titles: said so
 	fss_jq "$s" '.roles_note | test("file class alone")'
 	fss_jq "$s" '[.processes[] | select(.comm == "mariadbd")][0].role.db == "mariadb"'

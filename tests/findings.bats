@@ -255,6 +255,46 @@ write_ios() { awk '{ print $5 }' "/sys/block/$1/stat"; }
 		 (.advice | contains("inode lock")))'
 }
 
+@test "findings: btrfs compressing every write with zstd:15 -> fs_bound with the bytes each sync writes back; uncompressed, none" {
+	modprobe btrfs 2>/dev/null || true
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in this kernel"
+	fss_mkfs btrfs 512
+	local w=(run --method fsync --bs 64k --writes-per-sync 16
+		 --file-size 64m --count 60 -j)
+	# uncompressed: the 1 MiB each sync writes back is the device's time
+	"$FSS_BIN" "${w[@]}" "$FSS_MNT" > "$S/plain.json"
+	echo "plain: $(jq -c '[.tests[0].breakdown.fs.share, [.findings[] | [.id, .severity]]]' "$S/plain.json")" >&3
+	fss_jq "$S/plain.json" '[.findings[] | select(.id == "fs_bound" and
+		.severity != "info")] | length == 0'
+	# compressed at zstd's level 15, the caller waits inside btrfs while
+	# its workers compress: fs time (measured: fs 0.99 of 18 ms a sync)
+	mount -o remount,compress-force=zstd:15 "$FSS_MNT"
+	run -0 "$FSS_BIN" "${w[@]:0:11}" --save "$S/z.json" "$FSS_MNT"
+	printf '%s\n' "$output" > "$S/z.txt"
+	echo "zstd:15: $(jq -c '[.tests[0].breakdown.fs.share, .tests[0].latency_us.mean, [.findings[] | [.id, .severity]]]' "$S/z.json")" >&3
+	fss_jq "$S/z.json" '.tests[0].breakdown as $b |
+		[.findings[] | select(.id == "fs_bound")] | length == 1 and
+		(.[0] | .severity == "warning" and .figures.share >= 0.5 and
+		 (.figures.share - $b.fs.share | fabs) < 1e-5 and
+		 .figures.bytes_per_sync == 1048576 and
+		 (.evidence | contains("1048576 bytes (16 x 65536)")) and
+		 (.advice | contains("sync_file_range")) and
+		 .refs[0] == "docs/findings.md#fs_bound")'
+	# btrfs's workers write the compressed data: a kernel thread's own
+	# I/O is never a neighbour to ionice (kernel_worker, info)
+	fss_jq "$S/z.json" '[.tests[0].blame.others[] |
+		select(.comm | startswith("kworker/"))] as $k |
+		($k | length > 0 and all(.kernel_thread)) and
+		([.findings[] | select(.id == "neighbour" and
+		  (.figures.pid | IN($k[].pid)))] | length == 0) and
+		all(.findings[] | select(.id == "kernel_worker");
+		    .severity == "info")'
+	# the text's FINDINGS block names it, and report prints the same
+	block "$S/z.txt" | grep -q '^  WARNING  Syncs spend [0-9]* % of their time in btrfs'
+	"$FSS_BIN" report --format text "$S/z.json" > "$S/z.report"
+	diff <(block "$S/z.txt") <(block "$S/z.report")
+}
+
 @test "findings: a big buffered writer beside an overwriter -> the writer named as a neighbour; alone, none" {
 	fss_mkfs ext4 512
 	mkdir "$FSS_MNT/o" "$FSS_MNT/w"

@@ -13,7 +13,7 @@ setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
 		build/tests/test_blame build/tests/test_dbview build/tests/test_lib \
-		build/tests/test_summ \
+		build/tests/test_summ build/tests/test_fold \
 		build/tests/test_findings >&2
 }
 
@@ -197,6 +197,18 @@ summ_case() { unit_case "$TEST_SUMM" "$1"; }
 @test "summ: JSON totals are log2 upper bounds; only kinds seen; histogram to its last bucket" { summ_case json_totals; }
 @test "summ: nothing summarized: no totals, an empty histogram" { summ_case json_none; }
 
+# Folded request records (tests/unit/test_fold.c over
+# user/engine/tracer/fold.c, docs/overhead.md "One record per request").
+TEST_FOLD="${TEST_FOLD:-$FSS_BUILD/tests/test_fold}"
+fold_case() { unit_case "$TEST_FOLD" "$1"; }
+
+@test "fold: every C case has a bats test here" {
+	unit_list "$TEST_FOLD" "unfold_exact read random_schedules"
+}
+@test "fold: a record unfolds into the per-event records, byte for byte, owner after its creation" { fold_case unfold_exact; }
+@test "fold: only whole records are read (the kernel sends the slots used)" { fold_case read; }
+@test "fold: 200 random schedules paint every sync the same folded as per event (in-flight requests handed on)" { fold_case random_schedules; }
+
 # Findings (tests/unit/test_findings.c over user/findings/, docs/findings.md):
 # each rule fires at its threshold and not below, on synthetic documents.
 TEST_FINDINGS="${TEST_FINDINGS:-$FSS_BUILD/tests/test_findings}"
@@ -214,11 +226,12 @@ findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
 @test "findings: no flush on a write-back cache is critical from 10 % of the syncs (run and trace)" { findings_case no_flush; }
 @test "findings: sync_file_range (never flushes, no fs hook) is left out of no_flush and other_bound" { findings_case sync_file_range; }
 @test "findings: a neighbour in a run test's blame from 20 %, with cgroup advice" { findings_case neighbour_run; }
-@test "findings: a neighbour in a trace's blamed list, its own syncs left out; fsyncscope itself never" { findings_case neighbour_trace; }
+@test "findings: a neighbour in a trace's blamed list, its own syncs left out; fsyncscope itself never; a kernel thread's own I/O an info kernel_worker" { findings_case neighbour_trace; }
 @test "findings: events lost, syncs incomplete, layers not traced" { findings_case tool; }
 @test "findings: PostgreSQL checkpoint bursts from 25 % of the traced sync time" { findings_case checkpoints; }
 @test "findings: PostgreSQL WAL / InnoDB redo syncs flush-bound from 50 % on syncs over 100 us" { findings_case log_flush; }
 @test "findings: PostgreSQL WAL syncs back to back from half the traced time" { findings_case wal_serial; }
+@test "findings: MariaDB's InnoDB sync time split into redo, doublewrite, data, undo (info, from 20 syncs), the largest's advice" { findings_case innodb_split; }
 @test "findings: most important first; one finding per rule with the worst test" { findings_case order_merge; }
 @test "findings: attached first in the document, versioned; none for devices" { findings_case attach; }
 @test "findings: the text block in 80 columns" { findings_case text; }

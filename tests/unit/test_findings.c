@@ -409,6 +409,19 @@ static void test_neighbour_trace(void)
 	a = F(d);
 	CHECK(!strcmp(sev(a, "neighbour"), "none"), "the tool is no neighbour");
 	json_object_put(a);
+	/* a kernel thread's own I/O: an info kernel_worker, no ionice */
+	d = trace_doc(5e8, 0, NULL);
+	json_object_object_add(json_object_array_get_idx(fss_j(d, "blamed"), 0),
+			       "kernel_thread", json_object_new_boolean(1));
+	a = F(d);
+	CHECK(!strcmp(sev(a, "neighbour"), "none"), "a kworker is no neighbour");
+	CHECK(!strcmp(sev(a, "kernel_worker"), "info"), "kernel_worker, info");
+	e = fss_jstr(get(a, "kernel_worker"), "advice");
+	HAS(e, "ionice and cgroup limits do not apply");
+	LACKS(e, "ionice -c3 -p");
+	HAS(fss_jstr(get(a, "kernel_worker"), "title"),
+	    "pid 9 storm did 50 % of their journal, queue and device time");
+	json_object_put(a);
 }
 
 static void test_tool(void)
@@ -545,6 +558,40 @@ static void test_wal_serial(void)
 	CHECK(!strcmp(wal_at(400, 4.4e9, 4, NULL, 0), "warning"), "1.1");
 	CHECK(!strcmp(wal_at(400, 4.5e9, 4, NULL, 0), "none"),
 	      "overlapping: not one server's");
+}
+
+/* MariaDB: InnoDB's sync time by class, the largest's advice */
+static void test_innodb_split(void)
+{
+	const char *cls = ",\"classes\":[{\"class\":\"innodb_redo\","
+		"\"syncs\":10,\"total_ns\":2e8},{\"class\":"
+		"\"innodb_doublewrite\",\"syncs\":5,\"total_ns\":5e8},"
+		"{\"class\":\"innodb_data\",\"syncs\":5,\"total_ns\":3e8}]";
+	struct json_object *a = F(trace_doc(0, 0, cls)), *g;
+	const char *e;
+
+	CHECK(!strcmp(sev(a, "innodb_split"), "info"), "20 syncs: info");
+	e = fss_jstr(get(a, "innodb_split"), "evidence");
+	HAS(e, "20 InnoDB syncs took 1.000 s: redo 20.0 %, doublewrite "
+	    "50.0 %, data 30.0 %, undo 0.0 %.");
+	HAS(fss_jstr(get(a, "innodb_split"), "title"),
+	    "InnoDB's sync time is 50 % doublewrite");
+	HAS(fss_jstr(get(a, "innodb_split"), "advice"), "atomic 16 KiB");
+	g = fss_j(get(a, "innodb_split"), "figures");
+	CHECK_DBL(fss_jnum(g, "doublewrite_share"), 0.5);
+	CHECK_DBL(fss_jnum(g, "redo_share") + fss_jnum(g, "data_share") +
+		  fss_jnum(g, "doublewrite_share") +
+		  fss_jnum(g, "undo_share"), 1.0);
+	json_object_put(a);
+	/* 19 syncs: too few; PostgreSQL only: none */
+	a = F(trace_doc(0, 0, ",\"classes\":[{\"class\":\"innodb_redo\","
+			"\"syncs\":19,\"total_ns\":2e8}]"));
+	CHECK(!strcmp(sev(a, "innodb_split"), "none"), "19 syncs");
+	json_object_put(a);
+	a = F(trace_doc(0, 0, ",\"classes\":[{\"class\":\"pg_wal\","
+			"\"syncs\":400,\"total_ns\":2e8}]"));
+	CHECK(!strcmp(sev(a, "innodb_split"), "none"), "no InnoDB");
+	json_object_put(a);
 }
 
 static void test_order_merge(void)
@@ -702,6 +749,7 @@ static const struct tap_case cases[] = {
 	{ "checkpoints", test_checkpoints },
 	{ "log_flush", test_log_flush },
 	{ "wal_serial", test_wal_serial },
+	{ "innodb_split", test_innodb_split },
 	{ "order_merge", test_order_merge },
 	{ "attach", test_attach },
 	{ "text", test_text },

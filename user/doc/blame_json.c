@@ -108,6 +108,11 @@ static struct json_object *entry_json(const struct fss_blame_entry *x,
 		json_object_object_add(o, "self", json_object_new_boolean(x->self));
 		/* fsyncscope's own process: never a neighbour */
 		json_object_object_add(o, "tool", json_object_new_boolean(x->tool));
+		/* a kernel thread's own I/O (not writeback credited to a
+		 * dirtier): filesystem or block workers (docs/blame.md) */
+		json_object_object_add(o, "kernel_thread", json_object_new_boolean(
+			(x->flags & FSS_BL_KTHREAD) &&
+			!(x->flags & FSS_BL_OWNER)));
 	}
 	if (x->flags & FSS_BL_WB) {
 		struct json_object *w = json_object_new_object();

@@ -158,6 +158,7 @@ static void trace_rules(struct fnd_list *l, struct json_object *doc)
 	fnd_rule_checkpoints(l, &s);
 	fnd_rule_log_flush(l, &s);
 	fnd_rule_wal_serial(l, &s);
+	fnd_rule_innodb_split(l, &s);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_array_get_idx(devs, i);
 		bool elided = json_object_get_boolean(fss_j(d, "flush_elided"));

@@ -216,3 +216,77 @@ void fnd_rule_wal_serial(struct fnd_list *l, const struct fnd_subj *s)
 	f->refs[0] = REF "#wal_serial";
 	f->refs[1] = "docs/databases.md";
 }
+
+static const struct {
+	const char *cls, *what, *advice;
+} innodb_classes[] = {
+	{ "innodb_redo", "redo", "Most of it is the redo log, which commits "
+	  "wait for: see log_flush's advice (binlog group commit, "
+	  "innodb_flush_log_at_trx_commit, a device with power-loss "
+	  "protection)." },
+	{ "innodb_doublewrite", "doublewrite", "Much of it is the doublewrite "
+	  "buffer: every page is written and synced twice so a torn write can "
+	  "be repaired. Keep it unless the storage guarantees atomic 16 KiB "
+	  "page writes (then innodb_doublewrite = OFF); a separate device "
+	  "for the redo log (innodb_log_group_home_dir) keeps commits out of "
+	  "its flushes." },
+	{ "innodb_data", "data", "Most of it is the page cleaner syncing "
+	  "data files, in the background: it delays commits only through the "
+	  "device and flushes it shares with the redo log. "
+	  "innodb_io_capacity and innodb_max_dirty_pages_pct shape it; a "
+	  "separate device for the redo log keeps commits out of it." },
+	{ "innodb_undo", "undo", "Most of it is the undo tablespaces: long "
+	  "transactions and purge lag write them; look at "
+	  "innodb_purge_threads and at long-running transactions." },
+};
+
+#define NINNO (sizeof(innodb_classes) / sizeof(innodb_classes[0]))
+
+/*
+ * MariaDB: how InnoDB's sync time splits between the redo log (commits
+ * wait for it), the doublewrite buffer and the data files (the page
+ * cleaner) and undo; info, with the advice of the largest.
+ */
+void fnd_rule_innodb_split(struct fnd_list *l, const struct fnd_subj *s)
+{
+	double ns[NINNO], syncs = 0, all = 0;
+	size_t top = 0;
+	char a[32];
+	struct fnd *f;
+
+	for (size_t k = 0; k < NINNO; k++) {
+		struct json_object *x = class_of(s->doc, innodb_classes[k].cls);
+
+		ns[k] = x ? fss_jnum(x, "total_ns") : 0;
+		if (!(ns[k] > 0))
+			ns[k] = 0;
+		syncs += x ? (double)fss_jint(x, "syncs", 0) : 0;
+		all += ns[k];
+		if (ns[k] > ns[top])
+			top = k;
+	}
+	if (syncs < FSS_FIND_MIN_SYNCS || !(all > 0))
+		return;
+	f = fnd_add(l, FSS_SEV_INFO, "innodb_split", NULL, ns[top] / all, s);
+	if (!f)
+		return;
+	FND_SET(f, title, "InnoDB's sync time is %.0f %% %s", 100 * ns[top] /
+		all, innodb_classes[top].what);
+	FND_SET(f, evidence, "%.0f InnoDB syncs took %s:", syncs,
+		fnd_dur(a, sizeof(a), all / 1e3));
+	for (size_t k = 0; k < NINNO; k++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_share", innodb_classes[k].what);
+		fnd_fig(f, key, ns[k] / all);
+		FND_CAT(f, evidence, "%s %s %.1f %%", k ? "," : "",
+			innodb_classes[k].what, 100 * ns[k] / all);
+	}
+	FND_CAT(f, evidence, ".");
+	fnd_fig(f, "syncs", syncs);
+	fnd_fig(f, "innodb_sync_ns", all);
+	fnd_figs(f, "largest", innodb_classes[top].cls);
+	FND_SET(f, advice, "%s", innodb_classes[top].advice);
+	f->refs[0] = REF "#innodb_split";
+	f->refs[1] = "docs/databases.md";
+}

@@ -94,5 +94,6 @@ void fnd_rule_tool(struct fnd_list *l, struct json_object *doc);
 void fnd_rule_checkpoints(struct fnd_list *l, const struct fnd_subj *s);
 void fnd_rule_log_flush(struct fnd_list *l, const struct fnd_subj *s);
 void fnd_rule_wal_serial(struct fnd_list *l, const struct fnd_subj *s);
+void fnd_rule_innodb_split(struct fnd_list *l, const struct fnd_subj *s);
 
 #endif /* __FSS_FINDINGS_INT_H */

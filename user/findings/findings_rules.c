@@ -385,11 +385,17 @@ static struct fnd *neighbour(struct fnd_list *l, const struct fnd_subj *s,
 	char key[96], a[32], b[32];
 	struct fnd *f;
 
-	snprintf(key, sizeof(key), "neighbour:%lld", pid);
-	f = fnd_add(l, FSS_SEV_WARNING, "neighbour", key, ns / total, s);
+	bool kw = json_object_get_boolean(fss_j(x, "kernel_thread"));
+
+	snprintf(key, sizeof(key), "%s:%lld", kw ? "kernel_worker" :
+		 "neighbour", pid);
+	f = fnd_add(l, kw ? FSS_SEV_INFO : FSS_SEV_WARNING,
+		    kw ? "kernel_worker" : "neighbour", key, ns / total, s);
 	if (!f)
 		return NULL;
-	FND_SET(f, title, "A neighbour slows the syncs: pid "
+	FND_SET(f, title, kw ? "A kernel worker's I/O is in the syncs: pid "
+		"%lld %s did %.0f %% of their journal, queue and device time" :
+		"A neighbour slows the syncs: pid "
 		"%lld %s caused %.0f %% of their journal, queue and device "
 		"time",
 		pid, fss_jstr(x, "comm") ?: "?", 100 * ns / total);
@@ -405,6 +411,19 @@ static struct fnd *neighbour(struct fnd_list *l, const struct fnd_subj *s,
 	fnd_fig(f, "caused_ns", ns);
 	fnd_fig(f, "blamed_ns", total);
 	fnd_fig(f, "share", ns / total);
+	if (kw) {
+		FND_SET(f, advice, "This is a kernel thread's own I/O, "
+			"not writeback the tool could credit to a process: "
+			"work a filesystem or the block layer hands to its "
+			"workers (btrfs compression and checksums, dm-crypt, "
+			"md), often the syncs' own data. ionice and cgroup "
+			"limits do not apply to it; look at what the "
+			"filesystem offloads (compress, encryption) and at "
+			"the syncs' own bytes.");
+		f->refs[0] = REF "#kernel_worker";
+		f->refs[1] = "docs/blame.md";
+		return f;
+	}
 	neighbour_advice(f, pid, cg);
 	f->refs[0] = REF "#neighbour";
 	f->refs[1] = "docs/blame.md";

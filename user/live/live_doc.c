@@ -177,6 +177,10 @@ static struct json_object *blamed_json(const struct window *w, int top)
 		/* fsyncscope's own process (docs/live.md) */
 		json_object_object_add(o, "tool", json_object_new_boolean(
 					       s[i]->blame_flags & FSS_BL_TOOL));
+		/* a kernel thread's own I/O, not credited to a dirtier */
+		json_object_object_add(o, "kernel_thread", json_object_new_boolean(
+			(s[i]->blame_flags & FSS_BL_KTHREAD) &&
+			!(s[i]->blame_flags & FSS_BL_OWNER)));
 		json_object_object_add(o, "caused_ns", json_object_new_int64(s[i]->st.total_ns));
 		json_object_object_add(o, "syncs", json_object_new_int64(s[i]->st.syncs));
 		for (int p = 0; p < FSS_PH_MAX; p++) {

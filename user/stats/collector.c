@@ -46,6 +46,7 @@ struct fss_collector {
 		__u64 cgroup_id;
 		char comm[FSS_COMM_LEN];
 		__u64 ns;
+		bool kthread;
 	} others[COLL_BLAMED];
 	unsigned int nothers;
 };
@@ -77,9 +78,13 @@ static void coll_blame_add(struct fss_collector *c,
 			c->others[k].pid = x->pid;
 			c->others[k].cgroup_id = x->cgroup_id;
 			c->others[k].ns = 0;
+			c->others[k].kthread = false;
 			memcpy(c->others[k].comm, x->comm, FSS_COMM_LEN);
 		}
 		c->others[k].ns += x->blamed_ns;
+		/* its own I/O, not writeback credited to a dirtier */
+		if ((x->flags & FSS_BL_KTHREAD) && !(x->flags & FSS_BL_OWNER))
+			c->others[k].kthread = true;
 	}
 }
 
@@ -104,6 +109,7 @@ static void coll_blame_sum(const struct fss_collector *c,
 		out->top[out->ntop].pid = c->others[best].pid;
 		out->top[out->ntop].cgroup_id = c->others[best].cgroup_id;
 		out->top[out->ntop].ns = c->others[best].ns;
+		out->top[out->ntop].kthread = c->others[best].kthread;
 		memcpy(out->top[out->ntop].comm, c->others[best].comm,
 		       FSS_COMM_LEN);
 		out->ntop++;
@@ -463,6 +469,8 @@ struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b)
 				       json_u64(b->top[i].cgroup_id) : NULL);
 		json_object_object_add(x, "cgroup", cg ? json_object_new_string(cg) : NULL);
 		json_object_object_add(x, "blamed_ns", json_u64(b->top[i].ns));
+		json_object_object_add(x, "kernel_thread",
+				       json_object_new_boolean(b->top[i].kthread));
 		json_object_array_add(a, x);
 	}
 	json_object_object_add(o, "others", a);

@@ -6,6 +6,7 @@
 #ifndef __FSS_REPORT_H
 #define __FSS_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <json-c/json.h>
 #include "engine/attr/attr.h"
@@ -32,6 +33,7 @@ struct fss_blame_sum {
 		__u64 cgroup_id;
 		char comm[FSS_COMM_LEN];
 		__u64 ns;		/* time caused in these syncs */
+		bool kthread;		/* a kernel thread's own I/O */
 	} top[FSS_BLAME_TOP];		/* other processes, most first */
 	unsigned int ntop;
 };

@@ -439,6 +439,11 @@ static int open_skel(struct fss_tracer *t)
 	if (t->ring_bytes &&
 	    bpf_map__set_max_entries(t->skel->maps.events, t->ring_bytes))
 		return -EINVAL;
+	/* per-event transport: the fold map is never used */
+	t->skel->rodata->rq_fold = !t->rq_events && !t->floor_only;
+	if (!t->skel->rodata->rq_fold &&
+	    bpf_map__set_max_entries(t->skel->maps.rq_folds, 1))
+		return -EINVAL;
 	/* unfiltered: blame records only where traced syncs were seen */
 	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;
 	/*
@@ -568,6 +573,8 @@ static int plan_fs(struct fss_tracer *t, struct strat_plan *p, char *err,
 }
 
 /*
+ * FSYNCSCOPE_RQ_RECORDS: fold (the default: one record per request) or
+ * events (one per event, as before; docs/overhead.md).
  * Test knobs of overload (docs/overhead.md "Overload"): FSYNCSCOPE_RING_KB
  * sizes the ring buffer (a power of two, 4 and up; default 2048), so a
  * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 75) is the
@@ -580,7 +587,15 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 	const char *hi = getenv("FSYNCSCOPE_RING_HIGH");
 	long v;
 
+	const char *rqr = getenv("FSYNCSCOPE_RQ_RECORDS");
+
 	t->ring_high_pct = 101;
+	if (rqr && *rqr && strcmp(rqr, "fold") && strcmp(rqr, "events")) {
+		snprintf(err, errlen, "FSYNCSCOPE_RQ_RECORDS: '%s' is not fold "
+			 "or events", rqr);
+		return -EINVAL;
+	}
+	t->rq_events = rqr && !strcmp(rqr, "events");
 	if (kb && *kb) {
 		if (!fss_parse_long(kb, &v) || v < 4 || v > (1 << 20) ||
 		    (v & (v - 1))) {

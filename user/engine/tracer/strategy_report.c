@@ -110,6 +110,8 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 	json_object_object_add(o, "calibration", t->calib ? json_object_get(t->calib) : NULL);
 	json_object_object_add(o, "setup_ms", json_object_new_double(t->setup_ms));
 	json_object_object_add(o, "blame", json_object_new_string(t->blame_desc));
+	json_object_object_add(o, "rq_records", json_object_new_string(
+		t->skel && t->skel->rodata->rq_fold ? "fold" : "events"));
 	iouring_desc(t, iou, sizeof(iou));
 	json_object_object_add(o, "io_uring", json_object_new_string(iou));
 	json_object_object_add(o, "filesystems", filesystems_json(t));

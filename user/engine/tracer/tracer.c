@@ -279,6 +279,34 @@ static void dispatch_event(struct fss_tracer *t, const struct fss_event *ev)
 		t->add_errors++;
 }
 
+/*
+ * An event a folded record held (or one handed on from the map, fold.h).
+ * Per event, what was recorded before the window began was read and
+ * dropped at its begin; folded, it may come later: dropped here.
+ */
+static void fold_emit(const struct fss_event *ev, void *arg)
+{
+	struct fss_tracer *t = arg;
+
+	if (t->collecting && ev->ts < t->window_start)
+		return;
+	dispatch_event(t, ev);
+}
+
+/* A folded record: the events it holds, less those handed on already. */
+static void handle_fold(struct fss_tracer *t, const void *data, size_t size)
+{
+	struct fss_event evs[FSS_FOLD_MAX_EVENTS];
+	struct fss_rq_fold_event f;
+	int n;
+
+	if (!t->fold || fss_fold_read(data, size, &f))
+		return;
+	n = fss_fold_unfold(&f, fss_fold_arrived(t->fold, &f), evs);
+	for (int i = 0; i < n; i++)
+		fold_emit(&evs[i], t);
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct fss_tracer *t = ctx;
@@ -287,7 +315,12 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(type))
 		return 0;
+	t->records++;
 	memcpy(&type, data, sizeof(type));
+	if (type == FSS_EV_RQ_FOLD) {
+		handle_fold(t, data, size);
+		return 0;
+	}
 	if (type >= FSS_EV_RQ_START && type <= FSS_EV_RQ_REQUEUE) {
 		struct fss_rq_event w;
 
@@ -340,6 +373,29 @@ static void hold_inflight(struct fss_tracer *t, __u64 now)
 	fss_attr_hold(t->attr, oldest);
 }
 
+/*
+ * Read the ring up to now; folded requests (fold.h): the events up to
+ * horizon of those still in flight are handed on too, so a drain up to
+ * horizon finds what the per-event transport would have given it.
+ */
+static void consume(struct fss_tracer *t, __u64 horizon)
+{
+	if (!t->fold || !t->collecting || !t->attr) {
+		ring_buffer__consume(t->rb);
+		return;
+	}
+	fss_fold_arm(t->fold, horizon, now_ns());
+	ring_buffer__consume(t->rb);
+	if (fss_fold_due(t->fold)) {
+		if (fss_fold_snapshot(t->fold,
+				      bpf_map__fd(t->skel->maps.rq_folds)))
+			t->add_errors++;
+		/* records sent between the two reads: not handed on twice */
+		ring_buffer__consume(t->rb);
+	}
+	fss_fold_inject(t->fold, fold_emit, t);
+}
+
 static void *consumer(void *arg)
 {
 	struct fss_tracer *t = arg;
@@ -367,7 +423,7 @@ static void *consumer(void *arg)
 		 * of requests in flight at their exit had been read.
 		 */
 		now = now_ns();
-		ring_buffer__consume(t->rb);
+		consume(t, now > DRAIN_LAG_NS ? now - DRAIN_LAG_NS : 0);
 		if (t->collecting && t->attr) {
 			hold_inflight(t, now);
 			if (now > DRAIN_LAG_NS)
@@ -449,6 +505,13 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 	    open_consumer(t, err, errlen) ||
 	    calib_run(t, err, errlen))
 		goto fail;
+	if (t->skel->rodata->rq_fold) {
+		t->fold = fss_fold_new();
+		if (!t->fold) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+	}
 	calib_read_summ(t, t->summ_at_open);
 	/* libbpf's parsed BTF and ELF are freed by now: give the pages back */
 	malloc_trim(0);
@@ -521,6 +584,10 @@ void fss_tracer_close(struct fss_tracer *t)
 		pthread_join(t->thread, NULL);
 	}
 	detach_all(t);
+	if (t->opts.verbose)
+		fprintf(stderr, "fsyncscope: ring records read: %llu (%s "
+			"transport)\n", (unsigned long long)t->records,
+			t->fold ? "fold" : "per-event");
 	blame_warn(t);		/* reads the drops map: before the skeleton goes */
 	ring_buffer__free(t->rb);
 	if (t->skel)
@@ -528,6 +595,7 @@ void fss_tracer_close(struct fss_tracer *t)
 	if (t->attr)
 		fss_attr_free(t->attr);
 	fss_blame_free(t->blame);
+	fss_fold_free(t->fold);
 	fss_comms_free(t->comms);
 	if (t->calib)
 		json_object_put(t->calib);
@@ -567,6 +635,8 @@ int fss_tracer_begin(struct fss_tracer *t)
 		if (!t->blame)
 			rc = -ENOMEM;
 	}
+	if (t->fold)
+		fss_fold_reset(t->fold);
 	t->drops_at_begin = fss_tracer_drops(t);
 	calib_read_summ(t, t->summ_at_begin);
 	calib_read_hits(t, t->hits_at_begin);
@@ -588,10 +658,21 @@ static void settle(struct fss_tracer *t)
 {
 	struct timespec ts = { 0, 1000000L };
 
-	for (int i = 0; i < SETTLE_MAX_MS && fss_attr_open_rqs(t->attr); i++) {
+	bool fold_open = false;
+
+	if (t->fold && !fss_fold_snapshot(t->fold,
+				bpf_map__fd(t->skel->maps.rq_folds)))
+		fold_open = fss_fold_inflight(t->fold) > 0;
+	for (int i = 0; i < SETTLE_MAX_MS &&
+	     (fss_attr_open_rqs(t->attr) || fold_open); i++) {
 		nanosleep(&ts, NULL);
 		ring_buffer__consume(t->rb);
+		if (fold_open && !fss_fold_snapshot(t->fold,
+				bpf_map__fd(t->skel->maps.rq_folds)))
+			fold_open = fss_fold_inflight(t->fold) > 0;
 	}
+	/* folded requests still in flight: what they did up to now */
+	consume(t, now_ns());
 }
 
 int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
@@ -636,6 +717,7 @@ void fss_tracer_summ(struct fss_tracer *t, struct fss_summ *out)
 
 int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
 {
+	__u64 now;
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
@@ -645,9 +727,11 @@ int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
 	}
 	while (ring_buffer__consume(t->rb) > 0)
 		;
+	now = now_ns();
+	consume(t, now);
 	/* syncs still running have no SYNC record yet: what they overlap stays */
-	hold_inflight(t, now_ns());
-	rc = fss_attr_drain(t->attr, now_ns(), on_sync, t);
+	hold_inflight(t, now);
+	rc = fss_attr_drain(t->attr, now, on_sync, t);
 	if (flush) {
 		fss_attr_flush_stats(t->attr, flush);
 		fss_attr_reset_stats(t->attr);

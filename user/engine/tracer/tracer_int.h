@@ -22,6 +22,7 @@
 #include "engine/attr/attr.h"
 #include "engine/blame/blame.h"
 #include "engine/blame/comms.h"
+#include "engine/tracer/fold.h"
 #include "lib/scratch.h"
 #include "fsyncscope.skel.h"
 
@@ -76,6 +77,10 @@ struct fss_tracer {
 	bool floor_only;		/* FSYNCSCOPE_FLOOR=1: programs only count */
 	__u32 ring_bytes;		/* FSYNCSCOPE_RING_KB (0: the default) */
 	__u32 ring_high_pct;		/* FSYNCSCOPE_RING_HIGH (101: default) */
+	/* one record per request (FSYNCSCOPE_RQ_RECORDS, fold.h); NULL: off */
+	struct fss_fold *fold;
+	bool rq_events;			/* FSYNCSCOPE_RQ_RECORDS=events */
+	__u64 records;			/* ring records read since open */
 	/* the summ map at the window's begin: a window's syncs are the rest */
 	struct fss_summ summ_at_begin[FSS_SYNC_KIND_MAX];
 	struct fss_summ summ_at_open[FSS_SYNC_KIND_MAX];	/* after calibration */
