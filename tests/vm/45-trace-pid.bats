@@ -39,9 +39,16 @@ teardown() {
 	jq -c 'select(.type == "summary")' "$FSS_SCRATCH/trace.out" > "$s"
 	vm_artifact trace-pid.json "$s"
 	vm_artifact trace-pid.err "$FSS_SCRATCH/trace.err"
+	# Exact unless the tool says it lost records: one run in about six
+	# on 6.12 PREEMPT_RT under emulation lost 5 and missed one fsync
+	# (docs/kernels.md); then no more than it lost may be missing
+	local lost
+	lost=$(jq '.events_lost' "$s")
+	[ "$lost" -eq 0 ] || echo "# events lost: $lost" >&3
 	vm_jq_all "$s" \
-		'.by_kind == {"fsync": 5, "fdatasync": 4, "dsync_write": 3}' \
-		'.all.syncs == 12 and .all.errors == 0 and .events_lost == 0' \
+		"(.by_kind | keys) - [\"fsync\", \"fdatasync\", \"dsync_write\"] == []" \
+		"if $lost == 0 then .by_kind == {\"fsync\": 5, \"fdatasync\": 4, \"dsync_write\": 3} else (.by_kind.fsync // 0) <= 5 and (.by_kind.fdatasync // 0) <= 4 and (.by_kind.dsync_write // 0) <= 3 and .all.syncs >= 12 - $lost end" \
+		".all.syncs <= 12 and .all.errors == 0" \
 		"[.processes[].pid] == [$a]" \
 		'[.all, .kinds[], .processes[], .files[]] | all(([.phases[].ns] | add) == .total_ns)' \
 		'.devices | length == 1 and .[0].syncs_with_flush > 0' \
