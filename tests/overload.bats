@@ -52,6 +52,15 @@ prom_sum() {
 	# a 16 KiB ring cannot hold 8 syncers' records: some were summarized
 	fss_jq "$j" '.tests[1].syncs_summarized > 0'
 	fss_jq "$j" '.tests[1].overload.summarized_total_us.p99_le > 0'
+	# the findings say what was lost and summarized, with the document's
+	# own counts (none when nothing was lost)
+	fss_jq "$j" '. as $d | ([.tests[].syncs_summarized] | add) as $s |
+		[.findings[] | select(.id == "events_lost")] as $f |
+		if $d.drops > 0 then $f | length == 1 and
+			.[0].figures.events_lost == $d.drops and
+			.[0].figures.syncs_summarized == $s and
+			(.[0].evidence | contains("\($s) syncs were summarized"))
+		else $f | length == 0 end'
 	# never half a sync
 	fss_jq "$j" '.tests | all(.syncs_incomplete == 0)'
 	# every traced sync is in --events, whole: phases add up to the total

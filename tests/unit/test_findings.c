@@ -452,6 +452,18 @@ static void test_tool(void)
 		"\"journal_traced\":false,\"all\":{\"syncs\":5}}"));
 	CHECK(!strcmp(sev(a, "events_lost"), "warning"), "trace lost");
 	CHECK(!strcmp(sev(a, "layer_na"), "info"), "trace journal");
+	HAS(fss_jstr(get(a, "events_lost"), "evidence"), "are missing from");
+	json_object_put(a);
+	/* overload by design: the summarized syncs are said, not "missing" */
+	a = F(json_tokener_parse("{\"schema\":\"fsyncscope/trace\","
+		"\"schema_version\":1,\"type\":\"interval\",\"events_lost\":3,"
+		"\"syncs_summarized\":40,\"all\":{\"syncs\":5}}"));
+	HAS(fss_jstr(get(a, "events_lost"), "evidence"), "3 events of this "
+	    "trace did not reach user space (ring buffer full). 40 syncs were "
+	    "summarized in the kernel instead");
+	LACKS(fss_jstr(get(a, "events_lost"), "evidence"), "are missing");
+	CHECK_DBL(fss_jnum(fss_j(get(a, "events_lost"), "figures"),
+			   "syncs_summarized"), 40);
 	json_object_put(a);
 }
 

@@ -13,7 +13,16 @@
 
 #define REF "docs/findings.md"
 
-static void lost(struct fnd_list *l, double n, const char *where)
+/* tests[].syncs_summarized added up (fss_doc_foreach_test) */
+static int summ_fn(const char *key, struct json_object *t, void *arg)
+{
+	(void)key;
+	*(double *)arg += (double)fss_jint(t, "syncs_summarized", 0);
+	return 0;
+}
+
+static void lost(struct fnd_list *l, double n, const char *where,
+		 double summarized)
 {
 	struct fnd_subj s = { .name = where };
 	struct fnd *f = fnd_add(l, FSS_SEV_WARNING, "events_lost", NULL, 1.0,
@@ -23,10 +32,20 @@ static void lost(struct fnd_list *l, double n, const char *where)
 		return;
 	FND_SET(f, title, "%.0f trace events were lost: the "
 		"numbers below under-count what they miss", n);
-	FND_SET(f, evidence, "%.0f events of %s did not reach user space "
-		"(ring buffer full); the syncs and requests they carried are "
-		"missing from the breakdown and the blame.", n, where);
+	if (summarized > 0)
+		FND_SET(f, evidence, "%.0f events of %s did not reach user "
+			"space (ring buffer full). %.0f syncs were summarized "
+			"in the kernel instead: counted, with their total "
+			"times, but without a breakdown or blame; the phases "
+			"cover the syncs traced in full.", n, where,
+			summarized);
+	else
+		FND_SET(f, evidence, "%.0f events of %s did not reach user "
+			"space (ring buffer full); the syncs and requests "
+			"they carried are missing from the breakdown and the "
+			"blame.", n, where);
 	fnd_fig(f, "events_lost", n);
+	fnd_fig(f, "syncs_summarized", summarized);
 	FND_SET(f, advice, "Trace less at once: filter by "
 		"process, comm or mount (-p, -c, --mount), trace fewer "
 		"seconds, or leave --events off; then compare the findings.");
@@ -120,7 +139,8 @@ void fnd_rule_tool(struct fnd_list *l, struct json_object *doc)
 	if (kind && !strcmp(kind, "trace")) {
 		n = (double)fss_jint(doc, "events_lost", 0);
 		if (n > 0)
-			lost(l, n, "this trace");
+			lost(l, n, "this trace", (double)fss_jint(doc,
+			     "syncs_summarized", 0));
 		if (fss_j(doc, "journal_traced") &&
 		    !json_object_get_boolean(fss_j(doc, "journal_traced")))
 			layer_na(l, "journal", "no journal hook loaded");
@@ -136,9 +156,13 @@ void fnd_rule_tool(struct fnd_list *l, struct json_object *doc)
 			n += (double)fss_jint(json_object_array_get_idx(fa, i),
 					      "drops", 0);
 	}
-	if (n > 0)
+	if (n > 0) {
+		double summ = 0;
+
+		fss_doc_foreach_test(doc, summ_fn, &summ);
 		lost(l, n, kind && !strcmp(kind, "compare") ? "this compare" :
-		     "this run");
+		     "this run", summ);
+	}
 	fss_doc_foreach_test(doc, incomplete_fn, &w);
 	run_layers(l, doc);
 }
