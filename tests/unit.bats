@@ -216,7 +216,7 @@ TEST_FINDINGS="${TEST_FINDINGS:-$FSS_BUILD/tests/test_findings}"
 findings_case() { unit_case "$TEST_FINDINGS" "$1"; }
 
 @test "findings: every C case has a bats test here" {
-	unit_list "$TEST_FINDINGS" "healthy phase_bounds phase_fast phase_evidence slow_flush no_flush sync_file_range neighbour_run neighbour_trace tool checkpoints log_flush wal_serial order_merge attach text"
+	unit_list "$TEST_FINDINGS" "healthy phase_bounds phase_fast phase_evidence slow_flush no_flush sync_file_range neighbour_run neighbour_trace tool checkpoints log_flush wal_serial innodb_split order_merge attach text"
 }
 @test "findings: a healthy run is one info line; no traced sync claims no health" { findings_case healthy; }
 @test "findings: journal / queue / fs / other bound fire at their share, not below, not on few syncs" { findings_case phase_bounds; }
