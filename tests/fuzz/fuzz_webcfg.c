@@ -15,16 +15,25 @@
 #include <unistd.h>
 #include "exporter/webcfg.h"
 
+static char dir[] = "/tmp/fsyncscope-fuzz-webcfg.XXXXXX";
+static char path[sizeof(dir) + 16];
+
+/* the file and its directory go when the fuzzer exits */
+static void cfg_remove(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
 static const char *cfg_file(const uint8_t *data, size_t size)
 {
-	static char dir[] = "/tmp/fsyncscope-fuzz-webcfg.XXXXXX";
-	static char path[sizeof(dir) + 16];
 	int fd;
 
 	if (!path[0]) {
 		if (!mkdtemp(dir))
 			abort();
 		snprintf(path, sizeof(path), "%s/web.yml", dir);
+		atexit(cfg_remove);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd))
