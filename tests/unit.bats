@@ -52,7 +52,8 @@ journal_other_fs xfs_log kthread_log_write rq_id_reuse
 lost_completion_reuse requeue_vs_lost nvme_flush
 write_through_no_flush unknown_disk out_of_order_arrival long_requests lookback
 random_vs_reference lost_completion_once drain_horizon hold_inflight gc_bounded invalid_input report_percentiles
-report_print report_json report_no_rq_start report_sync_json_escaping names
+report_print report_json report_no_rq_start report_no_journal
+report_sync_json_escaping names
 sync_detail"
 
 @test "unit: every C case has a bats test here" {
@@ -97,6 +98,7 @@ sync_detail"
 @test "report: plain text fits 80 columns, units, no-sync line" { attr_case report_print; }
 @test "report: breakdown JSON twins" { attr_case report_json; }
 @test "report: queue and creation flags are n/a when requests are seen only from issue on" { attr_case report_no_rq_start; }
+@test "report: the journal phase is n/a when no journal hook was attached" { attr_case report_no_journal; }
 @test "report: per-sync JSON line escapes comm" { attr_case report_sync_json_escaping; }
 @test "attr: phase and kind names" { attr_case names; }
 @test "attr: the opt-in detail (segments, requests, commits) tiles the sync" { attr_case sync_detail; }

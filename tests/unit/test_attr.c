@@ -2003,6 +2003,45 @@ static void test_report_no_rq_start(void)
 	fss_collector_free(c);
 }
 
+/*
+ * No journal hook (jbd2 and xfs not in the kernel): the journal phase is
+ * n/a (null with a reason), never 0, in JSON and in text; the others stay.
+ */
+static void test_report_no_journal(void)
+{
+	struct fss_collector *c = fss_collector_new();
+	struct fss_flush_stats fl = { .flushes = 1, .flush_sync_refs = 1, .syncs = 1 };
+	struct fss_sync_result r = mk_result(US(1), 0, US(1), 0);
+	struct fss_breakdown b;
+	struct json_object *ph, *o, *v;
+	char *buf;
+
+	fss_collector_add(&r, c);
+	fss_collector_breakdown(c, &fl, 0, &b);
+	b.no_journal = true;
+	ph = fss_breakdown_phases_json(&b);
+	CHECK(json_object_object_get_ex(ph, "journal", &o), "no journal");
+	CHECK(json_object_object_get_ex(o, "mean_us", &v) && v == NULL,
+	      "journal mean not null");
+	CHECK(json_object_object_get_ex(o, "share", &v) && v == NULL,
+	      "journal share not null");
+	CHECK(json_object_object_get_ex(o, "na", &v) &&
+	      json_object_is_type(v, json_type_string),
+	      "journal has no n/a reason");
+	CHECK(json_object_object_get_ex(ph, "queue", &o) &&
+	      json_object_object_get_ex(o, "mean_us", &v) && v != NULL,
+	      "other phases stay measured");
+	json_object_put(ph);
+	buf = print_to_string(&b, 4);
+	CHECK(strstr(buf, "journal            n/a       n/a") != NULL,
+	      "text has no journal n/a row: %s", buf);
+	CHECK(strstr(buf, "journal n/a: no jbd2 or xfs log tracepoint") != NULL,
+	      "text does not say why: %s", buf);
+	check_width(buf, __LINE__);
+	free(buf);
+	fss_collector_free(c);
+}
+
 static void test_report_sync_json_escaping(void)
 {
 	struct fss_sync_result r = mk_result(US(30), US(10), US(15),
@@ -2132,6 +2171,7 @@ static const struct tap_case cases[] = {
 	CASE(report_print),
 	CASE(report_json),
 	CASE(report_no_rq_start),
+	CASE(report_no_journal),
 	CASE(report_sync_json_escaping),
 	CASE(names),
 	CASE(sync_detail),

@@ -2,7 +2,9 @@
 # VM lane, calibration: on this kernel fentry and kprobes attach, so a hook
 # that attaches but never fires can be shown being dropped.  On tmpfs the
 # ext4/xfs/btrfs fsync hooks attach (their modules are loaded) but no sync
-# reaches them.
+# reaches them.  Last, the kernel without a journal to trace: ext4, jbd2
+# and xfs are modules here, unloaded, and a run on btrfs has no journal
+# layer: n/a with its reason, and the layer_na finding says so.
 
 bats_require_minimum_version 1.5.0
 load vmlib
@@ -14,7 +16,14 @@ setup_file() {
 }
 
 teardown_file() {
+	vm_in_guest || return 0
 	mountpoint -q /tmp/fss-vm/tmpfs && umount /tmp/fss-vm/tmpfs
+	vm_cleanup
+	# as guest-init.sh left them, for the suites after this one
+	if [ -e "$BATS_FILE_TMPDIR/btrfs-loaded" ]; then
+		modprobe -r btrfs 2>/dev/null
+	fi
+	modprobe -a ext4 xfs
 	return 0
 }
 
@@ -45,4 +54,50 @@ setup() {
 	[[ "$stderr" == *fentry*never\ fired* ]]
 	# nothing left behind
 	[ -z "$(ls -A /tmp/fss-vm/tmpfs)" ]
+}
+
+# Unloads xfs, ext4 and jbd2 (guest-init.sh loaded them; nothing of theirs
+# is mounted between suites), loads btrfs, and traces fdatasyncs on btrfs on
+# the NVMe disk: no jbd2 or xfs log tracepoint exists, so the journal layer
+# has no hook.  teardown_file loads ext4 and xfs again.
+@test "no journal module loaded: journal n/a (not 0) on btrfs, layer_na names it" {
+	local m j="$VM_DIR/nojournal.json" txt="$VM_DIR/nojournal.txt"
+	vm_cleanup
+	for m in xfs ext4 jbd2; do
+		grep -q "^$m " /proc/modules || continue
+		modprobe -r "$m" 2> "$VM_DIR/modprobe.err" ||
+			skip "$m cannot be unloaded: $(head -n 1 "$VM_DIR/modprobe.err")"
+	done
+	[ -z "$(grep -E '^(xfs|ext4|jbd2) ' /proc/modules)" ]
+	grep -q '^btrfs ' /proc/modules || : > "$BATS_FILE_TMPDIR/btrfs-loaded"
+	modprobe btrfs || skip "no btrfs module in this kernel"
+	vm_mkfs btrfs
+	# a named test file: 6.1's btrfs does not log an O_TMPFILE inode (no
+	# link to it survives a crash), so its fdatasync sent no flush at all
+	# (30 of 30 syncs), where a named file's sent one each
+	FSYNCSCOPE_NO_TMPFILE=1 vm_traced_run nojournal --method fdatasync \
+		--count 30 "$VM_MNT"
+	vm_jq_all "$j" \
+		'.strategy.journal == "n/a"' \
+		'.strategy.layers.journal.hooks == null' \
+		'.strategy.layers.journal.detail | startswith("n/a: ")' \
+		'.strategy.layers.fs.hooks != null' \
+		'.tests[0].syncs_traced == 30' \
+		'.tests[0].breakdown.journal.na | startswith("not traced")' \
+		'.tests[0].breakdown.journal | .mean_us == null and .share == null' \
+		'.tests[0].breakdown.device_flush.share > 0' \
+		'[.findings[] | select(.id == "layer_na")] | length == 1' \
+		'.findings[] | select(.id == "layer_na") |
+			.figures.layer == "journal" and .severity == "info"' \
+		'.strategy.layers.journal.detail as $d | .findings[] |
+			select(.id == "layer_na") | .evidence | contains($d)' \
+		'[.findings[] | select(.id == "journal_bound")] | length == 0'
+	# the text (the saved result rendered): FINDINGS says it, the
+	# journal row is n/a, not a 0
+	"$FSS_BIN" report --format text "$j" > "$txt"
+	vm_artifact nojournal.txt "$txt"
+	sed -n '/^FINDINGS/,/^$/p' "$txt" | grep -q 'journal layer was not traced'
+	grep -qE '^ +journal +n/a +n/a +n/a +n/a$' "$txt"
+	grep -q 'journal n/a: no jbd2 or xfs log tracepoint' "$txt"
+	[ -z "$(grep -E '^ +journal +[0-9]' "$txt")" ]
 }

@@ -5,9 +5,9 @@
 #
 #   load vmlib
 #   vm_require_guest            skip unless inside the VM-lane guest
-#   vm_mkfs FSTYPE [OPTS...]    mkfs FSTYPE on the NVMe namespace, mount it
-#                               under /tmp (mount -o $VM_MOUNT_OPTS if set);
-#                               sets VM_MNT, VM_DEV
+#   vm_mkfs FSTYPE [OPTS...]    mkfs FSTYPE (ext4, xfs, btrfs) on the NVMe
+#                               namespace, mount it under /tmp (mount -o
+#                               $VM_MOUNT_OPTS if set); sets VM_MNT, VM_DEV
 #   vm_cleanup                  unmount (teardown / teardown_file)
 #   vm_artifact NAME FILE       copy FILE to the host (build/vm/out/artifacts)
 #   vm_sum_errors EVENTS        events (JSON lines) whose phases do not add
@@ -51,6 +51,7 @@ vm_mkfs() {
 	case "$fs" in
 	ext4) mkfs.ext4 -q -F "$@" "$VM_DEV" ;;
 	xfs)  mkfs.xfs -q -f "$@" "$VM_DEV" ;;
+	btrfs) mkfs.btrfs -q -f "$@" "$VM_DEV" ;;
 	*) echo "vm_mkfs: unknown fs $fs" >&2; return 1 ;;
 	esac || return 1
 	mount ${VM_MOUNT_OPTS:+-o "$VM_MOUNT_OPTS"} "$VM_DEV" /tmp/fss-vm/mnt || return 1

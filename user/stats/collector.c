@@ -349,7 +349,9 @@ struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
 	for (ph = 0; ph < FSS_PH_MAX; ph++) {
 		const struct fss_phase_stat *st = &b->phase[ph];
 		struct json_object *p = json_object_new_object();
-		bool none = !b->syncs || (ph == FSS_PH_QUEUE && b->no_rq_start);
+		bool none = !b->syncs ||
+			    (ph == FSS_PH_QUEUE && b->no_rq_start) ||
+			    (ph == FSS_PH_JOURNAL && b->no_journal);
 
 		if (!p) {
 			json_object_put(o);
@@ -362,6 +364,11 @@ struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
 		if (ph == FSS_PH_QUEUE && b->no_rq_start)
 			json_object_object_add(p, "na", json_object_new_string(
 				"requests seen only from issue on (no block_io_start tracepoint, no inserts)"));
+		if (ph == FSS_PH_JOURNAL && b->no_journal)
+			json_object_object_add(p, "na", json_object_new_string(
+				"not traced: no jbd2 or xfs log tracepoint "
+				"was attached; a commit the syncs waited "
+				"for is in fs or other"));
 		json_object_object_add(o, fss_phase_name(ph), p);
 	}
 	return o;

@@ -58,6 +58,12 @@ struct fss_breakdown {
 	 * not measurable; they are reported as n/a, never as 0.
 	 */
 	bool no_rq_start;
+	/*
+	 * The journal layer had no hook (docs/model.md): a commit the syncs
+	 * waited for is painted fs or other, so the journal phase is n/a,
+	 * never 0.
+	 */
+	bool no_journal;
 	struct fss_blame_sum blame;
 	/*
 	 * The kernel's count of the test's syncs (stats/summ.h): traced in

@@ -98,7 +98,7 @@ static bool kernel_btf_lookup(const char *name, int kind)
  * libbpf parses its own copy during load, and both at once doubled the
  * peak RSS.
  */
-static struct { char name[64]; int kind; bool found; } btf_memo[24];
+static struct { char name[64]; int kind; bool found; } btf_memo[40];
 static int btf_nmemo;
 
 static bool kernel_btf_has(const char *name, int kind)
@@ -329,6 +329,25 @@ static bool blame_xfs_ok(void)
 	       has_tracepoint_btf("xfs_log_force");
 }
 
+/*
+ * jbd2's tracepoint programs read their records through CO-RE
+ * (trace_event_raw_jbd2_*): with jbd2 a module that is not loaded, the
+ * type is in no BTF, the relocation fails and the whole object with it.
+ * Such a program is left out; its layer says n/a.
+ */
+static bool jbd2_ctx_ok(const char *n)
+{
+	const char *t = !strcmp(n, "tp_jbd2_end_commit") ?
+			"trace_event_raw_jbd2_end_commit" :
+			!strcmp(n, "blame_jhandle") ?
+			"trace_event_raw_jbd2_handle_stats" :
+			!strcmp(n, "blame_jstats") ?
+			"trace_event_raw_jbd2_run_stats" :
+			"trace_event_raw_jbd2_commit";
+
+	return kernel_btf_has(t, BTF_KIND_STRUCT);
+}
+
 /* Is the tracepoint a blame program needs in this kernel's BTF? */
 static bool blame_prog_ok(const char *n)
 {
@@ -354,7 +373,9 @@ static bool blame_prog_ok(const char *n)
 		       has_tracepoint_btf("xfs_inode_inactivating");
 	if (!strncmp(n, "blame_xfs_", 10))
 		return blame_xfs_ok();
-	return true;	/* jbd2 tracepoints: tracefs, attach says */
+	if (!strncmp(n, "blame_j", 7))	/* jbd2 tracepoints */
+		return jbd2_ctx_ok(n);
+	return true;
 }
 
 /*
@@ -391,6 +412,8 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 			     want_sync_prog(t, n);
 			break;
 		case HS_JOURNAL_TP:
+			on = strncmp(n, "tp_jbd2_", 8) || jbd2_ctx_ok(n);
+			break;
 		case HS_FS_TP:
 			on = true;
 			break;
@@ -746,16 +769,24 @@ static int attach_fs(struct fss_tracer *t, char *err, size_t errlen)
 /* The journal layer is optional: what is missing is said, not fatal. */
 static void attach_journal(struct fss_tracer *t)
 {
+	bool jbd2 = false;
 	int rc, n;
 
 	rc = strat_attach_set(t, L_JOURNAL, HS_JOURNAL_TP, &n);
 	t->layer_ok[L_JOURNAL] = !rc && n > 0;
+	for (int i = 0; i < t->nprogs; i++)	/* left out: see set_autoload */
+		jbd2 |= !strncmp(bpf_program__name(t->progs[i].prog),
+				 "tp_jbd2_", 8) &&
+			bpf_program__autoload(t->progs[i].prog);
 	if (t->layer_ok[L_JOURNAL])
 		snprintf(t->layer_desc[L_JOURNAL], sizeof(t->layer_desc[L_JOURNAL]),
 			 "tracepoint (jbd2, xfs log; %d hooks)", n);
 	else
-		snprintf(t->layer_desc[L_JOURNAL], sizeof(t->layer_desc[L_JOURNAL]),
-			 "n/a: no jbd2 or xfs log tracepoint could be attached");
+		snprintf(t->layer_desc[L_JOURNAL],
+			 sizeof(t->layer_desc[L_JOURNAL]),
+			 "n/a: no jbd2 or xfs log tracepoint could be "
+			 "attached%s", jbd2 ? "" : " (jbd2 is in no BTF of "
+			 "this kernel: its module is not loaded)");
 }
 
 /* So is NVMe (nvme: its tracepoints are in this kernel's BTF). */

@@ -701,6 +701,7 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 	out->no_rq_start =
 		hits[FSS_HOOK_RQ_START] == t->hits_at_begin[FSS_HOOK_RQ_START] &&
 		hits[FSS_HOOK_RQ_ISSUE] > t->hits_at_begin[FSS_HOOK_RQ_ISSUE];
+	out->no_journal = !t->layer_ok[L_JOURNAL];
 	t->collecting = false;
 	fss_attr_free(t->attr);
 	t->attr = NULL;

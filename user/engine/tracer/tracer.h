@@ -90,6 +90,11 @@ struct fss_trace_window {
 	 */
 	bool no_rq_start;
 	/*
+	 * No journal hook is attached (no jbd2 or xfs log tracepoint): the
+	 * journal phase was not measured (see fss_breakdown).
+	 */
+	bool no_journal;
+	/*
 	 * Syncs of the window by kind: traced in full (syncs[0]) or
 	 * summarized in the kernel, why, and their totals (fsyncscope.h)
 	 */

@@ -159,6 +159,10 @@ static void bd_caveats(FILE *f, int indent, struct json_object *t,
 		fprintf(f, "%*squeue and preflush n/a: requests were seen only "
 			"from issue on\n%*s(no block_io_start tracepoint, no "
 			"inserts)\n", indent, "", indent, "");
+	if (fss_j(fss_j(fss_j(t, "breakdown"), "journal"), "na"))
+		fprintf(f, "%*sjournal n/a: no jbd2 or xfs log tracepoint was "
+			"attached; a commit\n%*sthe syncs waited for is in fs "
+			"or other\n", indent, "", indent, "");
 	/*
 	 * Lost by the kernel's tracepoint, or still running at the end: said
 	 * when it touches 1 % of the syncs or more (JSON always has it); a
