@@ -81,7 +81,10 @@ static const struct rule head_rules[] = {
 	{ "verdict", 'o' }, { "verdict.code", 's' },
 	{ "verdict.headline", 's' },
 	{ "verdict.basis", 's' }, { "verdict.confidence", 's' },
-	{ "verdict.interval", 'a' }, { "verdict.interval.[]", 'n' },
+	/* an object (docs/run.md): a real device's run was refused */
+	{ "verdict.interval", 'o' }, { "verdict.interval.p50_us", 'u' },
+	{ "verdict.interval.low_us", 'u' }, { "verdict.interval.high_us", 'u' },
+	{ "verdict.interval.samples", 'u' },
 	{ "findings", 'a' }, { "findings.[]", 'T', finding_rules },
 	{ 0 },
 };
