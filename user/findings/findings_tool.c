@@ -62,6 +62,7 @@ static int incomplete_fn(const char *key, struct json_object *t, void *arg)
 	struct inc_walk *w = arg;
 	double n = (double)fss_jint(t, "syncs_incomplete", 0);
 	double syncs = (double)fss_jint(t, "syncs_traced", 0);
+	long long rqs = fss_jint(t, "incomplete_rqs", 0);
 	struct fnd_subj s;
 	char name[160];
 	struct fnd *f;
@@ -77,9 +78,9 @@ static int incomplete_fn(const char *key, struct json_object *t, void *arg)
 	FND_SET(f, title, "%.1f %% of the traced syncs lack "
 		"some of their requests", 100 * n / syncs);
 	FND_SET(f, evidence, "%.0f of %.0f syncs of %s were "
-		"painted without all their requests (%lld requests never "
-		"completed in the window).", n, syncs, name,
-		fss_jint(t, "incomplete_rqs", 0));
+		"painted without all their requests (%lld request%s never "
+		"completed in the window).", n, syncs, name, rqs,
+		rqs == 1 ? "" : "s");
 	fnd_fig(f, "syncs_incomplete", n);
 	fnd_fig(f, "syncs", syncs);
 	FND_SET(f, advice, "Their device phases are short by "
