@@ -68,6 +68,34 @@ teardown() {
 	dev="$(jq -rs "map(select(.pid == $app))[0].dev" "$ev")"
 	jq -se "map(select(.type == \"summary\"))[0].blamed[0].dev == \"$dev\"" \
 		"$FSS_SCRATCH/storm.out"
+	# the summary's findings (docs/findings.md#neighbour) name it too: one
+	# neighbour warning, its pid and comm, the journal its phase, its time
+	# and share the summary's blame numbers (its own syncs left out of the
+	# total), and the time it caused in the appender's syncs no more than
+	# what the events blame on it
+	local sum="$FSS_SCRATCH/storm.sum"
+	jq -s 'map(select(.type == "summary"))[0]' "$FSS_SCRATCH/storm.out" > "$sum"
+	echo "findings: $(jq -c '[.findings[] | [.id, .severity, .figures.pid,
+		.figures.share, .figures.journal_ns]]' "$sum")" >&3
+	fss_jq "$sum" "(.blamed[] | select(.pid == $storm)) as \$x |
+		(.blame | .self_ns + .others_ns + .unattributed_ns) as \$all |
+		([.processes[] | select(.pid == $storm) | .blame |
+		  .self_ns + .others_ns + .unattributed_ns] | add // 0) as \$own |
+		(if \$own > 0 and \$own < \$all then \$all - \$own else \$all
+		 end) as \$tot |
+		[.findings[] | select(.id == \"neighbour\")] | length == 1 and
+		(.[0] | .severity == \"warning\" and .figures.pid == $storm and
+		 .figures.comm == \"storm\" and
+		 .figures.caused_ns == \$x.caused_ns and
+		 .figures.journal_ns == \$x.by_phase.journal_ns and
+		 .figures.journal_ns > 0 and
+		 (.figures.blamed_ns - \$tot | fabs) <= 1 and
+		 (.figures.share - \$x.caused_ns / \$tot | fabs) < 1e-5 and
+		 .figures.share >= 0.2 and
+		 (.evidence | contains(\"pid $storm storm\") and
+		  contains(\"its metadata in the journal commits waited for\")))"
+	fss_jq "$sum" "[.findings[] | select(.id == \"neighbour\")][0] |
+		.figures.caused_ns >= $by_storm * 0.99"
 }
 
 # writer_case FS: the overwriter beside a big buffered writer (an fsync
