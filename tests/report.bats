@@ -642,3 +642,35 @@ EOF2
 	"$FSS_BIN" report "$S/old.json" -o "$S/old.html"
 	! grep -q 'class="little"' "$S/old.html"
 }
+
+# A result saved before findings existed (docs/findings.md) has no
+# findings[]: report computes them from the document, as the command would
+# have; a result saved with findings keeps its own.
+@test "report of a document saved without findings computes them: the saved ones' twins, for a run and for trace's JSON Lines" {
+	local m r="$S/fdatasync.json" o="$S/nofind.json"
+	m="$(cat "$S/mnt")"
+	jq 'del(.findings, .findings_version)' "$r" > "$o"
+	"$FSS_BIN" report -j "$o" > "$S/nofind-re.json"
+	echo "saved: $(jq -c '[.findings[] | .id]' "$r")" >&3
+	# the same findings as the saved ones, at the same place in the document
+	[ "$(jq -c '[.findings_version, .findings]' "$S/nofind-re.json")" = \
+	  "$(jq -c '[.findings_version, .findings]' "$r")" ]
+	[ "$(jq -c 'keys_unsorted | index("findings")' "$S/nofind-re.json")" = \
+	  "$(jq -c 'keys_unsorted | index("findings")' "$r")" ]
+	cmp <("$FSS_BIN" report -f text "$o") <("$FSS_BIN" report -f text "$r")
+	# saved with findings: those, not computed again
+	jq '.findings[0].title = "as saved"' "$r" > "$S/edited.json"
+	"$FSS_BIN" report -f text "$S/edited.json" | grep -q 'as saved'
+	# trace: every interval and the summary, record by record
+	"$FSS_BIN" trace -j --mount "$m" 1 -- bash -c "'$FSS_BIN' run \
+		--no-trace --method fdatasync --count 200 '$m' > /dev/null" \
+		> "$S/tr.jsonl" 2>/dev/null
+	jq -c 'del(.findings, .findings_version)' "$S/tr.jsonl" > "$S/tr-old.jsonl"
+	[ "$(jq -s '[.[] | select(.findings)] | length' "$S/tr.jsonl")" -ge 1 ]
+	[ "$(jq -s '[.[] | select(.findings)] | length' "$S/tr-old.jsonl")" -eq 0 ]
+	"$FSS_BIN" report -f text "$S/tr.jsonl" > "$S/tr.txt"
+	grep -q '^FINDINGS' "$S/tr.txt"
+	"$FSS_BIN" report -f text "$S/tr-old.jsonl" | cmp - "$S/tr.txt"
+	[ "$("$FSS_BIN" report -j "$S/tr-old.jsonl" | jq -c .findings)" = \
+	  "$(jq -sc 'map(select(.type == "summary"))[0].findings' "$S/tr.jsonl")" ]
+}

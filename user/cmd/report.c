@@ -11,6 +11,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "doc/doc.h"
+#include "findings/findings.h"
 #include "render/render.h"
 
 #define PROG	"fsyncscope report"
@@ -103,6 +104,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp argp = { options, parse_opt, "FILE", doc };
 
+/*
+ * A result saved before findings existed has none: report computes them
+ * from the document, as the command would have (docs/findings.md).  One
+ * saved with findings keeps its own: they are what the command said.
+ */
+static struct json_object *with_findings(struct json_object *d)
+{
+	return fss_j(d, "findings") ? d : fss_findings_attach(d);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .fmt = FSS_FMT_HTML };
@@ -126,8 +137,10 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "fsyncscope: %s\n", err);
 		return 2;
 	}
+	d = with_findings(d);
 	ro.events_path = o.events;
 	ro.lines_path = o.in;		/* trace's text: every record */
+	ro.record = with_findings;
 	ro.hist = o.hist;
 	ro.max_syncs = (size_t)o.max_syncs;
 	return fss_emit(d, o.fmt, o.out, &ro);

@@ -20,6 +20,12 @@ struct fss_render_opts {
 	size_t max_syncs;		/* perfetto: the first N (0: default) */
 	const char *lines_path;		/* text of a trace: the JSON Lines file
 					 * doc came from, every record of it */
+	/*
+	 * Each record of lines_path goes through this first (NULL: as
+	 * read); it takes the record and returns the one to print.
+	 * report: the findings of a record saved without them.
+	 */
+	struct json_object *(*record)(struct json_object *o);
 };
 
 #define FSS_PERFETTO_MAX_SYNCS	50000
@@ -101,9 +107,11 @@ int fss_text_trace(FILE *f, struct json_object *doc);
 /*
  * What trace printed, from its JSON Lines at path (--save, -j): the
  * --slower header, every interval, --slower sync and the summary, in
- * order.  1: path is not JSON Lines (one document: render doc alone).
+ * order, each record through record() first when it is not NULL.  1: path
+ * is not JSON Lines (one document: render doc alone).
  */
-int fss_text_trace_lines(FILE *f, const char *path);
+int fss_text_trace_lines(FILE *f, const char *path,
+			 struct json_object *(*record)(struct json_object *));
 /* out_text_trace.c: a --slower sync of trace from its "sync" record */
 void fss_text_trace_sync(FILE *f, struct json_object *sync);
 /* out_text_db.c: FILE CLASSES and CHECKPOINTS of a trace interval or

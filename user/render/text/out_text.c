@@ -27,7 +27,8 @@ int fss_render_text(struct json_object *doc, FILE *f,
 		return fss_text_compare(f, doc, ro && ro->hist);
 	if (!strcmp(kind, "trace") && !(ro && ro->hist)) {
 		int rc = ro && ro->lines_path ?
-			 fss_text_trace_lines(f, ro->lines_path) : 1;
+			 fss_text_trace_lines(f, ro->lines_path,
+					      ro->record) : 1;
 
 		return rc == 1 ? fss_text_trace(f, doc) : rc;
 	}

@@ -399,11 +399,15 @@ void fss_text_trace_sync(FILE *f, struct json_object *o)
 
 struct lines {
 	struct json_object *a;	/* every record, in order */
+	struct json_object *(*record)(struct json_object *);
 };
 
 static void line_add(struct json_object *o, void *arg)
 {
-	json_object_array_add(((struct lines *)arg)->a, json_object_get(o));
+	struct lines *l = arg;
+
+	o = json_object_get(o);
+	json_object_array_add(l->a, l->record ? l->record(o) : o);
 }
 
 /* one record as trace printed it (the start: the --slower header) */
@@ -422,9 +426,10 @@ static void print_line(FILE *f, struct json_object *o)
 	}
 }
 
-int fss_text_trace_lines(FILE *f, const char *path)
+int fss_text_trace_lines(FILE *f, const char *path,
+			 struct json_object *(*record)(struct json_object *))
 {
-	struct lines l = { json_object_new_array() };
+	struct lines l = { json_object_new_array(), record };
 	struct json_object *o;
 	char e[512];
 
