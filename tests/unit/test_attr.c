@@ -2010,7 +2010,9 @@ static void test_report_no_rq_start(void)
 static void test_report_no_journal(void)
 {
 	struct fss_collector *c = fss_collector_new();
-	struct fss_flush_stats fl = { .flushes = 1, .flush_sync_refs = 1, .syncs = 1 };
+	struct fss_flush_stats fl = {
+		.flushes = 1, .flush_sync_refs = 1, .syncs = 1
+	};
 	struct fss_sync_result r = mk_result(US(1), 0, US(1), 0);
 	struct fss_breakdown b;
 	struct json_object *ph, *o, *v;

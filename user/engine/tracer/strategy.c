@@ -774,7 +774,8 @@ static void attach_journal(struct fss_tracer *t)
 
 	rc = strat_attach_set(t, L_JOURNAL, HS_JOURNAL_TP, &n);
 	t->layer_ok[L_JOURNAL] = !rc && n > 0;
-	for (int i = 0; i < t->nprogs; i++)	/* left out: see set_autoload */
+	/* jbd2's programs are left out without its BTF (set_autoload) */
+	for (int i = 0; i < t->nprogs; i++)
 		jbd2 |= !strncmp(bpf_program__name(t->progs[i].prog),
 				 "tp_jbd2_", 8) &&
 			bpf_program__autoload(t->progs[i].prog);
