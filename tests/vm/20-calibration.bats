@@ -104,6 +104,15 @@ setup() {
 	grep -qE '^ +journal +n/a +n/a +n/a +n/a$' "$txt"
 	grep -q 'journal n/a: no jbd2 or xfs log tracepoint' "$txt"
 	[ -z "$(grep -E '^ +journal +[0-9]' "$txt")" ]
+	# trace says it too: journal_traced false, layer_na in its summary
+	"$FSS_BIN" trace -j --mount "$VM_MNT" -- dd if=/dev/zero \
+		of="$VM_MNT/t" bs=8k count=20 oflag=dsync status=none \
+		> "$VM_DIR/nojournal-trace.jsonl" 2> "$VM_DIR/nojournal-trace.err"
+	vm_artifact nojournal-trace.jsonl "$VM_DIR/nojournal-trace.jsonl"
+	jq -se 'map(select(.type == "summary"))[0] | .journal_traced == false
+		and .all.syncs == 20 and ([.findings[] | select(.id == "layer_na"
+		and .figures.layer == "journal")] | length == 1)' \
+		"$VM_DIR/nojournal-trace.jsonl"
 	# the guest as the suites after this one need it (teardown_file
 	# does the same when a check above failed)
 	vm_cleanup
