@@ -327,3 +327,27 @@ kill_in_calibration() {	# NAMED(0|1) COMMAND...
 	[[ "$stderr" == "fsyncscope: removed $d/.fsyncscope.$dead.0 ("*" MiB), left behind by process $dead, which is gone" ]]
 	[ ! -e "$d/.fsyncscope.$dead.0" ]
 }
+
+# btrfs: a named test file (older kernels' btrfs never logs nor flushes
+# an fsync of a file with no link: docs/run.md "Files and safety"), removed
+# at the end
+@test "btrfs: the test file is named (.fsyncscope.PID.N), not anonymous, and gone after the run" {
+	fss_mkfs btrfs 512
+	local d="$FSS_MNT" got pid
+	listing "$d" >"$FSS_SCRATCH/before"
+	"$FSS_BIN" run --no-trace -s 4 --method fdatasync "$d" \
+		>"$FSS_SCRATCH/out" 2>&1 &
+	KPID=$!
+	pid=$KPID
+	got="$(wait_fd "$KPID" "$d" $((16 << 20)) 1500)" || {
+		echo "never saw the prefilled test file"; cat "$FSS_SCRATCH/out"
+		return 1
+	} >&2
+	echo "open: $got" >&2
+	[[ "$got" == *" $d/.fsyncscope.$pid."[0-9]* ]]
+	[[ "$got" != *"(deleted)"* ]]
+	wait "$KPID"
+	KPID=
+	grep -q 'fdatasync' "$FSS_SCRATCH/out"
+	same_listing "$d"
+}

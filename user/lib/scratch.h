@@ -40,7 +40,7 @@ struct fss_scratch {
  * Create a scratch file in dir, open O_RDWR; seq < 0: no ".<n>" suffix
  * (one file per process).  FSYNCSCOPE_NO_TMPFILE=1 in the environment
  * skips O_TMPFILE (the tests use it to exercise named files on any
- * filesystem).  0, or -errno (the open's errno) with s->fd = -1.
+ * filesystem); so does a dir on btrfs (scratch.c says why).  0, or -errno (the open's errno) with s->fd = -1.
  */
 int fss_scratch_open(struct fss_scratch *s, const char *dir,
 		     const char *prefix, int seq);
