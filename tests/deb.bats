@@ -78,7 +78,7 @@ teardown() {
 	[ ! -e "$x/etc" ]
 	grep -qx 'ExecStart=/usr/sbin/fsyncscope exporter .*' \
 		"$x/lib/systemd/system/fsyncscope-exporter.service"
-	! grep -q /usr/local "$x/lib/systemd/system/fsyncscope-exporter.service"
+	! grep -q /usr/local "$x/lib/systemd/system/fsyncscope-exporter.service" || false
 	[ "$("$x/usr/sbin/fsyncscope" --version)" = "fsyncscope $VERSION" ]
 	# one version: binary, man page, changelog
 	zcat "$x/usr/share/man/man8/fsyncscope.8.gz" |
@@ -135,7 +135,7 @@ inroot() {
 	echo "installed: $(echo $new)"
 	grep -qx fsyncscope <<< "$new"
 	grep -qx libbpf1 <<< "$new"
-	! grep -E "$NOT_RUNTIME|^(cpp|systemd)$" <<< "$new"
+	! grep -E "$NOT_RUNTIME|^(cpp|systemd)$" <<< "$new" || false
 	[ "$(wc -l <<< "$new")" -le 30 ]
 	# the unit is there, not enabled
 	[ -f "$ROOT/lib/systemd/system/fsyncscope-exporter.service" ]

@@ -552,7 +552,7 @@ print("up", flush=True); time.sleep(120)' "$port" > "$FSS_SCRATCH/bad.out" 3>&- 
 	run curl -s --max-time 5 -o "$FSS_SCRATCH/plain.txt" -w '%{http_code}' "http://127.0.0.1:$port/metrics"
 	[ "$status" -ne 0 ]
 	[ "$output" = 000 ]
-	! grep -q fsyncscope_ "$FSS_SCRATCH/plain.txt" 2>/dev/null
+	! grep -q fsyncscope_ "$FSS_SCRATCH/plain.txt" 2>/dev/null || false
 	# a client that offers at most TLS 1.2 is refused (min_version: TLS13;
 	# the SIGHUP test has 1.2 accepted where the file allows it)
 	[ "$(tls_code "$url" -u alice:"$web_pass" --tls-max 1.2)" = 000 ]

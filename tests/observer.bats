@@ -104,7 +104,7 @@ pgbench() {
 		"$FSS_SCRATCH/t.out")" -eq 0 ]
 	# the text never shows its threads by name, only as itself
 	"$FSS_BIN" report "$FSS_SCRATCH/t.out" --format text > "$FSS_SCRATCH/t.txt"
-	! grep -q 'fss-consumer' "$FSS_SCRATCH/t.txt"
+	! grep -q 'fss-consumer' "$FSS_SCRATCH/t.txt" || false
 	if jq -e "any(.blamed[]; .pid == $tp)" "$s" >/dev/null; then
 		grep -qE "^ +$tp fsyncscope itself " "$FSS_SCRATCH/t.txt"
 	fi

@@ -107,7 +107,7 @@ sync_detail"
 	run "$TEST_ATTR"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	! grep -q '^not ok' <<<"$output"
+	! grep -q '^not ok' <<<"$output" || false
 	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(echo $CASES | wc -w)" ]
 }
 
