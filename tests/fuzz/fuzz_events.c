@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		    (!err[0] || strchr(err, '\n')))
 			abort();	/* a failure says why, in one line */
 	}
-	fss_text_trace_lines(fuzz_sink(), path);
+	fss_text_trace_lines(fuzz_sink(), path, NULL);
 	json_object_put(doc);
 	return 0;
 }
