@@ -43,11 +43,24 @@ teardown() {
 	fss_cleanup
 }
 
-# no_warning FILE: the document's findings start with the healthy line and
-# hold no warning or critical one
+# no_warning FILE RULE...: the healthy run of a rule's test raises none of
+# the named rules above info.  Its other findings are the machine's: a
+# phase rule (fs_bound, other_bound) warns from a 100 us mean, which a
+# loaded CI machine reaches in a healthy run (ci of stop 35: fs_bound at
+# 120 us on the FUSE fixture without delay), so they are printed, not
+# asserted; that a healthy document is one info line is the unit test's
+# (tests/unit/test_findings.c).
 no_warning() {
-	fss_jq "$1" '.findings_version == 1 and .findings[0].id == "healthy" and
-		all(.findings[]; .severity == "info")'
+	local f="$1" ids
+	shift
+	ids="$(printf '"%s",' "$@")"
+	fss_jq "$f" ".findings_version == 1 and ([.findings[] |
+		select(.severity != \"info\") | .id as \$i |
+		select(any([${ids%,}][]; . == \$i))] | length == 0)"
+	if ! fss_jq "$f" 'all(.findings[]; .severity == "info")' 2>/dev/null; then
+		echo "healthy run, other findings: $(jq -c \
+			'[.findings[] | [.id, .severity]]' "$f")" >&3
+	fi
 }
 
 # the FINDINGS block of a text output (up to the first blank line)
@@ -57,7 +70,7 @@ block() { sed -n '/^FINDINGS/,/^$/p' "$1"; }
 	fss_mkfs ext4 256
 	# healthy first: barriers on, every sync flushes
 	"$FSS_BIN" run --method fdatasync --bs 8k -s 1 -j "$FSS_MNT" > "$S/ok.json"
-	no_warning "$S/ok.json"
+	no_warning "$S/ok.json" no_flush slow_flush
 	mount -o remount,barrier=0 "$FSS_MNT"
 	run -0 "$FSS_BIN" run --method fdatasync --bs 8k -s 1 --save "$S/nb.json" "$FSS_MNT"
 	printf '%s\n' "$output" > "$S/nb.txt"
@@ -113,8 +126,9 @@ block() { sed -n '/^FINDINGS/,/^$/p' "$1"; }
 # The FUSE delay fixture (tests/fixtures/delay.bash): the loop device's
 # flush is an fsync of its backing file on delayfs, which sleeps a known
 # time in each.  Injected: 3 ms per flush; every sync flushes once.  The
-# healthy run beside it, without the delay: no warning.
-@test "findings: a 3 ms delay injected in every flush (FUSE fixture) -> slow_flush with a flush cost of at least the delay; without it, healthy" {
+# healthy run beside it, without the delay: flushes far below the delay and
+# no flush finding above info.
+@test "findings: a 3 ms delay injected in every flush (FUSE fixture) -> slow_flush with a flush cost of at least the delay; without it, none" {
 	delay_setup ext4 128
 	local d=3000 n=100 fs0 fs1
 	# healthy first: no delay, a flush costs microseconds
@@ -123,8 +137,9 @@ block() { sed -n '/^FINDINGS/,/^$/p' "$1"; }
 	echo "no delay: $(jq -c '[.tests[0].breakdown.device_flush, [.findings[] | [.id, .severity]]]' "$S/f0.json")" >&3
 	# (its p50 was 5-41 us here, under the 50 us line, but a loaded
 	# machine can stretch a FUSE round trip past it: on a loop device
-	# slow_flush is only a note, so the healthy line holds either way)
-	no_warning "$S/f0.json"
+	# slow_flush is only a note, so no flush finding goes above info)
+	no_warning "$S/f0.json" slow_flush no_flush
+	fss_jq "$S/f0.json" ".tests[0].breakdown.device_flush.p50_us < $d / 2"
 	delay_set fsync_us=$d write_us=0 reset
 	"$FSS_BIN" run --method fdatasync --bs 8k --count $n --save "$S/f1.json" \
 		"$DELAY_MNT" > "$S/f1.txt"
