@@ -55,6 +55,13 @@ const volatile __u32 self_tgid __weak = 0;
  */
 const volatile __u32 ring_high_pct __weak = 75;
 const volatile __u64 loss_grace_ns __weak = 20 * 1000 * 1000;
+/*
+ * Sampling at a stated rate (--sample N, docs/overhead.md "Sampling"): a
+ * sync is traced in full with probability 1/N, drawn at entry; the others
+ * are summarized (FSS_SUMM_SAMPLED).  0 or 1: every sync.  Calibration's
+ * syncs are always traced.
+ */
+const volatile __u32 sample_every __weak = 0;
 /* When a record was last lost (ring full), for the check above. */
 __u64 last_loss_ns __weak = 0;
 /* Summarized syncs in flight: their own requests need no records. */
@@ -338,6 +345,12 @@ static __always_inline bool ring_high(void)
 	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
 	return avail * 100 > size * ring_high_pct;
+}
+
+/* At entry: this sync is not drawn by the sampling (see sample_every). */
+static __always_inline bool sampled_out(void)
+{
+	return sample_every > 1 && bpf_get_prandom_u32() % sample_every;
 }
 
 static __always_inline void count_hit(__u32 hook)

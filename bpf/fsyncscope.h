@@ -63,6 +63,7 @@ enum fss_summ_why {
 	FSS_SUMM_RING_FULL,	/* its own record found the ring full at exit */
 	FSS_SUMM_LOST_AFTER,	/* user space: painted with a request whose
 				 * completion was lost after its exit */
+	FSS_SUMM_SAMPLED,	/* at entry: not drawn by --sample 1/N */
 	FSS_SUMM_WHY_MAX,
 };
 

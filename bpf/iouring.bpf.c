@@ -35,6 +35,7 @@ struct iou_state {
 	__u32 tid, pid;
 	__s32 fd;
 	__u32 kind;			/* enum fss_sync_kind */
+	__u32 summ;			/* FSS_SUMM_SAMPLED or traced (0) */
 	char comm[FSS_COMM_LEN];
 };
 
@@ -122,6 +123,7 @@ int iou_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
 				       ctx->flags : 0))
 		return 0;
 	st.kind = fsync ? FSS_SYNC_IOURING_FSYNC : FSS_SYNC_DSYNC_WRITE;
+	st.summ = sampled_out() ? FSS_SUMM_SAMPLED : FSS_SUMM_TRACED;
 	st.ts = bpf_ktime_get_ns();
 	st.tid = (__u32)id;
 	st.pid = id >> 32;
@@ -160,6 +162,10 @@ int iou_complete(struct trace_event_raw_io_uring_complete *ctx)
 	}
 	if (targ_fs_dev && dev != targ_fs_dev)
 		goto out;
+	if (st->summ) {		/* not drawn by --sample */
+		summ_count(st->kind, st->summ, bpf_ktime_get_ns() - st->ts);
+		goto out;
+	}
 	/* never half a sync (common.bpf.h): lost near it, or no room */
 	if (loss_near(st->ts)) {
 		summ_count(st->kind, FSS_SUMM_LOST_NEAR,

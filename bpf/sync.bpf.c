@@ -86,7 +86,9 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	 * Traced in full or summarized, decided here for the whole sync: a
 	 * summarized one sends no record, so user space holds nothing for it
 	 */
-	st->summ = ring_high() ? FSS_SUMM_RING_HIGH : FSS_SUMM_TRACED;
+	st->summ = ring_high() ? FSS_SUMM_RING_HIGH :
+		   sampled_out() && !(calib_tgid && (id >> 32) == calib_tgid) ?
+		   FSS_SUMM_SAMPLED : FSS_SUMM_TRACED;
 	if (st->summ)
 		__sync_fetch_and_add(&summ_inflight, 1);
 	else

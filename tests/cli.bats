@@ -178,6 +178,8 @@ rejected() {
 	for t in "-d 0|-d '0': seconds, more than 0 and at most 10000000" \
 		 "--top 100001|--top '100001': a whole number from 1 to 100000" \
 		 "--slower -1|--slower '-1': milliseconds, 0 to 1000000000" \
+		 "--sample 0|--sample '0': a whole number from 1 to 1000000 (1 in N syncs traced in full)" \
+		 "--sample 1000001|--sample '1000001': a whole number from 1 to 1000000 (1 in N syncs traced in full)" \
 		 "0|INTERVAL '0': seconds, more than 0 and at most 10000000" \
 		 "1 0|COUNT '0': a whole number from 1 to 9223372036854775807"; do
 		# shellcheck disable=SC2086

@@ -160,3 +160,70 @@ prom_sum() {
 	kill -TERM "$bg_pid"
 	wait "$bg_pid"
 }
+
+# Sampling at a stated rate (--sample N, docs/overhead.md "Sampling"): each
+# sync is drawn at entry with probability 1/N; the others are summarized
+# (why "sampled").  Counts, never timing: traced + sampled = the workload's
+# syncs of each kind, exactly; the traced share is 1/N within 6 standard
+# deviations of a binomial draw (for 600 syncs at 1/4: 150 +- 64).
+@test "sampling: trace --sample 4 traces about 1 in 4 syncs whole, counts the rest, and says so" {
+	fss_mkfs ext4 256
+	run --separate-stderr "$FSS_BIN" trace --json --sample 4 --events \
+		"$FSS_SCRATCH/ev.jsonl" -- "$FSS_BIN" run --no-trace --json \
+		-o "$FSS_SCRATCH/run.json" --method fdatasync -n 600 "$FSS_MNT"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep '"type":"summary"' > "$FSS_SCRATCH/sum.json"
+	local j="$FSS_SCRATCH/sum.json" t
+	fss_jq "$FSS_SCRATCH/run.json" '.tests[0].ops == 600'
+	fss_jq "$j" '.overload.sample_every == 4 and
+		.overload.by_kind.fdatasync.traced +
+		.overload.by_kind.fdatasync.summarized == 600 and
+		.overload.why.sampled == .overload.summarized and
+		.syncs_summarized == .overload.summarized and
+		.overload.traced == .all.syncs and
+		(.overload.summarized_hist_log2_ns | add) == .overload.summarized'
+	t="$(jq -r .overload.by_kind.fdatasync.traced "$j")"
+	echo "traced $t of 600 at 1 in 4" >&3
+	[ "$t" -ge 86 ] && [ "$t" -le 214 ]
+	# each traced sync is whole: its phases add up to its total
+	[ "$(wc -l < "$FSS_SCRATCH/ev.jsonl")" -eq "$(jq -r .overload.traced "$j")" ]
+	jq -e -s 'all(.fs_ns + .journal_ns + .queue_ns + .device_write_ns +
+		.device_flush_ns + .other_ns == .total_ns and
+		.nr_incomplete == 0)' "$FSS_SCRATCH/ev.jsonl"
+	# no overload, so no lost-events finding; the text states the rate
+	fss_jq "$j" '[.findings[] | select(.id == "events_lost")] | length == 0'
+	run "$FSS_BIN" report --format text "$j"
+	[ "$status" -eq 0 ]
+	[[ "$(echo "$output" | tr '\n' ' ' | tr -s ' ')" == *"sampled: 1 in 4 syncs traced in full, drawn at random (--sample); the other $(jq -r .overload.summarized "$j") counted in the kernel"*"the $(jq -r .overload.traced "$j") syncs traced in full"* ]]
+	[[ "$output" != *"overload:"* ]]
+	# and the HTML page of the summary
+	"$FSS_BIN" report --format html -o "$FSS_SCRATCH/s.html" "$j"
+	grep -q '<td>sampled</td><td>1 in 4 syncs traced in full, drawn at random' "$FSS_SCRATCH/s.html"
+	grep -q "syncs summarized</td><td>$(jq .overload.summarized "$j") (traced in full: $(jq .overload.traced "$j");" "$FSS_SCRATCH/s.html"
+}
+
+@test "sampling: the exporter's --sample: the rate as a gauge, the rest as reason=\"sampled\"" {
+	local dir="$FSS_SCRATCH/textfile" t n i
+	fss_mkfs ext4 256
+	mkdir -p "$dir"
+	chmod o+x "$FSS_SCRATCH"
+	chown nobody: "$dir"
+	fss_start_bg exp err '^fsyncscope: exporting' \
+		"$FSS_BIN" exporter --textfile "$dir" --mount "$FSS_MNT" \
+		--interval 1 --sample 3
+	"$FSS_BIN" run --no-trace -n 300 --method fdatasync "$FSS_MNT" > /dev/null
+	for ((i = 0; i < 300; i++)); do
+		t=$(prom_sum "$dir/fsyncscope.prom" '^fsyncscope_syncs_traced_in_full_total[{]kind="fdatasync"')
+		n=$(prom_sum "$dir/fsyncscope.prom" '^fsyncscope_syncs_summarized_total[{]kind="fdatasync",reason="sampled"')
+		[ $((t + n)) -ge 300 ] && break
+		sleep 0.1
+	done
+	echo "traced $t, sampled out $n of 300 at 1 in 3" >&3
+	[ $((t + n)) -eq 300 ]
+	[ "$t" -ge 52 ] && [ "$t" -le 148 ]
+	grep -qx 'fsyncscope_sample_every 3' "$dir/fsyncscope.prom"
+	# the histograms hold the traced syncs only
+	[ "$(prom_sum "$dir/fsyncscope.prom" '^fsyncscope_sync_duration_seconds_count[{].*kind="fdatasync"')" -eq "$t" ]
+	kill -TERM "$bg_pid"
+	wait "$bg_pid"
+}

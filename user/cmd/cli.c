@@ -410,7 +410,7 @@ const struct argp fss_cli_shape_argp[] = {
 
 /* ---- the live commands' options (trace, exporter) ---- */
 
-enum { CLI_MOUNT = 0x1100, CLI_LIVE_STRATEGY, CLI_CALIB_DIR };
+enum { CLI_MOUNT = 0x1100, CLI_LIVE_STRATEGY, CLI_CALIB_DIR, CLI_SAMPLE };
 
 static const struct argp_option live_options[] = {
 	{ "pid", 'p', "PID", 0, "Only syncs of this process (all its threads); "
@@ -418,6 +418,9 @@ static const struct argp_option live_options[] = {
 	{ "comm", 'c', "COMM", 0, "Only syncs of tasks whose comm is exactly COMM", 1 },
 	{ "mount", CLI_MOUNT, "DIR", 0, "Only syncs on the filesystem mounted "
 	  "at/under DIR", 1 },
+	{ "sample", CLI_SAMPLE, "N", 0, "Trace 1 in N syncs in full (drawn at "
+	  "random); count the others with their totals in the kernel (default "
+	  "1: all)", 2 },
 	{ "strategy", CLI_LIVE_STRATEGY, "auto|fentry|kprobe|tracepoint", 0,
 	  "Force an attach strategy (default auto)", 6 },
 	{ "calib-dir", CLI_CALIB_DIR, "DIR", 0, "Where the start-up calibration "
@@ -468,6 +471,15 @@ static error_t live_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case CLI_CALIB_DIR:
 		l->calib_dir = arg;
+		break;
+	case CLI_SAMPLE:
+		if (fss_parse_uint(arg, 1000000, &v) || !v) {
+			argp_error(state, "--sample '%s': a whole number from 1 "
+				   "to 1000000 (1 in N syncs traced in full)",
+				   arg);
+			return EINVAL;
+		}
+		l->sample = (__u32)v;
 		break;
 	case 'v':
 		l->verbose++;

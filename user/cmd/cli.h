@@ -65,6 +65,7 @@ struct fss_cli_wl {
 	enum fss_fmt format;		/* --format (text) */
 	const char *output;		/* -o FILE, or NULL: stdout */
 	int verbose;			/* -v, repeatable */
+	__u32 sample;			/* --sample N (0: not given, = 1) */
 };
 
 #define FSS_CLI_MAX_JOBS	1024
@@ -117,6 +118,7 @@ struct fss_cli_live {
 	const char *calib_dir;		/* --calib-dir DIR */
 	int strategy;			/* --strategy: an enum fss_strategy */
 	int verbose;			/* -v, repeatable */
+	__u32 sample;			/* --sample N (0: not given, = 1) */
 };
 
 extern const struct argp fss_cli_live_argp;

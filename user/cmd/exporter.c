@@ -414,6 +414,7 @@ static void set_info(void)
 	struct utsname u;
 
 	snprintf(M.info.version, sizeof(M.info.version), "%s", FSS_VERSION);
+	M.info.sample_every = env.live.sample ? env.live.sample : 1;
 	if (!uname(&u))
 		snprintf(M.info.kernel, sizeof(M.info.kernel), "%s", u.release);
 	M.start_time = (double)time(NULL);
@@ -669,6 +670,7 @@ int cmd_exporter(int argc, char **argv)
 	to.tgids = env.live.tgids;
 	to.ntgids = env.live.ntgids;
 	to.comm = env.live.comm;
+	to.sample_every = env.live.sample;
 	to.live = true;
 	to.on_sync = on_sync;
 	to.on_event = on_event;

@@ -650,6 +650,7 @@ static int trace_open(struct trace_run *r)
 	to->cgroup_id = r->cg;
 	to->live = true;
 	to->blame = !env.no_blame;
+	to->sample_every = env.live.sample;
 	to->on_sync = on_sync;
 	to->on_event = on_event;
 	if (open_outputs(to))
@@ -719,6 +720,7 @@ static struct live_report_ctx report_ctx(const char *type, int index)
 		.type = type, .index = index, .cmd_status = -1,
 		.top = env.top, .journal_na = L.journal_na,
 		.cmd = env.cmd != NULL, .blame = L.blame[0] ? L.blame : NULL,
+		.sample_every = env.live.sample > 1 ? env.live.sample : 0,
 	};
 
 	return rc;

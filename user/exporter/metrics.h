@@ -82,6 +82,7 @@ struct fss_m_info {
 	char layer[8][16];			/* layer names ("sync", "fs", ...) */
 	char hooks[8][32];			/* their hook sets, "n/a" when not attached */
 	int nlayers;
+	unsigned int sample_every;		/* --sample N; 1: every sync */
 };
 
 struct fss_metrics {

@@ -292,6 +292,7 @@ static void render_summ(struct buf *b, const struct fss_metrics *s,
 {
 	static const char *const why[FSS_SUMM_WHY_MAX] = {
 		"traced", "ring_high", "lost_near", "ring_full", "lost_after",
+		"sampled",
 	};
 	struct lset l = { "", 0 };
 
@@ -307,8 +308,8 @@ static void render_summ(struct buf *b, const struct fss_metrics *s,
 			   s->summ[k].syncs[FSS_SUMM_TRACED]);
 	}
 	family(b, fmt, "fsyncscope_syncs_summarized_total", T_COUNTER, NULL,
-	       "Syncs only counted in the kernel under overload, by kind and "
-	       "reason (not in the histograms).");
+	       "Syncs only counted in the kernel under overload or --sample, by "
+	       "kind and reason (not in the histograms).");
 	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
 		for (int w = FSS_SUMM_RING_HIGH; w < FSS_SUMM_WHY_MAX; w++) {
 			if (!s->summ[k].syncs[w])
@@ -331,6 +332,12 @@ static void render_self(struct buf *b, const struct fss_metrics *s, enum fss_pro
 			"Tracer events lost (ring buffer full or programs skipped) since start.",
 			s->events_lost);
 	render_summ(b, s, fmt);
+	family(b, fmt, "fsyncscope_sample_every", T_GAUGE, NULL,
+	       "1 in this many syncs is traced in full (--sample; 1: every "
+	       "sync); the others count only in "
+	       "fsyncscope_syncs_summarized_total{reason=\"sampled\"}.");
+	sample_u64(b, "fsyncscope_sample_every", &l, s->info.sample_every ?
+		   s->info.sample_every : 1);
 	counter(b, fmt, "fsyncscope_series_folded_total",
 		"Syncs counted in a folded series (comm=\"other\") because --max-series was reached.",
 		s->folded);

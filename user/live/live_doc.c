@@ -366,6 +366,11 @@ struct json_object *live_doc_report(const struct window *w,
 		json_object_object_add(o, "syncs_summarized", json_object_new_uint64(
 			fss_summ_summarized(rc->summ)));
 		json_object_object_add(o, "overload", fss_summ_json(rc->summ));
+		if (rc->sample_every)
+			json_object_object_add(fss_j(o, "overload"),
+					       "sample_every",
+					       json_object_new_uint64(
+						       rc->sample_every));
 	}
 	json_object_object_add(o, "all", gstat_json(&w->all, true));
 	json_object_object_add(fss_j(o, "all"), "hist", shist_json(&w->all.h));

@@ -51,6 +51,7 @@ struct live_report_ctx {
 	bool cmd;		/* -- CMD: the summary has "command_status" */
 	const char *blame;	/* the strategy's blame ("off (--no-blame)", ...) */
 	bool has_summ;		/* summ is filled (a tracer ran) */
+	__u32 sample_every;	/* --sample N (0: every sync traced) */
 	struct fss_summ summ[FSS_SYNC_KIND_MAX];	/* traced / summarized */
 };
 

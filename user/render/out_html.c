@@ -726,7 +726,7 @@ static void trace_ckpts(FILE *f, struct json_object *arr)
 
 static void render_trace(FILE *f, struct json_object *doc)
 {
-	struct json_object *all = fss_j(doc, "all");
+	struct json_object *all = fss_j(doc, "all"), *ov = fss_j(doc, "overload");
 	struct bars *bs = calloc(1, sizeof(*bs));
 	char buf[200];
 
@@ -742,6 +742,18 @@ static void render_trace(FILE *f, struct json_object *doc)
 	fact(f, "traced", buf);
 	snprintf(buf, sizeof(buf), "%lld", fss_jint(doc, "events_lost", 0));
 	fact(f, "events lost", buf);
+	if (ov && fss_jint(ov, "sample_every", 0) > 1) {
+		snprintf(buf, sizeof(buf), "1 in %lld syncs traced in full, "
+			 "drawn at random (--sample)",
+			 fss_jint(ov, "sample_every", 0));
+		fact(f, "sampled", buf);
+	}
+	if (ov && fss_jint(ov, "summarized", 0) > 0) {
+		snprintf(buf, sizeof(buf), "%lld (traced in full: %lld; the "
+			 "breakdowns cover those)", fss_jint(ov, "summarized", 0),
+			 fss_jint(ov, "traced", 0));
+		fact(f, "syncs summarized", buf);
+	}
 	fputs("</table>\n", f);
 	if (bs && fss_j(all, "phases")) {
 		bs->b[0].label = "all traced syncs";

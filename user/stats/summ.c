@@ -11,6 +11,7 @@
 
 static const char *const why_names[FSS_SUMM_WHY_MAX] = {
 	"traced", "ring_high", "lost_near", "ring_full", "lost_after",
+	"sampled",
 };
 
 __u64 fss_summ_count(const struct fss_summ *by_kind, enum fss_summ_why why)

@@ -459,6 +459,7 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->floor_only = t->floor_only;
 	if (t->ring_high_pct <= 100)
 		t->skel->rodata->ring_high_pct = t->ring_high_pct;
+	t->skel->rodata->sample_every = t->opts.sample_every;
 	if (t->ring_bytes &&
 	    bpf_map__set_max_entries(t->skel->maps.events, t->ring_bytes))
 		return -EINVAL;

@@ -50,6 +50,11 @@ struct fss_trace_opts {
 	 * --no-blame).
 	 */
 	bool blame;
+	/*
+	 * --sample N: each sync traced in full with probability 1/N, the
+	 * others summarized in the kernel (FSS_SUMM_SAMPLED); 0 or 1: all
+	 */
+	__u32 sample_every;
 	/* live mode (fsyncscope trace) */
 	const __u32 *tgids;	/* only syncs of these processes (ntgids > 0) */
 	int ntgids;

@@ -189,10 +189,15 @@ void fss_text_overload(FILE *f, int indent, struct json_object *o,
 	struct json_object *why = fss_j(o, "why");
 	struct json_object *tot = fss_j(o, "summarized_total_us");
 	unsigned long long n = fss_jcount(o, "summarized");
-	char lead[48], text[480], a[16], b[16], c[16], max[32] = "";
+	unsigned long long sampled = fss_jcount(why, "sampled");
+	char lead[48], text[560], a[16], b[16], c[16], max[32] = "";
+	char smp[64] = "";
 
 	if (!n)
 		return;
+	if (sampled)
+		snprintf(smp, sizeof(smp), "; %llu not drawn by --sample 1/%llu",
+			 sampled, fss_jcount(o, "sample_every"));
 	fss_fmt_dur(a, sizeof(a), json_object_get_double(fss_j(tot, "p50_le")));
 	fss_fmt_dur(b, sizeof(b), json_object_get_double(fss_j(tot, "p99_le")));
 	if (with_max) {
@@ -200,16 +205,27 @@ void fss_text_overload(FILE *f, int indent, struct json_object *o,
 			    json_object_get_double(fss_j(tot, "max_le")));
 		snprintf(max, sizeof(max), ", max <= %s", c);
 	}
-	snprintf(text, sizeof(text), "%llu syncs summarized in the kernel "
-		 "(%llu at entry: ring over its high mark; %llu near a lost "
-		 "record; %llu found no room for their own record; %llu painted "
-		 "with a request whose completion was lost after); their "
-		 "totals p50 <= %s, p99 <= %s%s; %s the %llu syncs traced in "
-		 "full", n,
-		 fss_jcount(why, "ring_high"), fss_jcount(why, "lost_near"),
-		 fss_jcount(why, "ring_full"), fss_jcount(why, "lost_after"), a, b, max,
-		 covers, fss_jcount(o, "traced"));
-	snprintf(lead, sizeof(lead), "%*soverload: ", indent, "");
+	if (sampled == n)	/* --sample only: no overload */
+		snprintf(text, sizeof(text), "1 in %llu syncs traced in full, "
+			 "drawn at random (--sample); the other %llu counted "
+			 "in the kernel: their totals p50 <= %s, p99 <= %s%s; "
+			 "%s the %llu syncs traced in full",
+			 fss_jcount(o, "sample_every"), n, a, b, max, covers,
+			 fss_jcount(o, "traced"));
+	else
+		snprintf(text, sizeof(text), "%llu syncs summarized in the "
+			 "kernel (%llu at entry: ring over its high mark; %llu "
+			 "near a lost record; %llu found no room for their own "
+			 "record; %llu painted with a request whose completion "
+			 "was lost after%s); their totals p50 <= %s, p99 <= "
+			 "%s%s; %s the %llu syncs traced in full", n,
+			 fss_jcount(why, "ring_high"),
+			 fss_jcount(why, "lost_near"),
+			 fss_jcount(why, "ring_full"),
+			 fss_jcount(why, "lost_after"), smp, a, b, max, covers,
+			 fss_jcount(o, "traced"));
+	snprintf(lead, sizeof(lead), "%*s%s: ", indent, "",
+		 sampled == n ? "sampled" : "overload");
 	fss_print_wrapped(f, lead, indent + 2, text);
 }
 
