@@ -230,7 +230,7 @@ $(OUTPUT)/tests/test_fold: tests/unit/test_fold.c user/engine/tracer/fold.c $(AT
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs libbpf) -lm -o $@
 
-$(OUTPUT)/tests/test_summ: tests/unit/test_summ.c user/stats/summ.c user/doc/doc.c user/doc/doc_schema.c $(ATTR_SRCS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_summ: tests/unit/test_summ.c user/stats/summ.c user/doc/doc.c user/doc/doc_schema.c user/render/text/out_text_breakdown.c user/lib/fmt.c $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 

@@ -193,11 +193,12 @@ TEST_SUMM="${TEST_SUMM:-$FSS_BUILD/tests/test_summ}"
 summ_case() { unit_case "$TEST_SUMM" "$1"; }
 
 @test "summ: every C case has a bats test here" {
-	unit_list "$TEST_SUMM" "counts json_totals json_none"
+	unit_list "$TEST_SUMM" "counts json_totals json_none sampled"
 }
 @test "summ: traced and summarized counts add up over kinds and reasons" { summ_case counts; }
 @test "summ: JSON totals are log2 upper bounds; only kinds seen; histogram to its last bucket" { summ_case json_totals; }
 @test "summ: nothing summarized: no totals, an empty histogram" { summ_case json_none; }
+@test "summ: --sample's syncs not drawn: why sampled, the rate in the text, named beside overload" { summ_case sampled; }
 
 # Folded request records (tests/unit/test_fold.c over
 # user/engine/tracer/fold.c, docs/overhead.md "One record per request").

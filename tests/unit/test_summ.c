@@ -5,10 +5,13 @@
  * their JSON (log2 buckets: percentiles are the bucket's upper bound).
  * Pure C, no root.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 #include "doc/doc.h"
 #include "stats/summ.h"
+#include "render/render.h"
 #include "tap.h"
 
 static void counts(void)
@@ -78,9 +81,65 @@ static void json_none(void)
 	json_object_put(o);
 }
 
+/* the text paragraph of s (a summ's JSON, with sample_every) */
+static char *paragraph(struct json_object *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fss_text_overload(f, 0, o, false, "what follows covers");
+	fclose(f);
+	return buf;
+}
+
+/*
+ * --sample: the syncs not drawn are summarized with why "sampled"; alone
+ * they are a "sampled:" paragraph with the rate, beside overload the
+ * overload paragraph counts them and names them
+ */
+static void sampled(void)
+{
+	struct fss_summ k[FSS_SYNC_KIND_MAX];
+	struct json_object *o;
+	char *t;
+
+	memset(k, 0, sizeof(k));
+	k[FSS_SYNC_FDATASYNC].syncs[FSS_SUMM_TRACED] = 25;
+	k[FSS_SYNC_FDATASYNC].syncs[FSS_SUMM_SAMPLED] = 70;
+	k[FSS_SYNC_IOURING_FSYNC].syncs[FSS_SUMM_SAMPLED] = 5;
+	k[FSS_SYNC_FDATASYNC].hist[14] = 75;
+	k[FSS_SYNC_FDATASYNC].total_ns = 75 * 20000ULL;
+	CHECK_EQ(fss_summ_summarized(k), 75);
+	o = fss_summ_json(k);
+	json_object_object_add(o, "sample_every", json_object_new_int(4));
+	CHECK_EQ(fss_jint(fss_j(o, "why"), "sampled", -1), 75);
+	CHECK_EQ(fss_jint(fss_j(fss_j(o, "by_kind"), "io_uring_fsync"),
+			  "summarized", -1), 5);
+	t = paragraph(o);
+	CHECK(!strcmp(t, "sampled: 1 in 4 syncs traced in full, drawn at "
+		"random (--sample); the other 75\n  counted in the kernel: "
+		"their totals p50 <= 32.8us, p99 <= 32.8us; what follows\n"
+		"  covers the 25 syncs traced in full\n"), "text: %s", t);
+	free(t);
+	json_object_put(o);
+	k[FSS_SYNC_FDATASYNC].syncs[FSS_SUMM_RING_HIGH] = 2;
+	k[FSS_SYNC_FDATASYNC].hist[14] += 2;
+	o = fss_summ_json(k);
+	json_object_object_add(o, "sample_every", json_object_new_int(4));
+	t = paragraph(o);
+	CHECK(!strncmp(t, "overload: 77 syncs summarized in the kernel (2 at "
+		"entry:", strlen("overload: 77 syncs summarized in the kernel "
+				 "(2 at entry:")), "text: %s", t);
+	CHECK(strstr(t, "75 not drawn by --sample 1/4)") != NULL, "text: %s", t);
+	free(t);
+	json_object_put(o);
+}
+
 static const struct tap_case cases[] = {
 	{ "counts", counts },
 	{ "json_totals", json_totals },
 	{ "json_none", json_none },
+	{ "sampled", sampled },
 };
 TAP_MAIN(cases)
