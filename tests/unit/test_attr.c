@@ -1999,6 +1999,9 @@ static void test_report_no_rq_start(void)
 	fclose(f);
 	CHECK(strstr(buf, "queue              n/a       n/a") != NULL, "text has no queue n/a row: %s", buf);
 	CHECK(strstr(buf, "preflush requests n/a") != NULL, "text has no preflush n/a: %s", buf);
+	/* the reason under it is the document's own */
+	CHECK(strstr(buf, "queue and preflush n/a: requests seen only from "
+		     "issue on (no") != NULL, "text does not say why: %s", buf);
 	free(buf);
 	fss_collector_free(c);
 }

@@ -87,7 +87,7 @@ setup() {
 		'.strategy.layers.journal.detail | startswith("n/a: ")' \
 		'.strategy.layers.fs.hooks != null' \
 		'.tests[0].syncs_traced == 30' \
-		'.tests[0].breakdown.journal.na | startswith("not traced")' \
+		'.tests[0].breakdown.journal.na | startswith("no jbd2 or xfs log tracepoint")' \
 		'.tests[0].breakdown.journal | .mean_us == null and .share == null' \
 		'.tests[0].breakdown.device_flush.share > 0' \
 		'[.findings[] | select(.id == "layer_na")] | length == 1' \

@@ -366,7 +366,7 @@ struct json_object *fss_breakdown_phases_json(const struct fss_breakdown *b)
 				"requests seen only from issue on (no block_io_start tracepoint, no inserts)"));
 		if (ph == FSS_PH_JOURNAL && b->no_journal)
 			json_object_object_add(p, "na", json_object_new_string(
-				"not traced: no jbd2 or xfs log tracepoint "
+				"no jbd2 or xfs log tracepoint "
 				"was attached; a commit the syncs waited "
 				"for is in fs or other"));
 		json_object_object_add(o, fss_phase_name(ph), p);

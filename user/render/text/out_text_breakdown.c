@@ -148,6 +148,19 @@ static void bd_flush(FILE *f, int indent, struct json_object *t,
 	bd_print_items(f, indent, "flush: ", &it);
 }
 
+/* "WHAT n/a: the reason" of phase's breakdown.PHASE.na, when it has one */
+static void bd_na(FILE *f, int indent, const char *what,
+		  struct json_object *t, const char *phase)
+{
+	const char *na = fss_jstr(fss_j(fss_j(t, "breakdown"), phase), "na");
+	char lead[64];
+
+	if (!na)
+		return;
+	snprintf(lead, sizeof(lead), "%*s%s n/a: ", indent, "", what);
+	fss_print_wrapped(f, lead, indent, na);
+}
+
 /* what makes the breakdown less than whole, said under it */
 static void bd_caveats(FILE *f, int indent, struct json_object *t,
 		       unsigned long long syncs, bool no_rq_start)
@@ -155,14 +168,10 @@ static void bd_caveats(FILE *f, int indent, struct json_object *t,
 	unsigned long long incomplete = fss_jcount(t, "incomplete_rqs");
 	unsigned long long drops = fss_jcount(t, "drops");
 
+	/* the reasons are the document's (stats/collector.c), not ours */
 	if (no_rq_start)
-		fprintf(f, "%*squeue and preflush n/a: requests were seen only "
-			"from issue on\n%*s(no block_io_start tracepoint, no "
-			"inserts)\n", indent, "", indent, "");
-	if (fss_j(fss_j(fss_j(t, "breakdown"), "journal"), "na"))
-		fprintf(f, "%*sjournal n/a: no jbd2 or xfs log tracepoint was "
-			"attached; a commit\n%*sthe syncs waited for is in fs "
-			"or other\n", indent, "", indent, "");
+		bd_na(f, indent, "queue and preflush", t, "queue");
+	bd_na(f, indent, "journal", t, "journal");
 	/*
 	 * Lost by the kernel's tracepoint, or still running at the end: said
 	 * when it touches 1 % of the syncs or more (JSON always has it); a
