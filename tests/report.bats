@@ -132,6 +132,39 @@ EOF
 	grep -q 'custom.fdatasync\|fdatasync' "$S/t.txt"
 }
 
+# -o and --save go through a temporary file renamed over the target, so a
+# reader never sees half a result; a target that is not a regular file is
+# written in place.  (Renaming over /dev/null replaced the machine's null
+# device with a regular file: found by a session's own `-o /dev/null`.)
+# The devices here are our own: a null device node made in the scratch
+# directory, never /dev/null itself.
+@test "-o and --save: a device node or FIFO is written in place, never replaced; a symlink's file is replaced, the link kept" {
+	local m; m="$(cat "$S/mnt")"
+	mknod -m 666 "$S/null" c 1 3
+	"$FSS_BIN" report --format text -o "$S/null" "$S/fdatasync.json"
+	[ -c "$S/null" ]
+	"$FSS_BIN" run --no-trace --method fdatasync --count 5 -o "$S/null" "$m"
+	[ -c "$S/null" ]
+	"$FSS_BIN" trace --save "$S/null" -o "$S/null" -d 0.5 > /dev/null 2>&1
+	[ -c "$S/null" ]
+	# nothing was left beside it
+	[ -z "$(ls "$S" | grep '^null\.tmp\.')" ]
+	# a FIFO: its reader gets the whole text
+	mkfifo "$S/fifo"
+	cat "$S/fifo" > "$S/fifo.out" &
+	"$FSS_BIN" report --format text -o "$S/fifo" "$S/fdatasync.json"
+	wait $!
+	[ -p "$S/fifo" ]
+	"$FSS_BIN" report --format text "$S/fdatasync.json" | cmp - "$S/fifo.out"
+	# a symbolic link to a file: the file gets the result, the link stays
+	echo old > "$S/real.txt"
+	ln -s real.txt "$S/link.txt"
+	"$FSS_BIN" report --format text -o "$S/link.txt" "$S/fdatasync.json"
+	[ -L "$S/link.txt" ]
+	"$FSS_BIN" report --format text "$S/fdatasync.json" | cmp - "$S/real.txt"
+	rm -f "$S/null" "$S/fifo" "$S/fifo.out" "$S/real.txt" "$S/link.txt"
+}
+
 @test "report --format csv: RFC 4180, one row per test x series, counts from the histograms" {
 	"$FSS_BIN" report "$S/suite.json" --format csv -o "$S/suite.csv"
 	# CRLF line ends

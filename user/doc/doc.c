@@ -281,17 +281,59 @@ const char *fss_fmt_name(enum fss_fmt f)
 	       fmt_names[f] : "?";
 }
 
+/*
+ * Not a regular file (/dev/null, /dev/stdout, a FIFO, a terminal): written
+ * in place, never replaced by a renamed file.  1 yes, 0 no, -1 (errno) an
+ * existing path that cannot be looked up.
+ */
+static int out_special(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/*
+ * A symbolic link to a regular file: the file it names, so that the rename
+ * replaces that file, not the link.  NULL: path itself (or out of memory).
+ */
+static char *out_target(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode))
+		return strdup(path);
+	return realpath(path, NULL) ?: strdup(path);
+}
+
 int fss_out_open(struct fss_out *o, const char *path, char *err, size_t errlen)
 {
-	int fd;
+	int fd, sp;
 
 	memset(o, 0, sizeof(*o));
 	if (!path || !strcmp(path, "-")) {
 		o->f = stdout;
 		return 0;
 	}
-	o->path = strdup(path);
-	if (!o->path || asprintf(&o->tmp, "%s.tmp.XXXXXX", path) < 0) {
+	sp = out_special(path);
+	if (sp < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (sp) {
+		o->f = fopen(path, "w");
+		if (!o->f) {
+			snprintf(err, errlen, "cannot write %s: %s", path,
+				 strerror(errno));
+			return -1;
+		}
+		o->path = strdup(path);		/* o->tmp NULL: in place */
+		return 0;
+	}
+	o->path = out_target(path);
+	if (!o->path || asprintf(&o->tmp, "%s.tmp.XXXXXX", o->path) < 0) {
 		snprintf(err, errlen, "out of memory");
 		free(o->path);
 		o->path = NULL;
@@ -316,7 +358,15 @@ int fss_out_open(struct fss_out *o, const char *path, char *err, size_t errlen)
 int fss_out_check(const char *path, char *err, size_t errlen)
 {
 	struct fss_out o;
+	int sp = path && strcmp(path, "-") ? out_special(path) : 0;
 
+	/* in place: opening a FIFO would wait for its reader */
+	if (sp > 0 && access(path, W_OK)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (sp > 0)
+		return 0;
 	if (fss_out_open(&o, path, err, errlen))
 		return -1;
 	fss_out_abort(&o);
@@ -340,11 +390,11 @@ int fss_out_commit(struct fss_out *o, char *err, size_t errlen)
 	if (ferror(o->f) | (fclose(o->f) == EOF)) {
 		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(errno));
 		rc = -1;
-	} else if (rename(o->tmp, o->path)) {
+	} else if (o->tmp && rename(o->tmp, o->path)) {
 		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(errno));
 		rc = -1;
 	}
-	if (rc)
+	if (rc && o->tmp)
 		unlink(o->tmp);
 	o->f = NULL;
 	free(o->path);
@@ -357,7 +407,8 @@ void fss_out_abort(struct fss_out *o)
 {
 	if (o->f && o->f != stdout) {
 		fclose(o->f);
-		unlink(o->tmp);
+		if (o->tmp)
+			unlink(o->tmp);
 	}
 	o->f = NULL;
 	free(o->path);

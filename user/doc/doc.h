@@ -104,7 +104,10 @@ const char *fss_fmt_name(enum fss_fmt f);
 
 /*
  * An output destination: stdout, or PATH written through PATH.tmp.XXXXXX
- * and renamed over PATH by fss_out_commit (fss_out_abort removes it).
+ * and renamed over PATH by fss_out_commit (fss_out_abort removes it); a
+ * symbolic link's file is replaced, not the link; a PATH that is not a
+ * regular file (/dev/null, a FIFO, a terminal) is written in place (tmp
+ * NULL), never replaced.
  */
 struct fss_out {
 	FILE *f;
