@@ -76,9 +76,10 @@ static __always_inline void rq_fill(struct fss_rq_event *e, struct request *rq,
  * A request the submitting thread makes for its summarized sync needs no
  * creation record (bpf/common.bpf.h): no traced sync paints another
  * thread's data writes (docs/model.md); flush-class requests, which any
- * sync on the disk may wait for, are always recorded.  Its issue and
- * completion still are (they may run in a traced sync's thread, which
- * cannot tell whose request it handles without a lookup per request).
+ * sync on the disk may wait for, are always recorded.  Folded, its entry
+ * is muted (fold_mute) and its issue and completion go nowhere either;
+ * per event they still are sent (they may run in a traced sync's thread,
+ * which cannot tell whose request it handles without a lookup).
  */
 static __always_inline bool rq_of_summarized(struct request *rq,
 					     const bool direct)
@@ -168,7 +169,8 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	 * only its creation or insert: that runs in the submitter; an issue
 	 * may run in any thread that runs the queue, for others' requests
 	 */
-	if (type == FSS_EV_RQ_START && rq_of_summarized(rq, direct))
+	if (type == FSS_EV_RQ_START && rq_of_summarized(rq, direct) &&
+	    (!rq_fold || fold_mute((__u64)rq, extra & FSS_RQ_CREATE)))
 		return 0;
 	if (rq_fold && rq_fold_event(rq, type, dev, nr_bytes, direct, extra,
 				     false))
@@ -195,7 +197,8 @@ static __always_inline int rq_start_owned(struct request *rq)
 
 	if (!rq_want(rq, FSS_HOOK_RQ_START, true, &dev))
 		return 0;
-	if (rq_of_summarized(rq, true))
+	if (rq_of_summarized(rq, true) &&
+	    (!rq_fold || fold_mute((__u64)rq, true)))
 		return 0;
 	if (rq_fold && rq_fold_event(rq, FSS_EV_RQ_START, dev, -1, true,
 				     FSS_RQ_CREATE, blame_disk_dev(dev)))

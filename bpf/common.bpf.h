@@ -202,6 +202,8 @@ static __always_inline void count_drop(__u32 which)
  * Off (max_entries set to 1 by user space): one record per event.
  */
 const volatile bool rq_fold __weak = false;
+/* In an idle entry's owned: its request's events are dropped (fold_mute). */
+#define FSS_FOLD_MUTED	2
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -248,6 +250,16 @@ fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
 	struct fss_rq_fold_event *f = bpf_map_lookup_elem(&rq_folds, &key);
 	__u32 zero = 0, n;
 
+	if (f && (f->owned & FSS_FOLD_MUTED)) {
+		/* a start here is another request: the muted one is gone */
+		if (s->type == FSS_EV_RQ_START)
+			f->owned = 0;
+		else {		/* swallowed: nothing appended, nothing sent */
+			if (s->type == FSS_EV_RQ_COMPLETE)
+				f->owned = 0;
+			return f;
+		}
+	}
 	if (!f) {
 		void *z;
 
@@ -282,6 +294,43 @@ fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
 	asm volatile("" ::: "memory");
 	f->n = n + 1;
 	return f;
+}
+
+/*
+ * A request that a summarized sync's own thread creates (rq_of_summarized,
+ * bpf/block.bpf.c): no traced sync paints it (docs/model.md), so its
+ * entry is muted from its creation to its completion and fold_add
+ * swallows its events -- no record at all, where the per-event transport
+ * still sends its issue and completion.  create: this is the request's
+ * creation, so events an entry still holds are an earlier request's at the
+ * address (it never completed): sent first.  False when the entry holds
+ * this request's own earlier events (its creation outside the sync): the
+ * caller then folds the event as usual, so a request is whole or absent.
+ */
+static __always_inline bool fold_mute(__u64 key, bool create)
+{
+	struct fss_rq_fold_event *f = bpf_map_lookup_elem(&rq_folds, &key);
+	__u32 zero = 0;
+
+	if (!f) {
+		void *z = bpf_map_lookup_elem(&rq_fold_zero, &zero);
+
+		if (!z)
+			return false;
+		bpf_map_update_elem(&rq_folds, &key, z, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&rq_folds, &key);
+		if (!f)
+			return false;
+		f->type = FSS_EV_RQ_FOLD;
+		f->id = key;
+	} else if (f->n && !(f->owned & FSS_FOLD_MUTED)) {
+		if (!create)
+			return false;
+		fold_send(f);
+		f->n = 0;
+	}
+	f->owned = FSS_FOLD_MUTED;
+	return true;
 }
 
 /*

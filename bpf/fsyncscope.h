@@ -303,7 +303,9 @@ struct fss_rq_fold_event {
 	__u64 id;		/* struct request * */
 	__u32 dev;		/* disk dev_t */
 	__u32 owned;		/* 1: slot 0 is a creation with the owner
-				 * below (what an fss_rq_owned_event had) */
+				 * below (what an fss_rq_owned_event had);
+				 * 2 only in the map, never sent: an idle
+				 * entry whose request is muted */
 	/* owner of slot 0 (owned): as in struct fss_rq_owned_event */
 	__u64 cgroup;
 	__u64 ino;
