@@ -236,6 +236,24 @@ static __always_inline void fold_send(struct fss_rq_fold_event *f)
 	}
 }
 
+/* A new, empty entry of rq_folds for request key; NULL: map full. */
+static __always_inline struct fss_rq_fold_event *fold_entry_new(__u64 key)
+{
+	struct fss_rq_fold_event *f;
+	__u32 zero = 0;
+	void *z = bpf_map_lookup_elem(&rq_fold_zero, &zero);
+
+	if (!z)
+		return NULL;
+	bpf_map_update_elem(&rq_folds, &key, z, BPF_NOEXIST);
+	f = bpf_map_lookup_elem(&rq_folds, &key);
+	if (!f)
+		return NULL;
+	f->type = FSS_EV_RQ_FOLD;
+	f->id = key;
+	return f;
+}
+
 /*
  * Fold event s of request key (disk dev): appended to its entry, made
  * when create (a start or an issue) and there is none.  A creation that
@@ -248,7 +266,7 @@ static __always_inline struct fss_rq_fold_event *
 fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
 {
 	struct fss_rq_fold_event *f = bpf_map_lookup_elem(&rq_folds, &key);
-	__u32 zero = 0, n;
+	__u32 n;
 
 	if (f && (f->owned & FSS_FOLD_MUTED)) {
 		/* a start here is another request: the muted one is gone */
@@ -261,19 +279,11 @@ fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
 		}
 	}
 	if (!f) {
-		void *z;
-
 		if (!create)
 			return NULL;
-		z = bpf_map_lookup_elem(&rq_fold_zero, &zero);
-		if (!z)
-			return NULL;
-		bpf_map_update_elem(&rq_folds, &key, z, BPF_NOEXIST);
-		f = bpf_map_lookup_elem(&rq_folds, &key);
+		f = fold_entry_new(key);
 		if (!f)
 			return NULL;
-		f->type = FSS_EV_RQ_FOLD;
-		f->id = key;
 	} else if (f->n >= FSS_FOLD_SLOTS ||
 		   (f->n && s->type == FSS_EV_RQ_START &&
 		    (s->flags & FSS_RQ_CREATE))) {
@@ -310,19 +320,11 @@ fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
 static __always_inline bool fold_mute(__u64 key, bool create)
 {
 	struct fss_rq_fold_event *f = bpf_map_lookup_elem(&rq_folds, &key);
-	__u32 zero = 0;
 
 	if (!f) {
-		void *z = bpf_map_lookup_elem(&rq_fold_zero, &zero);
-
-		if (!z)
-			return false;
-		bpf_map_update_elem(&rq_folds, &key, z, BPF_NOEXIST);
-		f = bpf_map_lookup_elem(&rq_folds, &key);
+		f = fold_entry_new(key);
 		if (!f)
 			return false;
-		f->type = FSS_EV_RQ_FOLD;
-		f->id = key;
 	} else if (f->n && !(f->owned & FSS_FOLD_MUTED)) {
 		if (!create)
 			return false;

@@ -65,7 +65,6 @@ struct fss_cli_wl {
 	enum fss_fmt format;		/* --format (text) */
 	const char *output;		/* -o FILE, or NULL: stdout */
 	int verbose;			/* -v, repeatable */
-	__u32 sample;			/* --sample N (0: not given, = 1) */
 };
 
 #define FSS_CLI_MAX_JOBS	1024
