@@ -23,7 +23,14 @@
 #   latency, the FUSE round trip and the loop worker, 6-160 us per delayed
 #   request in 7 runs of this file on this 2-core VM (docs/accuracy.md), at
 #   most 3.9 % of 2 ms and 1.4 % of 8 ms.  Smaller delays would drown in it;
-#   larger ones make it smaller still.
+#   larger ones make it smaller still.  On a host busy with other work that
+#   overhead grows (the loop worker and the syncing thread wait for a CPU
+#   after the FUSE reply): one CI run of 20 measured a 2 ms flush delay as
+#   2.26 ms above its baseline, every other phase at baseline.  So a pair
+#   (baseline, delayed run) that misses DELAY_TOL is measured once more and
+#   the second pair decides (`delayed`); the first is printed.  A delay
+#   painted into the wrong phase misses in both pairs, and the OTHER_TOL
+#   and count checks below apply to the pair that is kept.
 #
 # OTHER_TOL = 1 ms absolute, for the phases where nothing was injected: the
 #   median must not exceed its baseline median by more than 1 ms.  Baseline
@@ -162,6 +169,11 @@ measure() {
 	line+=" flushes=$(jq .flushes "$st") writes=$(jq .writes "$st")"
 	line+=" incomplete=$(jq .incomplete "$st")"
 	line+=" op_p50=$(jq '.op_p50 / 1000 | floor' "$st")"
+	# delayfs' own clock: mean time in its fsync and write handlers (us),
+	# the injected sleep included; what the fixture added beyond that
+	# (FUSE reply, the loop worker getting a CPU) is not in it
+	line+=" delayfs_fsync=$(handler_us "$name" fsync)"
+	line+=" delayfs_write=$(handler_us "$name" write)"
 	[ "$try" -eq 1 ] || line+=" (second run: $lost)"
 	echo "$line"
 	if [ -n "${ACC_LOG:-}" ]; then
@@ -201,6 +213,18 @@ ctl() {
 	sed -n "s/^$2=//p" "$FSS_SCRATCH/$1.ctl"
 }
 
+# handler_us NAME fsync|write: delayfs' mean handler time in run NAME, us
+# ("-" when it served none)
+handler_us() {
+	local n ns
+	n="$(ctl "$1" "$2s")" && ns="$(ctl "$1" "$2_ns")"
+	if [ -z "$n" ] || [ "$n" -eq 0 ]; then
+		echo -
+	else
+		echo $((ns / n / 1000))
+	fi
+}
+
 # delay_in NAME BASE PHASE EXPECTED_NS: median of PHASE in NAME minus its
 # median in BASE is EXPECTED_NS +- DELAY_TOL.
 delay_in() {
@@ -212,6 +236,22 @@ delay_in() {
 		echo "$1: median $3 $v - baseline $b = $d ns, expected $4 +- $tol" >&2
 		return 1
 	fi
+}
+
+# delayed BASE NAME FSYNC_US WRITE_US PHASE EXPECTED_NS RUN_ARGS...: measure
+# NAME with the delays (BASE is the same RUN_ARGS without them, measured
+# already) and check delay_in NAME BASE PHASE EXPECTED_NS; when that misses,
+# BASE and NAME are measured once more and the second pair decides (the
+# first said on stderr; DELAY_TOL at the top of the file says why).
+delayed() {
+	local base="$1" name="$2" fus="$3" wus="$4" phase="$5" want="$6"
+	shift 6
+	measure "$name" "$fus" "$wus" "$@"
+	delay_in "$name" "$base" "$phase" "$want" && return 0
+	echo "$name: missed DELAY_TOL; $base and $name measured again" >&2
+	measure "$base" 0 0 "$@"
+	measure "$name" "$fus" "$wus" "$@"
+	delay_in "$name" "$base" "$phase" "$want"
 }
 
 # stays NAME BASE PHASE...: median of each PHASE in NAME is at most
@@ -244,10 +284,9 @@ check_flush_delay() {
 	setup_fixture "$1"
 	measure base 0 0 --method fdatasync --pattern overwrite --file-size 1m
 	for d in 2000 8000; do
-		measure "flush$d" "$d" 0 --method fdatasync --pattern overwrite \
-			--file-size 1m
 		# the delay: DELAY_TOL
-		delay_in "flush$d" base device_flush $((d * 1000))
+		delayed base "flush$d" "$d" 0 device_flush $((d * 1000)) \
+			--method fdatasync --pattern overwrite --file-size 1m
 		# everything else: OTHER_TOL
 		# shellcheck disable=SC2046
 		stays "flush$d" base $(phases_but device_flush)
@@ -282,10 +321,9 @@ check_direct_write_delay() {
 
 	measure dsync_base 0 0 --method open_datasync --direct --pattern overwrite \
 		--file-size 1m
-	measure dsync_w$d 0 "$d" --method open_datasync --direct --pattern overwrite \
-		--file-size 1m
+	delayed dsync_base dsync_w$d 0 "$d" device_write $((d * 1000)) \
+		--method open_datasync --direct --pattern overwrite --file-size 1m
 	fss_jq "$FSS_SCRATCH/dsync_w$d.stats" '.kinds == ["dsync_write"]'
-	delay_in dsync_w$d dsync_base device_write $((d * 1000))
 	# shellcheck disable=SC2046
 	stays dsync_w$d dsync_base $(phases_but device_write)
 	count_is dsync_w$d writes 1
@@ -305,12 +343,12 @@ check_buffered_write_delay() {
 	local d=8000 k="$2"
 	setup_fixture "$1"
 	measure fsync_base 0 0 --method fsync --pattern overwrite --file-size 1m
-	measure fsync_w$d 0 "$d" --method fsync --pattern overwrite --file-size 1m
 	# K serial writes; the jbd2 commit may log its metadata in one or two
 	# requests (seen in CI: 4 on ext4), the extra one issued together with
-	# another, so the painted delay is still K x D — asserted just below.
+	# another, so the painted delay is still K x D.
+	delayed fsync_base fsync_w$d 0 "$d" device_write $((k * d * 1000)) \
+		--method fsync --pattern overwrite --file-size 1m
 	count_is fsync_w$d writes "$k" $((k + 1))
-	delay_in fsync_w$d fsync_base device_write $((k * d * 1000))
 	# shellcheck disable=SC2046
 	stays fsync_w$d fsync_base $(phases_but device_write)
 	[ "$(ctl fsync_w$d writes)" -ge $((k * N)) ]
@@ -382,11 +420,11 @@ check_buffered_write_delay() {
 	[ "$(cat "$q/write_cache")" = "write back" ]
 	[ "$(cat "$q/fua")" -eq 0 ]
 	measure append_base 0 0 --method fsync --pattern append
-	measure append_f$d "$d" 0 --method fsync --pattern append
+	delayed append_base append_f$d "$d" 0 device_flush $((2 * d * 1000)) \
+		--method fsync --pattern append
 	count_is append_f$d flushes 2
 	count_is append_f$d journal_commits 1
 	[ "$(val append_f$d journal)" -gt 0 ]
-	delay_in append_f$d append_base device_flush $((2 * d * 1000))
 	# shellcheck disable=SC2046
 	stays append_f$d append_base $(phases_but device_flush)
 	[ "$(ctl append_f$d fsyncs)" -ge $((2 * N)) ]

@@ -322,16 +322,21 @@ write_ios() { awk '{ print $5 }' "/sys/block/$1/stat"; }
 	jq -c 'select(.type == "summary")' "$S/alone.out" > "$S/alone.json"
 	fss_jq "$S/alone.json" '[.findings[] | select(.id == "neighbour")] | length == 0'
 	fss_jq "$S/alone.json" 'all(.findings[]; .severity != "critical")'
+	# The writer runs over all of the overwriter's syncs: with 1 s of
+	# overwriter alone before and after a 2 s writer (as this test had
+	# it), the writer's share of the blamed time was 0.21-0.28 in 14 CI
+	# runs, and 1 run in 15 fell under the 20 % of the rule.
 	scenario writer "
-		$BLAMER overwrite $FSS_MNT/o 4 > $FSS_SCRATCH/ow.pid &
-		sleep 1
-		$BLAMER writer $FSS_MNT/w 2 > $FSS_SCRATCH/w.pid
+		$BLAMER writer $FSS_MNT/w 3 > $FSS_SCRATCH/w.pid &
+		sleep 0.5
+		$BLAMER overwrite $FSS_MNT/o 2 > $FSS_SCRATCH/ow.pid
 		wait" --mount "$FSS_MNT"
 	local w
 	w="$(pid_of "$S/w.pid")"
 	[ -n "$w" ]
 	jq -c 'select(.type == "summary")' "$S/writer.out" > "$S/writer.json"
 	echo "findings: $(jq -c '[.findings[] | [.id, .severity, .figures.pid, .figures.share]]' "$S/writer.json")" >&3
+	echo "blamed: $(jq -c '[.blamed[:4][] | [.pid, .comm, .caused_ns]]' "$S/writer.json")" >&3
 	# named with its pid, comm, cgroup and the time it caused, as blamed[] says
 	fss_jq "$S/writer.json" "[.findings[] | select(.id == \"neighbour\")][0] |
 		.severity == \"warning\" and .figures.pid == $w and
