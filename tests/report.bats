@@ -239,6 +239,8 @@ EOF
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"--fail-if-slower"* ]]
 	"$FSS_BIN" diff -j "$S/a.json" "$S/b.json" > "$S/d.json" || true
+	echo "diff p50s: $(jq -c '[.tests[0].rows[] | select(.stat == "p50") |
+		[.series, .change_us, .verdict]]' "$S/d.json")" >&3
 	# device_flush and total slower in p50 and mean, all with intervals
 	# above 0.  Not p99: of 300 syncs it is the 3rd slowest, and a stall
 	# by other load in A can reach 4 ms too (seen here: A's total p99
