@@ -290,10 +290,6 @@ static void render_flush(struct buf *b, const struct fss_metrics *s, enum fss_pr
 static void render_summ(struct buf *b, const struct fss_metrics *s,
 			enum fss_prom_fmt fmt)
 {
-	static const char *const why[FSS_SUMM_WHY_MAX] = {
-		"traced", "ring_high", "lost_near", "ring_full", "lost_after",
-		"sampled",
-	};
 	struct lset l = { "", 0 };
 
 	family(b, fmt, "fsyncscope_syncs_traced_in_full_total", T_COUNTER, NULL,
@@ -317,7 +313,7 @@ static void render_summ(struct buf *b, const struct fss_metrics *s,
 			l.n = 0;
 			l.s[0] = '\0';
 			lset_add(&l, "kind", fss_sync_kind_name(k));
-			lset_add(&l, "reason", why[w]);
+			lset_add(&l, "reason", fss_summ_why_name(w));
 			sample_u64(b, "fsyncscope_syncs_summarized_total", &l,
 				   s->summ[k].syncs[w]);
 		}

@@ -9,11 +9,6 @@
 #include "stats/summ.h"
 #include "engine/attr/attr.h"
 
-static const char *const why_names[FSS_SUMM_WHY_MAX] = {
-	"traced", "ring_high", "lost_near", "ring_full", "lost_after",
-	"sampled",
-};
-
 __u64 fss_summ_count(const struct fss_summ *by_kind, enum fss_summ_why why)
 {
 	__u64 n = 0;
@@ -92,7 +87,7 @@ struct json_object *fss_summ_json(const struct fss_summ *by_kind)
 		all.syncs[FSS_SUMM_TRACED]));
 	json_object_object_add(o, "summarized", json_object_new_uint64(n));
 	for (int w = FSS_SUMM_RING_HIGH; w < FSS_SUMM_WHY_MAX; w++)
-		json_object_object_add(why, why_names[w],
+		json_object_object_add(why, fss_summ_why_name(w),
 				       json_object_new_uint64(all.syncs[w]));
 	json_object_object_add(o, "why", why);
 	json_object_object_add(o, "by_kind", kinds);

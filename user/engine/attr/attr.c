@@ -43,6 +43,21 @@ const char *fss_sync_kind_name(enum fss_sync_kind kind)
 	return (unsigned int)kind < FSS_SYNC_KIND_MAX ? kind_names[kind] : "?";
 }
 
+/* the JSON keys and metric labels of enum fss_summ_why (docs/overhead.md) */
+static const char *const why_names[FSS_SUMM_WHY_MAX] = {
+	[FSS_SUMM_TRACED]	= "traced",
+	[FSS_SUMM_RING_HIGH]	= "ring_high",
+	[FSS_SUMM_LOST_NEAR]	= "lost_near",
+	[FSS_SUMM_RING_FULL]	= "ring_full",
+	[FSS_SUMM_LOST_AFTER]	= "lost_after",
+	[FSS_SUMM_SAMPLED]	= "sampled",
+};
+
+const char *fss_summ_why_name(enum fss_summ_why why)
+{
+	return (unsigned int)why < FSS_SUMM_WHY_MAX ? why_names[why] : "?";
+}
+
 /* ---- journal ---- */
 
 static void jrec_free(struct tnode *n, void *ctx)

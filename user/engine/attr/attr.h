@@ -21,6 +21,8 @@
 
 /* "fsync", "fdatasync", "sync_file_range", "msync", "syncfs", "dsync_write", "io_uring_fsync" */
 const char *fss_sync_kind_name(enum fss_sync_kind kind);
+/* why a sync was summarized: "traced", "ring_high", ... ("?" out of range) */
+const char *fss_summ_why_name(enum fss_summ_why why);
 
 /*
  * What a sync was made of, when fss_attr_opts.detail asks for it (the
