@@ -78,7 +78,8 @@ ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr
 	user/engine/attr/tidx.c user/lib/phase.c
 
 # Pure-C units tested without BPF.
-UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_verdict \
+UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_attr_stress \
+	$(OUTPUT)/tests/test_report $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
 	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
 	$(OUTPUT)/tests/test_lib $(OUTPUT)/tests/test_summ $(OUTPUT)/tests/test_fold \
@@ -191,7 +192,18 @@ $(BIN): $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/stats/summ.c user/lib/hist.c user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c | $(OUTPUT)/tests
+# test_attr, test_attr_stress and test_report: one set of sources (the
+# engine, and the report it feeds)
+ATTR_TEST_DEPS := $(ATTR_SRCS) $(BLAME_SRCS) user/stats/collector.c user/stats/summ.c user/lib/hist.c user/doc/doc.c user/doc/doc_schema.c user/lib/fmt.c user/lib/order_ci.c user/lib/pctl.c user/render/text/out_text_breakdown.c tests/unit/tap.h
+$(OUTPUT)/tests/test_attr_stress: tests/unit/test_attr_stress.c tests/unit/attr_fixture.h $(ATTR_TEST_DEPS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
+
+$(OUTPUT)/tests/test_report: tests/unit/test_report.c tests/unit/attr_fixture.h $(ATTR_TEST_DEPS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
+
+$(OUTPUT)/tests/test_attr: tests/unit/test_attr.c tests/unit/attr_fixture.h $(ATTR_TEST_DEPS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 

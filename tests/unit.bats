@@ -1,27 +1,35 @@
 #!/usr/bin/env bats
-# Unit tests of the attribution engine and the breakdown report
-# (tests/unit/test_attr.c over user/engine/attr/attr.c and user/stats/collector.c): one bats test
-# per C test case, so a failure names the case and shows its FAIL lines.
+# Unit tests of the attribution engine (tests/unit/test_attr.c and, at
+# scale, test_attr_stress.c over user/engine/attr/) and the breakdown
+# report (tests/unit/test_report.c over user/stats/collector.c): one bats
+# test per C test case, so a failure names the case and shows its FAIL
+# lines.
 # Pure C, no root, no BPF, no devices.
 
 load lib
 bats_require_minimum_version 1.5.0
 
 TEST_ATTR="${TEST_ATTR:-$FSS_BUILD/tests/test_attr}"
+TEST_STRESS="${TEST_STRESS:-$FSS_BUILD/tests/test_attr_stress}"
+TEST_REPORT="${TEST_REPORT:-$FSS_BUILD/tests/test_report}"
 
 setup_file() {
 	# build (or refresh) just this binary; `make test` has built it already
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
+		build/tests/test_attr_stress build/tests/test_report \
 		build/tests/test_blame build/tests/test_dbview build/tests/test_lib \
 		build/tests/test_summ build/tests/test_fold \
 		build/tests/test_findings >&2
 }
 
 setup() {
-	[ -x "$TEST_ATTR" ] || {
-		echo "$TEST_ATTR is missing: run 'make build/tests/test_attr'" >&2
-		return 1
-	}
+	local t
+	for t in "$TEST_ATTR" "$TEST_STRESS" "$TEST_REPORT"; do
+		[ -x "$t" ] || {
+			echo "$t is missing: run 'make $t'" >&2
+			return 1
+		}
+	done
 }
 
 # Run one case of a unit binary (tests/unit/tap.h): its output (TAP, with
@@ -44,20 +52,25 @@ unit_list() {
 }
 
 attr_case() { unit_case "$TEST_ATTR" "$1"; }
+stress_case() { unit_case "$TEST_STRESS" "$1"; }
+report_case() { unit_case "$TEST_REPORT" "$1"; }
 
-# The cases below, in the order of the binary's --list.
+# The cases below, in the order of each binary's --list.
 CASES="simple_fdatasync overlapping_requests batched_flush concurrent_syncers
 missing_completion dsync_write_native_fua unrelated_write ext4_journal
 journal_other_fs xfs_log kthread_log_write rq_id_reuse
 lost_completion_reuse requeue_vs_lost nvme_flush
 write_through_no_flush unknown_disk out_of_order_arrival long_requests lookback
-random_vs_reference lost_completion_once drain_horizon hold_inflight gc_bounded invalid_input report_percentiles
-report_print report_json report_no_rq_start report_no_journal
-report_sync_json_escaping names
-sync_detail"
+lost_completion_once sync_detail"
+STRESS_CASES="random_vs_reference drain_horizon hold_inflight gc_bounded
+invalid_input"
+REPORT_CASES="report_percentiles report_print report_json report_no_rq_start
+report_no_journal report_sync_json_escaping names"
 
 @test "unit: every C case has a bats test here" {
 	unit_list "$TEST_ATTR" "$CASES"
+	unit_list "$TEST_STRESS" "$STRESS_CASES"
+	unit_list "$TEST_REPORT" "$REPORT_CASES"
 }
 
 @test "unit: an unknown case name is an error, on one stderr line" {
@@ -88,27 +101,32 @@ sync_detail"
 @test "attr: records arriving out of order" { attr_case out_of_order_arrival; }
 @test "attr: requests that began long before the sync" { attr_case long_requests; }
 @test "attr: an 8 ms request among short ones is still found (look-back)" { attr_case lookback; }
-@test "attr: random streams match a naive reference" { attr_case random_vs_reference; }
+@test "attr: random streams match a naive reference" { stress_case random_vs_reference; }
 @test "attr: a lost completion is painted once and counted once" { attr_case lost_completion_once; }
-@test "attr: drain horizon and what GC keeps" { attr_case drain_horizon; }
-@test "attr: a sync in flight holds its early requests while other disks move on" { attr_case hold_inflight; }
-@test "attr: memory stays bounded over 200k syncs" { attr_case gc_bounded; }
-@test "attr: invalid input rejected" { attr_case invalid_input; }
-@test "report: nearest-rank percentiles and shares" { attr_case report_percentiles; }
-@test "report: plain text fits 80 columns, units, no-sync line" { attr_case report_print; }
-@test "report: breakdown JSON twins" { attr_case report_json; }
-@test "report: queue and creation flags are n/a when requests are seen only from issue on" { attr_case report_no_rq_start; }
-@test "report: the journal phase is n/a when no journal hook was attached" { attr_case report_no_journal; }
-@test "report: per-sync JSON line escapes comm" { attr_case report_sync_json_escaping; }
-@test "attr: phase and kind names" { attr_case names; }
+@test "attr: drain horizon and what GC keeps" { stress_case drain_horizon; }
+@test "attr: a sync in flight holds its early requests while other disks move on" { stress_case hold_inflight; }
+@test "attr: memory stays bounded over 200k syncs" { stress_case gc_bounded; }
+@test "attr: invalid input rejected" { stress_case invalid_input; }
+@test "report: nearest-rank percentiles and shares" { report_case report_percentiles; }
+@test "report: plain text fits 80 columns, units, no-sync line" { report_case report_print; }
+@test "report: breakdown JSON twins" { report_case report_json; }
+@test "report: queue and creation flags are n/a when requests are seen only from issue on" { report_case report_no_rq_start; }
+@test "report: the journal phase is n/a when no journal hook was attached" { report_case report_no_journal; }
+@test "report: per-sync JSON line escapes comm" { report_case report_sync_json_escaping; }
+@test "report: phase, kind and summary reason names" { report_case names; }
 @test "attr: the opt-in detail (segments, requests, commits) tiles the sync" { attr_case sync_detail; }
 
-@test "unit: the whole binary passes as one TAP stream" {
-	run "$TEST_ATTR"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	! grep -q '^not ok' <<<"$output" || false
-	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(echo $CASES | wc -w)" ]
+@test "unit: each binary passes as one TAP stream" {
+	local t bin cases
+	for t in TEST_ATTR:CASES TEST_STRESS:STRESS_CASES TEST_REPORT:REPORT_CASES; do
+		bin="${t%%:*}" cases="${t#*:}"
+		run "${!bin}"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		! grep -q '^not ok' <<<"$output" || false
+		# shellcheck disable=SC2086
+		[ "$(grep -c '^ok ' <<<"$output")" -eq "$(echo ${!cases} | wc -w)" ]
+	done
 }
 
 # The histogram and the bootstrap (tests/unit/test_hist.c over user/lib/hist.c
