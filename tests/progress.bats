@@ -69,6 +69,8 @@ pty_stderr() {
 		--no-trace -s 3 --method fdatasync
 	cat -A "$FSS_SCRATCH/pty"
 	grep -qE $'\rext4: [a-z_]*fdatasync[a-z_]* [2-3]\\.[0-9] / 3\\.0 s' "$FSS_SCRATCH/pty"
+	# stdout has no progress line (shown, if any, when this fails)
+	grep -n $'\r' "$FSS_SCRATCH/pty.out" | cat -A | head -n 5 || true
 	! grep -q $'\r' "$FSS_SCRATCH/pty.out" || false
 	run -0 --separate-stderr "$FSS_BIN" compare --fs ext4 --size 300m --dir "$imgs" \
 		--no-trace -s 3 --method fdatasync
