@@ -196,7 +196,7 @@ TEST_LIB="${TEST_LIB:-$FSS_BUILD/tests/test_lib}"
 lib_case() { unit_case "$TEST_LIB" "$1"; }
 
 @test "lib: every C case has a bats test here" {
-	unit_list "$TEST_LIB" "parse_numbers parse_lists comm_clean phases doc_stamp"
+	unit_list "$TEST_LIB" "parse_numbers parse_lists comm_clean phases doc_stamp doc_errors_oneline"
 }
 
 @test "lib: number parsers: edges pass, one past fails, no trailing bytes, no overflow" { lib_case parse_numbers; }
@@ -204,6 +204,7 @@ lib_case() { unit_case "$TEST_LIB" "$1"; }
 @test "lib: comm cleaner: UTF-8 kept, bad and cut bytes U+FFFD, control bytes kept" { lib_case comm_clean; }
 @test "lib: one phase vocabulary: names and column headers in the documents' order" { lib_case phases; }
 @test "lib: fss_doc_stamp stamps schema, schema_version and version" { lib_case doc_stamp; }
+@test "lib: a refused document's error is one line, whatever control bytes it quotes" { lib_case doc_errors_oneline; }
 
 # The overload summary (tests/unit/test_summ.c over user/stats/summ.c,
 # docs/overhead.md "Overload by design").

@@ -4,10 +4,14 @@
  * number and list parsers, the comm cleaner, the phase names and the
  * version stamp.  Pure C, no root.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 #include "doc/doc.h"
 #include "lib/comm.h"
+#include "lib/fmt.h"
 #include "lib/parse.h"
 #include "lib/phase.h"
 #include "lib/version.h"
@@ -118,11 +122,67 @@ static void doc_stamp(void)
 	json_object_put(d);
 }
 
+/* fss_doc_load of text in a file named name (in a scratch directory). */
+static int load_err(const char *dir, const char *name, const char *text,
+		    char *err, size_t errlen)
+{
+	char path[512];
+	struct json_object *o;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	err[0] = '\0';
+	o = fss_doc_load(path, err, errlen);
+	unlink(path);
+	json_object_put(o);
+	return o ? 1 : 0;
+}
+
+/*
+ * A refused document's error is one line, whatever control bytes the key,
+ * string or file name it quotes hold (fuzz_doc found a key with "\n").
+ */
+static void doc_errors_oneline(void)
+{
+	static const char *const texts[] = {
+		"{\"schema\":\"fsyncscope/run\",\"schema_version\":1,"
+		"\"x\\ny\\t\\u007f\": NaN}",
+		"{\"schema\":\"a\\nb\\rc\"}",
+		"{\"schema\":\"fsyncscope/run\",\"schema_version\":1,"
+		"\"tests\":[{\"a\\nb\":[NaN]}]}",
+	};
+	char tmpl[] = "/tmp/fss-test-lib.XXXXXX", err[512];
+	char s[] = "a\nb\tc\x7f\x01" "d";
+	const char *dir = mkdtemp(tmpl);
+
+	CHECK(!strcmp(fss_err_oneline(s), "a?b?c??d"), "%s", s);
+	CHECK(fss_err_oneline(NULL) == NULL, "NULL");
+	if (!dir) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		CHECK_EQ(load_err(dir, "doc.json", texts[i], err, sizeof(err)), 0);
+		CHECK(err[0] && !strpbrk(err, "\n\r\t\x7f"), "%zu: %s", i, err);
+	}
+	/* a file name with a newline, in a refusal that quotes it */
+	CHECK_EQ(load_err(dir, "a\nb.json", "[]", err, sizeof(err)), 0);
+	CHECK(err[0] && !strchr(err, '\n') && strstr(err, "a?b.json"),
+	      "%s", err);
+	rmdir(dir);
+}
+
 static const struct tap_case cases[] = {
 	{ "parse_numbers", parse_numbers },
 	{ "parse_lists", parse_lists },
 	{ "comm_clean", comm_clean },
 	{ "phases", phases },
 	{ "doc_stamp", doc_stamp },
+	{ "doc_errors_oneline", doc_errors_oneline },
 };
 TAP_MAIN(cases)

@@ -10,6 +10,7 @@
 #include "lib/phase.h"
 #include "doc/diff_doc.h"
 #include "doc/doc.h"
+#include "lib/fmt.h"
 #include "lib/hist.h"
 #include "lib/stats.h"
 
@@ -207,6 +208,7 @@ struct json_object *fss_diff_build(struct json_object *a, const char *a_path,
 	if (strcmp(ka, kb)) {
 		snprintf(err, errlen, "%s is a %s result, %s a %s result: diff "
 			 "compares two results of one kind", a_path, ka, b_path, kb);
+		fss_err_oneline(err);
 		return NULL;
 	}
 	if (strcmp(ka, "run") && strcmp(ka, "compare") && strcmp(ka, "trace")) {

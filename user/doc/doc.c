@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 #include "doc/doc.h"
+#include "lib/fmt.h"
 #include "lib/version.h"
 
 #define SCHEMA_PREFIX	"fsyncscope/"
@@ -227,7 +228,8 @@ static int check_schema(struct json_object *o, const char *path, char *err,
 	return 0;
 }
 
-struct json_object *fss_doc_load(const char *path, char *err, size_t errlen)
+static struct json_object *doc_load(const char *path, char *err,
+				    size_t errlen)
 {
 	struct json_object *o;
 	size_t len = 0, skip;
@@ -260,6 +262,15 @@ struct json_object *fss_doc_load(const char *path, char *err, size_t errlen)
 		json_object_put(o);
 		o = NULL;
 	}
+	return o;
+}
+
+struct json_object *fss_doc_load(const char *path, char *err, size_t errlen)
+{
+	struct json_object *o = doc_load(path, err, errlen);
+
+	if (!o)	/* one line, whatever key or name it quotes */
+		fss_err_oneline(err);
 	return o;
 }
 

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 #include "doc/doc.h"
 #include "doc/events.h"
+#include "lib/fmt.h"
 
 static int fss_events_filter(const char *path, const char *test, size_t stride,
 			     size_t limit, fss_event_fn fn, void *arg, char *err,
@@ -25,6 +26,7 @@ long long fss_events_count(const char *path, char *err, size_t errlen)
 
 	if (!f) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		fss_err_oneline(err);
 		return -1;
 	}
 	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
@@ -37,13 +39,21 @@ long long fss_events_count(const char *path, char *err, size_t errlen)
 int fss_events_each(const char *path, const char *test, fss_event_fn fn,
 		    void *arg, char *err, size_t errlen)
 {
-	return fss_events_filter(path, test, 1, 0, fn, arg, err, errlen);
+	if (fss_events_filter(path, test, 1, 0, fn, arg, err, errlen)) {
+		fss_err_oneline(err);
+		return -1;
+	}
+	return 0;
 }
 
 int fss_events_some(const char *path, size_t stride, size_t limit,
 		    fss_event_fn fn, void *arg, char *err, size_t errlen)
 {
-	return fss_events_filter(path, NULL, stride, limit, fn, arg, err, errlen);
+	if (fss_events_filter(path, NULL, stride, limit, fn, arg, err, errlen)) {
+		fss_err_oneline(err);
+		return -1;
+	}
+	return 0;
 }
 
 static int fss_events_filter(const char *path, const char *test, size_t stride,

@@ -30,6 +30,14 @@ void fss_fmt_size(char *buf, size_t len, unsigned long long v)
 		snprintf(buf, len, "%llu bytes", v);
 }
 
+char *fss_err_oneline(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
 /* Print text wrapped at 80 columns, first line after `lead`. */
 void fss_print_wrapped(FILE *f, const char *lead, int indent, const char *text)
 {

@@ -21,6 +21,13 @@ void fss_fmt_dur(char *buf, size_t len, double us);
 /* A size as "1 GiB", "8 KiB", "4097 bytes": the largest exact unit. */
 void fss_fmt_size(char *buf, size_t len, unsigned long long v);
 
+/*
+ * An error message made one line: every control byte (a newline or tab in
+ * a key, string or file name it quotes from the input) becomes '?'.
+ * Returns s.
+ */
+char *fss_err_oneline(char *s);
+
 /* text wrapped at 80 columns, first line after lead, then indented. */
 void fss_print_wrapped(FILE *f, const char *lead, int indent, const char *text);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "render/render.h"
+#include "lib/fmt.h"
 
 int fss_emit(struct json_object *doc, enum fss_fmt fmt, const char *path,
 	     const struct fss_render_opts *ro)
@@ -100,8 +101,8 @@ int fss_stdout_to_end(bool ok)
 	return rc;
 }
 
-int fss_render(struct json_object *doc, enum fss_fmt fmt, FILE *f,
-	       const struct fss_render_opts *ro, char *err, size_t errlen)
+static int render(struct json_object *doc, enum fss_fmt fmt, FILE *f,
+		  const struct fss_render_opts *ro, char *err, size_t errlen)
 {
 	const char *kind = fss_doc_kind(doc);
 
@@ -123,5 +124,14 @@ int fss_render(struct json_object *doc, enum fss_fmt fmt, FILE *f,
 		return fss_render_perfetto(doc, f, ro, err, errlen);
 	}
 	snprintf(err, errlen, "unknown format");
+	return -1;
+}
+
+int fss_render(struct json_object *doc, enum fss_fmt fmt, FILE *f,
+	       const struct fss_render_opts *ro, char *err, size_t errlen)
+{
+	if (!render(doc, fmt, f, ro, err, errlen))
+		return 0;
+	fss_err_oneline(err);
 	return -1;
 }
