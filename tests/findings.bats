@@ -314,6 +314,17 @@ write_ios() { awk '{ print $5 }' "/sys/block/$1/stat"; }
 	diff <(block "$S/z.txt") <(block "$S/z.report")
 }
 
+# writer_share PID: jq over a trace summary, the share of PID's caused_ns
+# in the blamed time of the other processes' syncs (findings_rules.c's
+# others_total: all traced syncs' blamed time, less PID's own).
+writer_share() {
+	echo "(.blame | .self_ns + .others_ns + .unattributed_ns) as \$t |
+		([.processes[]? | select(.pid == $1) | .blame |
+		  .self_ns + .others_ns + .unattributed_ns][0] // 0) as \$own |
+		(if \$own > 0 and \$own < \$t then \$t - \$own else \$t end) as \$tot |
+		(([.blamed[] | select(.pid == $1)][0].caused_ns // 0) / \$tot)"
+}
+
 @test "findings: a big buffered writer beside an overwriter -> the writer named as a neighbour; alone, none" {
 	fss_mkfs ext4 512
 	mkdir "$FSS_MNT/o" "$FSS_MNT/w"
@@ -325,18 +336,31 @@ write_ios() { awk '{ print $5 }' "/sys/block/$1/stat"; }
 	# The writer runs over all of the overwriter's syncs: with 1 s of
 	# overwriter alone before and after a 2 s writer (as this test had
 	# it), the writer's share of the blamed time was 0.21-0.28 in 14 CI
-	# runs, and 1 run in 15 fell under the 20 % of the rule.
-	scenario writer "
-		$BLAMER writer $FSS_MNT/w 3 > $FSS_SCRATCH/w.pid &
-		sleep 0.5
-		$BLAMER overwrite $FSS_MNT/o 2 > $FSS_SCRATCH/ow.pid
-		wait" --mount "$FSS_MNT"
-	local w
-	w="$(pid_of "$S/w.pid")"
-	[ -n "$w" ]
-	jq -c 'select(.type == "summary")' "$S/writer.out" > "$S/writer.json"
-	echo "findings: $(jq -c '[.findings[] | [.id, .severity, .figures.pid, .figures.share]]' "$S/writer.json")" >&3
-	echo "blamed: $(jq -c '[.blamed[:4][] | [.pid, .comm, .caused_ns]]' "$S/writer.json")" >&3
+	# runs, and 1 run in 15 fell under the 20 % of the rule.  Now 0.38-0.62
+	# on a quiet machine, 0.26-0.44 in CI: how much a CPU-starved writer
+	# dirties varies.  In every attempt the finding must be there exactly
+	# when blamed[]'s share is at the rule's 20 %; the scenario is run
+	# once more if the writer stayed under it, and the second must name it.
+	local w attempt
+	for attempt in 1 2; do
+		scenario writer "
+			$BLAMER writer $FSS_MNT/w 3 > $FSS_SCRATCH/w.pid &
+			sleep 0.5
+			$BLAMER overwrite $FSS_MNT/o 2 > $FSS_SCRATCH/ow.pid
+			wait" --mount "$FSS_MNT"
+		w="$(pid_of "$S/w.pid")"
+		[ -n "$w" ]
+		jq -c 'select(.type == "summary")' "$S/writer.out" > "$S/writer.json"
+		echo "attempt $attempt findings: $(jq -c '[.findings[] | [.id, .severity, .figures.pid, .figures.share]]' "$S/writer.json")" >&3
+		echo "attempt $attempt blamed: $(jq -c '[.blamed[:4][] | [.pid, .comm, .caused_ns]]' "$S/writer.json")" >&3
+		echo "attempt $attempt writer share: $(jq "$(writer_share "$w")" "$S/writer.json")" >&3
+		# named exactly when its share of others' blamed time is >= 20 %
+		fss_jq "$S/writer.json" "($(writer_share "$w") >= 0.2) ==
+			([.findings[] | select(.id == \"neighbour\" and
+			  .figures.pid == $w)] | length > 0)"
+		jq -e "[.findings[] | select(.id == \"neighbour\")] | length > 0" \
+			"$S/writer.json" > /dev/null && break
+	done
 	# named with its pid, comm, cgroup and the time it caused, as blamed[] says
 	fss_jq "$S/writer.json" "[.findings[] | select(.id == \"neighbour\")][0] |
 		.severity == \"warning\" and .figures.pid == $w and
