@@ -705,22 +705,48 @@ int strat_plan(struct fss_tracer *t, struct strat_plan *p, char *err,
 	return 0;
 }
 
+/*
+ * One filesystem hook set, with the plan's block and NVMe sets, then its
+ * fallbacks: NVMe's programs left out first (so that a kernel refusing
+ * only them keeps the block layer on tp_btf and NVMe gets the right
+ * reason), then the block layer's raw_tp twins (they take the same
+ * arguments) with NVMe, then without.  The plan is updated only by the
+ * combination that loaded.
+ */
+static int load_fs_set(struct fss_tracer *t, struct strat_plan *p,
+		       enum hookset fs_set)
+{
+	const struct { enum hookset blk; bool nvme; } order[] = {
+		{ p->blk_set, p->nvme },
+		{ p->blk_set, false },
+		{ HS_BLOCK_RAW, p->nvme },
+		{ HS_BLOCK_RAW, false },
+	};
+	int rc = -EINVAL;
+
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		if ((k == 1 || k == 3) && !p->nvme)
+			continue;	/* the same as the one before */
+		if (k >= 2 && p->blk_set == HS_BLOCK_RAW)
+			break;
+		rc = try_load(t, fs_set, order[k].blk, order[k].nvme);
+		if (rc)
+			continue;
+		p->nvme_refused = p->nvme && !order[k].nvme;
+		p->blk_set = order[k].blk;
+		p->nvme = order[k].nvme;
+		return 0;
+	}
+	return rc;
+}
+
 int strat_load(struct fss_tracer *t, struct strat_plan *p, char *err,
 	       size_t errlen)
 {
 	int rc = 0;
 
 	for (int i = 0; i < p->nfs; i++) {
-		rc = try_load(t, p->fs_try[i], p->blk_set, p->nvme);
-		if (rc && p->blk_set == HS_BLOCK_BTF) {
-			/* tp_btf refused: the raw_tp twins take the same arguments */
-			p->blk_set = HS_BLOCK_RAW;
-			rc = try_load(t, p->fs_try[i], p->blk_set, p->nvme);
-		}
-		if (rc && p->nvme) {
-			p->nvme = false;
-			rc = try_load(t, p->fs_try[i], p->blk_set, p->nvme);
-		}
+		rc = load_fs_set(t, p, p->fs_try[i]);
 		if (!rc) {
 			t->layer_set[L_FS] = p->fs_try[i];
 			break;
@@ -792,7 +818,7 @@ static void attach_journal(struct fss_tracer *t)
 }
 
 /* So is NVMe (nvme: its tracepoints are in this kernel's BTF). */
-static void attach_nvme(struct fss_tracer *t, bool nvme)
+static void attach_nvme(struct fss_tracer *t, bool nvme, bool refused)
 {
 	int rc, n;
 
@@ -805,6 +831,8 @@ static void attach_nvme(struct fss_tracer *t, bool nvme)
 	else
 		snprintf(t->layer_desc[L_NVME], sizeof(t->layer_desc[L_NVME]),
 			 "n/a: %s", nvme ? "nvme tracepoints did not attach" :
+			 refused ? "its programs did not load (run with -vv "
+			 "for the verifier log); the others did without them" :
 			 "no nvme_core tracepoints in this kernel's BTF (no NVMe driver loaded)");
 }
 
@@ -878,6 +906,6 @@ int strat_attach(struct fss_tracer *t, const struct strat_plan *p, char *err,
 		 hookset_names[p->blk_set], n,
 		 has_tracepoint_btf("block_io_start") ? "" : "; no block_io_start: queue time from inserts only");
 
-	attach_nvme(t, p->nvme);
+	attach_nvme(t, p->nvme, p->nvme_refused);
 	return 0;
 }

@@ -122,6 +122,7 @@ struct strat_plan {
 	int nfs;
 	enum hookset blk_set;		/* tp_btf, or raw_tp */
 	bool nvme;			/* nvme_core tracepoints in BTF */
+	bool nvme_refused;		/* in BTF, but the load left them out */
 };
 
 /* strategy.c: the open steps */
