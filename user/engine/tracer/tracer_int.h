@@ -130,6 +130,9 @@ struct strat_plan {
 /* tracefs, probes, --strategy, the env knobs, BTF questions. 0 or -errno */
 int strat_plan(struct fss_tracer *t, struct strat_plan *p, char *err,
 	       size_t errlen);
+/* knobs.c: FSYNCSCOPE_FLOOR, _BLOCK_HOOKS, _RQ_RECORDS, _RING_KB, _RING_HIGH */
+int strat_knobs(struct fss_tracer *t, struct strat_plan *p, char *err,
+		size_t errlen);
 /* Load the main object, falling back along the plan (which it updates). */
 int strat_load(struct fss_tracer *t, struct strat_plan *p, char *err,
 	       size_t errlen);

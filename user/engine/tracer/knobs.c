@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * knobs.c - the tracer's environment knobs, read by strat_plan()
+ * (tracer_int.h): benchmark and test settings, each refused in one line
+ * when it is not one of its values (docs/overhead.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/tracer/tracer_int.h"
+#include "lib/parse.h"
+
+/*
+ * FSYNCSCOPE_RQ_RECORDS: fold (the default: one record per request) or
+ * events (one per event, as before; docs/overhead.md).
+ * Test knobs of overload (docs/overhead.md "Overload"): FSYNCSCOPE_RING_KB
+ * sizes the ring buffer (a power of two, 4 and up; default 2048), so a
+ * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 75) is the
+ * percentage of unread data above which a sync is summarized at entry
+ * (0: never at entry).
+ */
+static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
+{
+	const char *kb = getenv("FSYNCSCOPE_RING_KB");
+	const char *hi = getenv("FSYNCSCOPE_RING_HIGH");
+	long v;
+
+	const char *rqr = getenv("FSYNCSCOPE_RQ_RECORDS");
+
+	t->ring_high_pct = 101;
+	if (rqr && *rqr && strcmp(rqr, "fold") && strcmp(rqr, "events")) {
+		snprintf(err, errlen, "FSYNCSCOPE_RQ_RECORDS: '%s' is not fold "
+			 "or events", rqr);
+		return -EINVAL;
+	}
+	t->rq_events = rqr && !strcmp(rqr, "events");
+	if (kb && *kb) {
+		if (!fss_parse_long(kb, &v) || v < 4 || v > (1 << 20) ||
+		    (v & (v - 1))) {
+			snprintf(err, errlen, "FSYNCSCOPE_RING_KB: '%s' is not a "
+				 "power of two from 4 to 1048576", kb);
+			return -EINVAL;
+		}
+		t->ring_bytes = v * 1024;
+	}
+	if (hi && *hi) {
+		if (!fss_parse_long(hi, &v) || v < 0 || v > 100) {
+			snprintf(err, errlen, "FSYNCSCOPE_RING_HIGH: '%s' is not "
+				 "0 to 100", hi);
+			return -EINVAL;
+		}
+		t->ring_high_pct = v;
+	}
+	return 0;
+}
+
+int strat_knobs(struct fss_tracer *t, struct strat_plan *p, char *err,
+		size_t errlen)
+{
+	const char *blk_env = getenv("FSYNCSCOPE_BLOCK_HOOKS");
+	const char *floor_env = getenv("FSYNCSCOPE_FLOOR");
+
+	/*
+	 * benchmark knob: the programs attach and count their hooks but
+	 * record nothing (the cost floor of these attach points)
+	 */
+	if (floor_env && *floor_env && strcmp(floor_env, "0")) {
+		if (strcmp(floor_env, "1")) {
+			snprintf(err, errlen, "FSYNCSCOPE_FLOOR: '%s' is not 0 or 1", floor_env);
+			return -EINVAL;
+		}
+		t->floor_only = true;
+		fprintf(stderr, "fsyncscope: FSYNCSCOPE_FLOOR=1: the BPF programs only count their hooks; nothing is recorded (a benchmark floor)\n");
+	}
+	if (plan_ring_knobs(t, err, errlen))
+		return -EINVAL;
+	/* test knob: start the block layer at its raw_tp fallback */
+	if (blk_env && !strcmp(blk_env, "raw_tp"))
+		p->blk_set = HS_BLOCK_RAW;
+	else if (blk_env && *blk_env && strcmp(blk_env, "tp_btf")) {
+		snprintf(err, errlen, "FSYNCSCOPE_BLOCK_HOOKS: '%s' is not tp_btf or raw_tp", blk_env);
+		return -EINVAL;
+	}
+	return 0;
+}
