@@ -47,7 +47,7 @@ const volatile bool floor_only __weak = false;
 const volatile __u32 self_tgid __weak = 0;
 
 /*
- * Overload by design (docs/overhead.md "Overload"): a sync that enters
+ * Overload by design (docs/hotpath.md "Overload"): a sync that enters
  * while the ring holds more than ring_high_pct % unread data is summarized
  * (counted in summ, no records of its own); a sync during which, or
  * loss_grace_ns before which, a record was lost is summarized at its exit.
@@ -56,7 +56,7 @@ const volatile __u32 self_tgid __weak = 0;
 const volatile __u32 ring_high_pct __weak = 75;
 const volatile __u64 loss_grace_ns __weak = 20 * 1000 * 1000;
 /*
- * Sampling at a stated rate (--sample N, docs/overhead.md "Sampling"): a
+ * Sampling at a stated rate (--sample N, docs/hotpath.md "Sampling"): a
  * sync is traced in full with probability 1/N, drawn at entry; the others
  * are summarized (FSS_SUMM_SAMPLED).  0 or 1: every sync.  Calibration's
  * syncs are always traced.

@@ -50,7 +50,7 @@ enum fss_sync_kind {
 };
 
 /*
- * Overload by design (docs/overhead.md "Overload"): every sync the BPF side
+ * Overload by design (docs/hotpath.md "Overload"): every sync the BPF side
  * sees is either traced in full (its FSS_EV_SYNC record and the records of
  * what it waited for all reached the ring) or summarized: no record of its
  * own, only counted here, in kernel, with its total latency.  Why a sync was
@@ -277,7 +277,7 @@ struct fss_rq_owned_event {
 };
 
 /*
- * Folded requests (docs/overhead.md "One record per request"): the BPF
+ * Folded requests (docs/hotpath.md "One record per request"): the BPF
  * side keeps a request's events (start, insert, issue, requeue, NVMe
  * setup and completion) in the rq_fold map, keyed by the struct request
  * pointer, in the order they happened, and sends them as one record at

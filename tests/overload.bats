@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Overload by design (issue 33, docs/overhead.md "Overload"): when the ring
+# Overload by design (issue 33, docs/hotpath.md "Overload"): when the ring
 # buffer cannot keep up, each sync is either traced in full or summarized
 # in the kernel -- never half.  A tiny ring (FSYNCSCOPE_RING_KB, a test
 # knob) overloads the tracer on any machine; the checks are counts, never
@@ -161,7 +161,7 @@ prom_sum() {
 	wait "$bg_pid"
 }
 
-# Sampling at a stated rate (--sample N, docs/overhead.md "Sampling"): each
+# Sampling at a stated rate (--sample N, docs/hotpath.md "Sampling"): each
 # sync is drawn at entry with probability 1/N; the others are summarized
 # (why "sampled").  Counts, never timing: traced + sampled = the workload's
 # syncs of each kind, exactly; the traced share is 1/N within 6 standard

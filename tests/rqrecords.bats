@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# One record per request (docs/overhead.md "One record per request"): the
+# One record per request (docs/hotpath.md "One record per request"): the
 # folded transport (FSYNCSCOPE_RQ_RECORDS=fold, the default) and the
 # per-event one (=events) give the same answers on the same workload.
 # Two runs cannot paint the same syncs, so what must be equal is checked

@@ -207,7 +207,7 @@ lib_case() { unit_case "$TEST_LIB" "$1"; }
 @test "lib: a refused document's error is one line, whatever control bytes it quotes" { lib_case doc_errors_oneline; }
 
 # The overload summary (tests/unit/test_summ.c over user/stats/summ.c,
-# docs/overhead.md "Overload by design").
+# docs/hotpath.md "Overload by design").
 TEST_SUMM="${TEST_SUMM:-$FSS_BUILD/tests/test_summ}"
 summ_case() { unit_case "$TEST_SUMM" "$1"; }
 
@@ -220,7 +220,7 @@ summ_case() { unit_case "$TEST_SUMM" "$1"; }
 @test "summ: --sample's syncs not drawn: why sampled, the rate in the text, named beside overload" { summ_case sampled; }
 
 # Folded request records (tests/unit/test_fold.c over
-# user/engine/tracer/fold.c, docs/overhead.md "One record per request").
+# user/engine/tracer/fold.c, docs/hotpath.md "One record per request").
 TEST_FOLD="${TEST_FOLD:-$FSS_BUILD/tests/test_fold}"
 fold_case() { unit_case "$TEST_FOLD" "$1"; }
 

@@ -610,7 +610,7 @@ static void window_start(struct trace_run *r, int w, __u64 now)
 		fss_tracer_summ(r->t, L.win[w].summ_at_start);
 }
 
-/* The syncs traced and summarized in window w (docs/overhead.md). */
+/* The syncs traced and summarized in window w (docs/hotpath.md). */
 static void window_summ(struct trace_run *r, int w, struct live_report_ctx *rc)
 {
 	rc->has_summ = r->t != NULL;

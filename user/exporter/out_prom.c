@@ -283,7 +283,7 @@ static void render_flush(struct buf *b, const struct fss_metrics *s, enum fss_pr
 }
 
 /*
- * Overload by design (docs/overhead.md): syncs traced in full, and syncs
+ * Overload by design (docs/hotpath.md): syncs traced in full, and syncs
  * summarized in the kernel, by kind and why (fixed label sets, only the
  * kinds seen; the summarized are not in the histograms)
  */

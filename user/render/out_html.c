@@ -380,7 +380,7 @@ static void shares_chart(FILE *f, struct json_object *doc, const char *title)
 }
 
 /*
- * Overload by design (docs/overhead.md): syncs only counted in the kernel,
+ * Overload by design (docs/hotpath.md): syncs only counted in the kernel,
  * over the run's traced tests; the charts cover the syncs traced in full
  */
 static void summarized_fact(FILE *f, struct json_object *doc)

@@ -89,7 +89,7 @@ int fss_text_run(FILE *f, struct json_object *doc, bool hist);
 /* A traced test's breakdown (its "breakdown", "flush"... keys), indented. */
 void fss_text_breakdown(FILE *f, struct json_object *test, int indent);
 /*
- * Overload by design (docs/overhead.md): the syncs an "overload" object
+ * Overload by design (docs/hotpath.md): the syncs an "overload" object
  * counts as summarized in the kernel, why, their totals (log2 bucket upper
  * bounds; the max too when with_max) and what "covers" the syncs traced
  * in full.  Quiet when none was.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * summ.c - the kernel's count of syncs traced in full and summarized
- * (overload by design, docs/overhead.md "Overload") as JSON: why each was
+ * (overload by design, docs/hotpath.md "Overload") as JSON: why each was
  * summarized and the distribution of their totals (log2 buckets, so
  * percentiles are upper bounds: "p99_le").
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * summ.h - syncs traced in full and syncs summarized in the kernel under
- * overload (bpf/fsyncscope.h struct fss_summ, docs/overhead.md
+ * overload (bpf/fsyncscope.h struct fss_summ, docs/hotpath.md
  * "Overload"): totals and the JSON every output carries.
  */
 #ifndef FSS_STATS_SUMM_H

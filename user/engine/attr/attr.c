@@ -43,7 +43,7 @@ const char *fss_sync_kind_name(enum fss_sync_kind kind)
 	return (unsigned int)kind < FSS_SYNC_KIND_MAX ? kind_names[kind] : "?";
 }
 
-/* the JSON keys and metric labels of enum fss_summ_why (docs/overhead.md) */
+/* the JSON keys and metric labels of enum fss_summ_why (docs/hotpath.md) */
 static const char *const why_names[FSS_SUMM_WHY_MAX] = {
 	[FSS_SUMM_TRACED]	= "traced",
 	[FSS_SUMM_RING_HIGH]	= "ring_high",

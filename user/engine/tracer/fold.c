@@ -2,7 +2,7 @@
 /*
  * fold.c - folded request records back into events, and the requests in
  * flight handed on in time (see fold.h; the BPF side is fold_add() in
- * bpf/common.bpf.h, the transport is described in docs/overhead.md "One
+ * bpf/common.bpf.h, the transport is described in docs/hotpath.md "One
  * record per request").
  */
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * knobs.c - the tracer's environment knobs, read by strat_plan()
  * (tracer_int.h): benchmark and test settings, each refused in one line
- * when it is not one of its values (docs/overhead.md).
+ * when it is not one of its values (docs/overhead.md, docs/hotpath.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,8 +13,8 @@
 
 /*
  * FSYNCSCOPE_RQ_RECORDS: fold (the default: one record per request) or
- * events (one per event, as before; docs/overhead.md).
- * Test knobs of overload (docs/overhead.md "Overload"): FSYNCSCOPE_RING_KB
+ * events (one per event, as before; docs/hotpath.md).
+ * Test knobs of overload (docs/hotpath.md "Overload"): FSYNCSCOPE_RING_KB
  * sizes the ring buffer (a power of two, 4 and up; default 2048), so a
  * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 75) is the
  * percentage of unread data above which a sync is summarized at entry
