@@ -720,16 +720,12 @@ static int attach_fs(struct fss_tracer *t, char *err, size_t errlen)
 /* The journal layer is optional: what is missing is said, not fatal. */
 static void attach_journal(struct fss_tracer *t)
 {
-	bool jbd2 = false;
+	/* jbd2's programs are left out without its BTF (set_autoload) */
+	bool jbd2 = jbd2_ctx_ok("tp_jbd2_start_commit");
 	int rc, n;
 
 	rc = strat_attach_set(t, L_JOURNAL, HS_JOURNAL_TP, &n);
 	t->layer_ok[L_JOURNAL] = !rc && n > 0;
-	/* jbd2's programs are left out without its BTF (set_autoload) */
-	for (int i = 0; i < t->nprogs; i++)
-		jbd2 |= !strncmp(bpf_program__name(t->progs[i].prog),
-				 "tp_jbd2_", 8) &&
-			bpf_program__autoload(t->progs[i].prog);
 	if (t->layer_ok[L_JOURNAL])
 		snprintf(t->layer_desc[L_JOURNAL], sizeof(t->layer_desc[L_JOURNAL]),
 			 "tracepoint (jbd2, xfs log; %d hooks)", n);
