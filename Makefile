@@ -79,6 +79,7 @@ ATTR_SRCS := user/engine/attr/attr.c user/engine/attr/attr_rq.c user/engine/attr
 
 # Pure-C units tested without BPF.
 UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_attr_stress \
+	$(OUTPUT)/tests/test_clock \
 	$(OUTPUT)/tests/test_report $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
 	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
@@ -200,6 +201,10 @@ $(OUTPUT)/tests/test_attr_stress: tests/unit/test_attr_stress.c tests/unit/attr_
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 
 $(OUTPUT)/tests/test_report: tests/unit/test_report.c tests/unit/attr_fixture.h $(ATTR_TEST_DEPS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
+
+$(OUTPUT)/tests/test_clock: tests/unit/test_clock.c tests/unit/attr_fixture.h user/engine/attr/clock.c user/engine/attr/clock.h $(ATTR_TEST_DEPS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 

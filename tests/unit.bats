@@ -18,7 +18,7 @@ setup_file() {
 	make -s -C "$FSS_ROOT" build/tests/test_attr build/tests/test_hist \
 		build/tests/test_attr_stress build/tests/test_report \
 		build/tests/test_blame build/tests/test_dbview build/tests/test_lib \
-		build/tests/test_summ build/tests/test_fold \
+		build/tests/test_summ build/tests/test_fold build/tests/test_clock \
 		build/tests/test_findings >&2
 }
 
@@ -218,6 +218,20 @@ summ_case() { unit_case "$TEST_SUMM" "$1"; }
 @test "summ: JSON totals are log2 upper bounds; only kinds seen; histogram to its last bucket" { summ_case json_totals; }
 @test "summ: nothing summarized: no totals, an empty histogram" { summ_case json_none; }
 @test "summ: --sample's syncs not drawn: why sampled, the rate in the text, named beside overload" { summ_case sampled; }
+
+# Cumulative phase clocks (tests/unit/test_clock.c over
+# user/engine/attr/clock.c, docs/hotpath.md "Cumulative phase clocks"):
+# the painter's online form against the reference painter.
+TEST_CLOCK="${TEST_CLOCK:-$FSS_BUILD/tests/test_clock}"
+clock_case() { unit_case "$TEST_CLOCK" "$1"; }
+
+@test "clock: every C case has a bats test here" {
+	unit_list "$TEST_CLOCK" "overwrite_pair journal_commit random_vs_engine full_tables"
+}
+@test "clock: an overwrite's fdatasync and a second sync sharing its flush, exact" { clock_case overwrite_pair; }
+@test "clock: a jbd2 commit's blocks, split PREFLUSH+FUA and flushes, as the engine paints them" { clock_case journal_commit; }
+@test "clock: 40 random timelines, every sync's phases identical to the engine's" { clock_case random_vs_engine; }
+@test "clock: full tables count what they could not take" { clock_case full_tables; }
 
 # Folded request records (tests/unit/test_fold.c over
 # user/engine/tracer/fold.c, docs/hotpath.md "One record per request").

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * clock.c - cumulative phase clocks (clock.h): which requests and commits
+ * a sync waits for follows docs/model.md ("Which requests belong to a
+ * sync", "The intervals of a sync"), decided at each request's first
+ * event instead of after the sync.  Where that cannot match the
+ * reference painter is listed in docs/hotpath.md.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include "engine/attr/clock.h"
+#include "fsyncscope.h"
+
+#define LVL(ph)		(1 + (ph))
+#define ALL_KEYS	FSS_CLK_KEYS	/* rq->shared: every key on its disk */
+
+void fss_clk_init(struct fss_clk *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < FSS_CLK_SYNCS; i++)
+		c->syncs[i].key = -1;
+}
+
+static int key_of(const struct fss_clk *c, __u32 fs)
+{
+	for (int i = 0; i < c->nkeys; i++)
+		if (c->keys[i].fs == fs)
+			return i;
+	return -1;
+}
+
+int fss_clk_add_fs(struct fss_clk *c, __u32 fs, __u32 disk)
+{
+	if (key_of(c, fs) >= 0)
+		return 0;
+	if (c->nkeys == FSS_CLK_KEYS)
+		return -ENOSPC;
+	c->keys[c->nkeys].fs = fs;
+	c->keys[c->nkeys].disk = disk;
+	c->nkeys++;
+	return 0;
+}
+
+static int top(const __u32 n[FSS_CLK_LVLS])
+{
+	int lv = FSS_CLK_LVLS - 1;
+
+	while (lv > 0 && !n[lv])
+		lv--;
+	return lv;
+}
+
+/* The key's clock to t, at the level it has had since its last change. */
+static void key_advance(struct fss_clk_key *k, __u64 t)
+{
+	if (t > k->last) {
+		k->cum[top(k->n)] += t - k->last;
+		k->last = t;
+	}
+}
+
+static struct fss_clk_own *own_find(struct fss_clk *c, __u32 tid,
+				    __u32 disk, bool make)
+{
+	struct fss_clk_own *free_slot = NULL;
+
+	for (int i = 0; i < FSS_CLK_OWNS; i++) {
+		struct fss_clk_own *o = &c->owns[i];
+
+		if (o->tid == tid && o->disk == disk)
+			return o;
+		if (!o->tid && !free_slot)
+			free_slot = o;
+	}
+	if (!make || !free_slot)
+		return NULL;
+	memset(free_slot, 0, sizeof(*free_slot));
+	free_slot->tid = tid;
+	free_slot->disk = disk;
+	return free_slot;
+}
+
+static struct fss_clk_sync *sync_of(struct fss_clk *c, __u32 tid)
+{
+	for (int i = 0; i < FSS_CLK_SYNCS; i++)
+		if (c->syncs[i].key >= 0 && c->syncs[i].tid == tid)
+			return &c->syncs[i];
+	return NULL;
+}
+
+/* The sync's own level: its thread's requests on the disk, fs, log. */
+static int own_level(struct fss_clk *c, const struct fss_clk_sync *s)
+{
+	struct fss_clk_own *o = own_find(c, s->tid, c->keys[s->key].disk,
+					 false);
+	int lv = o ? top(o->n) : 0;
+
+	if (s->log_open && lv < LVL(FSS_PH_JOURNAL))
+		lv = LVL(FSS_PH_JOURNAL);
+	if (s->fs_open && lv < LVL(FSS_PH_FS))
+		lv = LVL(FSS_PH_FS);
+	return lv;
+}
+
+/*
+ * Close the stretch since the snapshot, at own level s->lvl: what the key
+ * spent above it is the key's level, the rest is s->lvl's.
+ */
+static void sync_close(struct fss_clk *c, struct fss_clk_sync *s, __u64 t)
+{
+	struct fss_clk_key *k = &c->keys[s->key];
+
+	key_advance(k, t);
+	for (int lv = 0; lv < FSS_CLK_LVLS; lv++) {
+		int at = lv > s->lvl ? lv : s->lvl;
+
+		s->acc[at ? at - 1 : FSS_PH_OTHER] += k->cum[lv] - s->snap[lv];
+		s->snap[lv] = k->cum[lv];
+	}
+}
+
+/* Is key k one a request of this sharing class counts in? */
+static bool rq_in_key(const struct fss_clk *c, const struct fss_clk_rq *r,
+		      int k)
+{
+	return r->shared == ALL_KEYS ? c->keys[k].disk == r->disk :
+	       r->shared == k;
+}
+
+/* The request goes to level lv at t: clocks first, then the counts. */
+static void rq_move(struct fss_clk *c, struct fss_clk_rq *r, int lv, __u64 t)
+{
+	struct fss_clk_own *o;
+
+	if (lv == r->lvl)
+		return;
+	for (int k = 0; k < c->nkeys; k++)
+		if (rq_in_key(c, r, k))
+			key_advance(&c->keys[k], t);
+	for (int i = 0; i < FSS_CLK_SYNCS; i++) {
+		struct fss_clk_sync *s = &c->syncs[i];
+
+		if (s->key >= 0 && s->tid == r->tid &&
+		    c->keys[s->key].disk == r->disk)
+			sync_close(c, s, t);
+	}
+	for (int k = 0; k < c->nkeys; k++) {
+		if (!rq_in_key(c, r, k))
+			continue;
+		if (r->lvl)
+			c->keys[k].n[r->lvl]--;
+		if (lv)
+			c->keys[k].n[lv]++;
+	}
+	o = own_find(c, r->tid, r->disk, lv != 0);
+	if (o) {
+		if (r->lvl && o->n[r->lvl])
+			o->n[r->lvl]--;
+		if (lv)
+			o->n[lv]++;
+		if (!top(o->n))
+			o->tid = 0;	/* nothing in flight: the slot is free */
+	} else if (lv) {
+		c->full++;
+	}
+	r->lvl = lv;
+	for (int i = 0; i < FSS_CLK_SYNCS; i++) {
+		struct fss_clk_sync *s = &c->syncs[i];
+
+		if (s->key >= 0 && s->tid == r->tid &&
+		    c->keys[s->key].disk == r->disk)
+			s->lvl = own_level(c, s);
+	}
+}
+
+/*
+ * Whose syncs a request counts in besides its thread's, from its first
+ * event (docs/model.md): a pure flush, or a kernel thread's PREFLUSH/FUA
+ * write, in every sync on its disk; the journal thread's, in its fs's.
+ */
+static int rq_class(const struct fss_clk *c, __u32 disk, __u32 tid,
+		    __u32 flags)
+{
+	if (flags & FSS_RQ_FLUSH)
+		return ALL_KEYS;
+	for (int k = 0; k < c->nkeys; k++)
+		if (c->keys[k].disk == disk && c->keys[k].jtid == tid)
+			return k;
+	if ((flags & (FSS_RQ_PREFLUSH | FSS_RQ_FUA)) &&
+	    (flags & FSS_RQ_KTHREAD))
+		return ALL_KEYS;
+	return -1;
+}
+
+static struct fss_clk_rq *rq_find(struct fss_clk *c, __u64 id, __u32 disk,
+				  bool make)
+{
+	struct fss_clk_rq *free_slot = NULL;
+	/* open addressing from the id's hash, as a BPF hash map would be */
+	unsigned int h = (unsigned int)((id >> 6) ^ (id >> 20) ^ disk);
+
+	for (int i = 0; i < FSS_CLK_RQS; i++) {
+		struct fss_clk_rq *r = &c->rqs[(h + i) % FSS_CLK_RQS];
+
+		if (r->id == id && r->disk == disk)
+			return r;
+		if (!r->id && !free_slot)
+			free_slot = r;
+	}
+	return make ? free_slot : NULL;
+}
+
+void fss_clk_rq(struct fss_clk *c, __u32 type, __u64 id, __u32 disk,
+		__u32 tid, __u32 flags, __u64 t)
+{
+	struct fss_clk_rq *r = rq_find(c, id, disk, type != FSS_EV_RQ_COMPLETE);
+	int lv;
+
+	if (!r) {		/* began before us, or the table is full */
+		if (type != FSS_EV_RQ_COMPLETE)
+			c->full++;
+		return;
+	}
+	if (!r->id) {
+		memset(r, 0, sizeof(*r));
+		r->id = id;
+		r->disk = disk;
+		r->tid = tid;
+		r->shared = rq_class(c, disk, tid, flags);
+	}
+	r->pure_flush |= !!(flags & FSS_RQ_FLUSH);
+	switch (type) {
+	case FSS_EV_RQ_START:		/* created, or inserted: queued */
+		lv = r->issued ? r->lvl : LVL(FSS_PH_QUEUE);
+		break;
+	case FSS_EV_RQ_ISSUE:		/* on the device until completed */
+		r->issued = 1;
+		lv = r->pure_flush || (flags & FSS_RQ_FUA) ?
+		     LVL(FSS_PH_DEV_FLUSH) : LVL(FSS_PH_DEV_WRITE);
+		break;
+	case FSS_EV_RQ_COMPLETE:	/* the first completion ends it */
+		rq_move(c, r, 0, t);
+		r->id = 0;
+		return;
+	default:
+		return;
+	}
+	rq_move(c, r, lv, t);
+}
+
+void fss_clk_commit_start(struct fss_clk *c, __u32 fs, __u32 jtid, __u64 t)
+{
+	int k = key_of(c, fs);
+
+	if (k < 0)
+		return;
+	key_advance(&c->keys[k], t);
+	c->keys[k].jtid = jtid;
+	c->keys[k].n[LVL(FSS_PH_JOURNAL)]++;
+}
+
+void fss_clk_commit_end(struct fss_clk *c, __u32 fs, __u64 t)
+{
+	int k = key_of(c, fs);
+
+	if (k < 0 || !c->keys[k].n[LVL(FSS_PH_JOURNAL)])
+		return;		/* began before us */
+	key_advance(&c->keys[k], t);
+	c->keys[k].n[LVL(FSS_PH_JOURNAL)]--;
+}
+
+int fss_clk_sync_enter(struct fss_clk *c, __u32 tid, __u32 fs, __u64 t)
+{
+	int k = key_of(c, fs);
+	struct fss_clk_sync *s = NULL;
+
+	if (k < 0)
+		return -ENOENT;
+	for (int i = 0; i < FSS_CLK_SYNCS && !s; i++)
+		if (c->syncs[i].key < 0)
+			s = &c->syncs[i];
+	if (!s) {
+		c->full++;
+		return -ENOSPC;
+	}
+	memset(s, 0, sizeof(*s));
+	s->tid = tid;
+	s->key = k;
+	key_advance(&c->keys[k], t);
+	memcpy(s->snap, c->keys[k].cum, sizeof(s->snap));
+	s->lvl = own_level(c, s);
+	return 0;
+}
+
+/* A change of the sync's own fs / log state at t. */
+static void sync_flag(struct fss_clk *c, __u32 tid, __u64 t, int *(*which)
+		      (struct fss_clk_sync *), int v)
+{
+	struct fss_clk_sync *s = sync_of(c, tid);
+
+	if (!s)
+		return;
+	sync_close(c, s, t);
+	*which(s) = v;
+	s->lvl = own_level(c, s);
+}
+
+static int *fs_flag(struct fss_clk_sync *s) { return &s->fs_open; }
+static int *log_flag(struct fss_clk_sync *s) { return &s->log_open; }
+
+void fss_clk_fs_enter(struct fss_clk *c, __u32 tid, __u64 t)
+{
+	sync_flag(c, tid, t, fs_flag, 1);
+}
+
+void fss_clk_fs_exit(struct fss_clk *c, __u32 tid, __u64 t)
+{
+	sync_flag(c, tid, t, fs_flag, 0);
+}
+
+void fss_clk_log_force(struct fss_clk *c, __u32 tid, __u64 t)
+{
+	sync_flag(c, tid, t, log_flag, 1);	/* open to the sync's exit */
+}
+
+int fss_clk_sync_exit(struct fss_clk *c, __u32 tid, __u64 t,
+		      __u64 phase_ns[FSS_PH_MAX])
+{
+	struct fss_clk_sync *s = sync_of(c, tid);
+
+	if (!s)
+		return -ENOENT;
+	sync_close(c, s, t);
+	memcpy(phase_ns, s->acc, sizeof(s->acc));
+	s->key = -1;
+	return 0;
+}
