@@ -130,6 +130,15 @@ static inline struct fss_event journal(__u32 tid, __u32 dev, __u64 s, __u64 e_)
 	return e;
 }
 
+/* A xorshift draw in [0, n) from *state: the random streams' dice. */
+static inline long fx_rand(unsigned long long *state, long n)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return (long)(*state % (unsigned long long)n);
+}
+
 /* ---- harness ---- */
 
 #define MAX_RES 16

@@ -47,10 +47,7 @@ static unsigned long long rx_state = 88172645463325252ULL;
 
 static long rx_rand(long n)
 {
-	rx_state ^= rx_state << 13;
-	rx_state ^= rx_state >> 7;
-	rx_state ^= rx_state << 17;
-	return (long)(rx_state % (unsigned long long)n);
+	return fx_rand(&rx_state, n);
 }
 
 static int rx_ev_cmp(const void *x, const void *y)

@@ -295,10 +295,7 @@ static unsigned long long ck_state = 0x9e3779b97f4a7c15ULL;
 
 static long ck_rand(long n)
 {
-	ck_state ^= ck_state << 13;
-	ck_state ^= ck_state >> 7;
-	ck_state ^= ck_state << 17;
-	return (long)(ck_state % (unsigned long long)n);
+	return fx_rand(&ck_state, n);
 }
 
 static void random_round(struct timeline *tl, long span, int nrq)
