@@ -88,6 +88,7 @@ setup() {
 		'.strategy.layers.fs.hooks != null' \
 		'.tests[0].syncs_traced == 30' \
 		'.tests[0].breakdown.journal.na | startswith("no jbd2 or xfs log tracepoint")' \
+		'.strategy.layers.journal.detail | contains("jbd2 is in no BTF of this kernel")' \
 		'.tests[0].breakdown.journal | .mean_us == null and .share == null' \
 		'.tests[0].breakdown.device_flush.share > 0' \
 		'[.findings[] | select(.id == "layer_na")] | length == 1' \
