@@ -128,26 +128,25 @@ static bool rq_in_key(const struct fss_clk *c, const struct fss_clk_rq *r,
 	       r->shared == k;
 }
 
-/* The request goes to level lv at t: clocks first, then the counts. */
+/*
+ * The request goes to level lv at t: clocks first (the own sync's stretch
+ * closed, each key advanced at its old level), then the counts.
+ */
 static void rq_move(struct fss_clk *c, struct fss_clk_rq *r, int lv, __u64 t)
 {
+	struct fss_clk_sync *s = sync_of(c, r->tid);
 	struct fss_clk_own *o;
 
 	if (lv == r->lvl)
 		return;
-	for (int k = 0; k < c->nkeys; k++)
-		if (rq_in_key(c, r, k))
-			key_advance(&c->keys[k], t);
-	for (int i = 0; i < FSS_CLK_SYNCS; i++) {
-		struct fss_clk_sync *s = &c->syncs[i];
-
-		if (s->key >= 0 && s->tid == r->tid &&
-		    c->keys[s->key].disk == r->disk)
-			sync_close(c, s, t);
-	}
+	if (s && c->keys[s->key].disk != r->disk)
+		s = NULL;		/* its sync waits on another disk */
+	if (s)
+		sync_close(c, s, t);
 	for (int k = 0; k < c->nkeys; k++) {
 		if (!rq_in_key(c, r, k))
 			continue;
+		key_advance(&c->keys[k], t);
 		if (r->lvl)
 			c->keys[k].n[r->lvl]--;
 		if (lv)
@@ -165,13 +164,8 @@ static void rq_move(struct fss_clk *c, struct fss_clk_rq *r, int lv, __u64 t)
 		c->full++;
 	}
 	r->lvl = lv;
-	for (int i = 0; i < FSS_CLK_SYNCS; i++) {
-		struct fss_clk_sync *s = &c->syncs[i];
-
-		if (s->key >= 0 && s->tid == r->tid &&
-		    c->keys[s->key].disk == r->disk)
-			s->lvl = own_level(c, s);
-	}
+	if (s)
+		s->lvl = own_level(c, s);
 }
 
 /*
@@ -273,7 +267,8 @@ void fss_clk_commit_end(struct fss_clk *c, __u32 fs, __u64 t)
 int fss_clk_sync_enter(struct fss_clk *c, __u32 tid, __u32 fs, __u64 t)
 {
 	int k = key_of(c, fs);
-	struct fss_clk_sync *s = NULL;
+	/* a thread is in one sync at a time: one whose exit was lost ends */
+	struct fss_clk_sync *s = sync_of(c, tid);
 
 	if (k < 0)
 		return -ENOENT;
@@ -293,35 +288,35 @@ int fss_clk_sync_enter(struct fss_clk *c, __u32 tid, __u32 fs, __u64 t)
 	return 0;
 }
 
-/* A change of the sync's own fs / log state at t. */
-static void sync_flag(struct fss_clk *c, __u32 tid, __u64 t, int *(*which)
-		      (struct fss_clk_sync *), int v)
+/* A change of the sync's own fs / log state at t: its stretch closed. */
+static void sync_flags(struct fss_clk *c, __u32 tid, __u64 t, int fs_open,
+		       int log_open)
 {
 	struct fss_clk_sync *s = sync_of(c, tid);
 
 	if (!s)
 		return;
 	sync_close(c, s, t);
-	*which(s) = v;
+	if (fs_open >= 0)
+		s->fs_open = fs_open;
+	if (log_open >= 0)
+		s->log_open = log_open;
 	s->lvl = own_level(c, s);
 }
 
-static int *fs_flag(struct fss_clk_sync *s) { return &s->fs_open; }
-static int *log_flag(struct fss_clk_sync *s) { return &s->log_open; }
-
 void fss_clk_fs_enter(struct fss_clk *c, __u32 tid, __u64 t)
 {
-	sync_flag(c, tid, t, fs_flag, 1);
+	sync_flags(c, tid, t, 1, -1);
 }
 
 void fss_clk_fs_exit(struct fss_clk *c, __u32 tid, __u64 t)
 {
-	sync_flag(c, tid, t, fs_flag, 0);
+	sync_flags(c, tid, t, 0, -1);
 }
 
 void fss_clk_log_force(struct fss_clk *c, __u32 tid, __u64 t)
 {
-	sync_flag(c, tid, t, log_flag, 1);	/* open to the sync's exit */
+	sync_flags(c, tid, t, -1, 1);	/* open to the sync's exit */
 }
 
 int fss_clk_sync_exit(struct fss_clk *c, __u32 tid, __u64 t,
