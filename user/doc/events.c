@@ -39,21 +39,13 @@ long long fss_events_count(const char *path, char *err, size_t errlen)
 int fss_events_each(const char *path, const char *test, fss_event_fn fn,
 		    void *arg, char *err, size_t errlen)
 {
-	if (fss_events_filter(path, test, 1, 0, fn, arg, err, errlen)) {
-		fss_err_oneline(err);
-		return -1;
-	}
-	return 0;
+	return fss_events_filter(path, test, 1, 0, fn, arg, err, errlen);
 }
 
 int fss_events_some(const char *path, size_t stride, size_t limit,
 		    fss_event_fn fn, void *arg, char *err, size_t errlen)
 {
-	if (fss_events_filter(path, NULL, stride, limit, fn, arg, err, errlen)) {
-		fss_err_oneline(err);
-		return -1;
-	}
-	return 0;
+	return fss_events_filter(path, NULL, stride, limit, fn, arg, err, errlen);
 }
 
 static int fss_events_filter(const char *path, const char *test, size_t stride,
@@ -69,6 +61,7 @@ static int fss_events_filter(const char *path, const char *test, size_t stride,
 
 	if (!f) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		fss_err_oneline(err);	/* one line, whatever the name holds */
 		return -1;
 	}
 	if (!stride)
@@ -88,6 +81,7 @@ static int fss_events_filter(const char *path, const char *test, size_t stride,
 		/* trace's JSON Lines come here too: each record by its type */
 		if (!o || fss_doc_check(o, fss_jstr(o, "type") ? "trace" : "events",
 					where, err, errlen)) {
+			fss_err_oneline(err);	/* and whatever key it quotes */
 			json_object_put(o);
 			free(line);
 			fclose(f);

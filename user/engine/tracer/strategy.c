@@ -640,26 +640,22 @@ int strat_plan(struct fss_tracer *t, struct strat_plan *p, char *err,
 static int load_fs_set(struct fss_tracer *t, struct strat_plan *p,
 		       enum hookset fs_set)
 {
-	const struct { enum hookset blk; bool nvme; } order[] = {
-		{ p->blk_set, p->nvme },
-		{ p->blk_set, false },
-		{ HS_BLOCK_RAW, p->nvme },
-		{ HS_BLOCK_RAW, false },
-	};
-	int rc = -EINVAL;
+	/* tp_btf, then raw_tp; within each, with NVMe then without */
+	const enum hookset blk[] = { p->blk_set, HS_BLOCK_RAW };
+	int nblk = p->blk_set == HS_BLOCK_RAW ? 1 : 2, rc = -EINVAL;
 
-	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
-		if ((k == 1 || k == 3) && !p->nvme)
-			continue;	/* the same as the one before */
-		if (k >= 2 && p->blk_set == HS_BLOCK_RAW)
-			break;
-		rc = try_load(t, fs_set, order[k].blk, order[k].nvme);
-		if (rc)
-			continue;
-		p->nvme_refused = p->nvme && !order[k].nvme;
-		p->blk_set = order[k].blk;
-		p->nvme = order[k].nvme;
-		return 0;
+	for (int b = 0; b < nblk; b++) {
+		for (int n = 0; n < (p->nvme ? 2 : 1); n++) {
+			bool nvme = p->nvme && !n;
+
+			rc = try_load(t, fs_set, blk[b], nvme);
+			if (rc)
+				continue;
+			p->nvme_refused = p->nvme && !nvme;
+			p->blk_set = blk[b];
+			p->nvme = nvme;
+			return 0;
+		}
 	}
 	return rc;
 }
