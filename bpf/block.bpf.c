@@ -13,6 +13,7 @@
  * with bpf_probe_read_kernel(); the body is one inlined function.
  */
 #include "blame_owner.bpf.h"
+#include "clock.bpf.h"
 
 /*
  * Blame on, tp_btf set, block_io_start in the kernel (user space sets it):
@@ -73,6 +74,18 @@ static __always_inline void rq_fill(struct fss_rq_event *e, struct request *rq,
 }
 
 /*
+ * The painter's id of a request (clock.bpf.h), a scalar: a global
+ * function takes no pointer.  raw_tp's argument is one already; a tp_btf
+ * pointer becomes one by subtracting another pointer (allowed, and a
+ * scalar, for a privileged program), a fixed one: a global's address.
+ * Only one of the two sets is loaded, so every event of a run uses one.
+ */
+static __always_inline __u64 clk_id(struct request *rq, const bool direct)
+{
+	return direct ? (__u64)rq - (__u64)&clk_full : (__u64)rq;
+}
+
+/*
  * A request the submitting thread makes for its summarized sync needs no
  * creation record (bpf/common.bpf.h): no traced sync paints another
  * thread's data writes (docs/model.md); flush-class requests, which any
@@ -121,13 +134,13 @@ static __always_inline bool rq_want(struct request *rq, __u32 hook,
 static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
 					  __u32 dev, __s64 nr_bytes,
 					  const bool direct, const __u32 extra,
-					  const bool owned)
+					  const bool owned, __u64 now)
 {
 	struct fss_rq_fold_event *f;
 	struct fss_fold_slot s;
 	__u64 key = (__u64)rq;
 
-	s.ts = bpf_ktime_get_ns();
+	s.ts = now;
 	s.type = type;
 	s.tid = (__u32)bpf_get_current_pid_tgid();
 	s.sector = FSS_RD(direct, rq, __sector);
@@ -161,23 +174,33 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 				    const __u32 extra)
 {
 	struct fss_rq_event *e;
+	__u64 now;
 	__u32 dev;
 
 	if (!rq_want(rq, hook, direct, &dev))
 		return 0;
+	now = bpf_ktime_get_ns();	/* one time for records and clocks */
 	/*
 	 * only its creation or insert: that runs in the submitter; an issue
 	 * may run in any thread that runs the queue, for others' requests
 	 */
 	if (type == FSS_EV_RQ_START && rq_of_summarized(rq, direct) &&
-	    (!rq_fold || fold_mute((__u64)rq, extra & FSS_RQ_CREATE)))
+	    (!rq_fold || fold_mute((__u64)rq, extra & FSS_RQ_CREATE))) {
+		if (direct)	/* raw_tp may not take the clocks' lock */
+			clk_rq_mute(clk_id(rq, direct));
 		return 0;
+	}
+	if (kpaint && direct && type != FSS_EV_RQ_REQUEUE)
+		clk_rq_event(clk_id(rq, direct), dev, type,
+			     rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE) |
+			     extra, now);
 	if (rq_fold && rq_fold_event(rq, type, dev, nr_bytes, direct, extra,
-				     false))
+				     false, now))
 		return 0;
 	e = rq_event_reserve(type, dev);
 	if (!e)
 		return 0;
+	e->ts = now;
 	rq_fill(e, rq, type, nr_bytes, direct, extra);
 	event_submit(e);
 	return 0;
@@ -192,21 +215,28 @@ static __always_inline int rq_start_owned(struct request *rq)
 {
 	struct fss_rq_owned_event *e;
 	struct credit c;
-	__u64 who, cg;
+	__u64 who, cg, now;
 	__u32 dev;
 
 	if (!rq_want(rq, FSS_HOOK_RQ_START, true, &dev))
 		return 0;
+	now = bpf_ktime_get_ns();
 	if (rq_of_summarized(rq, true) &&
-	    (!rq_fold || fold_mute((__u64)rq, true)))
+	    (!rq_fold || fold_mute((__u64)rq, true))) {
+		clk_rq_mute(clk_id(rq, true));
 		return 0;
+	}
+	if (kpaint)
+		clk_rq_event(clk_id(rq, true), dev, FSS_EV_RQ_START,
+			     rq_flags(rq, true, true) | FSS_RQ_CREATE, now);
 	if (rq_fold && rq_fold_event(rq, FSS_EV_RQ_START, dev, -1, true,
-				     FSS_RQ_CREATE, blame_disk_dev(dev)))
+				     FSS_RQ_CREATE, blame_disk_dev(dev), now))
 		return 0;
 	if (!blame_disk_dev(dev)) {
 		struct fss_rq_event *p = rq_event_reserve(FSS_EV_RQ_START, dev);
 
 		if (p) {
+			p->ts = now;
 			rq_fill(p, rq, FSS_EV_RQ_START, -1, true, FSS_RQ_CREATE);
 			event_submit(p);
 		}
@@ -221,7 +251,7 @@ static __always_inline int rq_start_owned(struct request *rq)
 	}
 	e->rq.type = FSS_EV_RQ_START_OWNED;
 	e->rq.tid = (__u32)bpf_get_current_pid_tgid();
-	e->rq.ts = bpf_ktime_get_ns();
+	e->rq.ts = now;
 	e->rq.dev = dev;
 	e->rq.nvme_opcode = 0;
 	rq_fill(&e->rq, rq, FSS_EV_RQ_START, -1, true, FSS_RQ_CREATE);

@@ -91,6 +91,10 @@ struct sync_state {
 	__u32 fd;
 	__u32 rq_marked;	/* fs dev whose disk this thread put in rq_devs */
 	__u32 summ;		/* enum fss_summ_why: 0 traced, else why not */
+	__u32 clk_fs;		/* kpaint (clock.bpf.h): fs dev of clk_dk */
+	__u32 clk_dk;		/* its clock key, 0: none */
+	__u32 clk_flags;	/* FSS_KP_* known at entry: not painted */
+	__u32 clk_pad;
 };
 
 /*

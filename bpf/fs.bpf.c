@@ -9,7 +9,7 @@
  * ext4 both ends; xfs and btrfs only have an entry tracepoint, so their fs
  * interval then runs to the sync's exit.
  */
-#include "common.bpf.h"
+#include "clock.bpf.h"
 
 static __always_inline void fs_enter(__u32 hook, __u32 which)
 {
@@ -24,6 +24,8 @@ static __always_inline void fs_enter(__u32 hook, __u32 which)
 	if (!st->fs_start) {
 		st->fs_start = bpf_ktime_get_ns();
 		st->fs_hook = hook;
+		if (!st->summ)
+			clk_sync_flags(1, -1, st->fs_start);
 	}
 }
 
@@ -37,6 +39,8 @@ static __always_inline void fs_exit(__u32 which)
 	if (!st || !st->fs_start)
 		return;
 	st->fs_end = bpf_ktime_get_ns();
+	if (!st->summ)
+		clk_sync_flags(0, -1, st->fs_end);
 }
 
 /* --- tracepoints --- */

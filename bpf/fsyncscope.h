@@ -129,6 +129,25 @@ enum fss_hook_id {
 	FSS_HOOK_MAX,
 };
 
+/*
+ * In-kernel painting (bpf/clock.bpf.h, docs/hotpath.md "Cumulative phase
+ * clocks"): fss_sync_rec.kph holds the phases of enum fss_phase (fs,
+ * journal, queue, device_write, device_flush, other); kflags says whether
+ * they are there and what the kernel could not see.
+ */
+#define FSS_KP_PHASES	6
+#define FSS_KP_VALID	(1u << 0)	/* kph painted by the kernel */
+#define FSS_KP_NOKEY	(1u << 1)	/* its filesystem has no disk (or the
+					 * disk/filesystem table was full) */
+#define FSS_KP_TWODISK	(1u << 2)	/* its thread had requests in flight on
+					 * another disk: own counts not kept */
+#define FSS_KP_FULL	(1u << 3)	/* a request or thread table was full */
+#define FSS_KP_CLAMPED	(1u << 4)	/* an end clamped to another CPU's
+					 * later change: off by that much */
+#define FSS_KP_RACE	(1u << 5)	/* its stretch was written by two CPUs
+					 * at once (or its disk's clocks kept
+					 * changing while read): not painted */
+
 struct fss_sync_rec {
 	__u64 fs_start;		/* filesystem fsync entered (0: not seen) */
 	__u64 fs_end;		/* filesystem fsync returned (0: not seen) */
@@ -139,6 +158,13 @@ struct fss_sync_rec {
 	__s32 ret;		/* syscall return value */
 	__u32 fd;
 	__u64 bytes;		/* for O_DSYNC writes: bytes requested */
+	/*
+	 * The in-kernel painter's phases (FSYNCSCOPE_KPAINT, bpf/clock.bpf.h),
+	 * in enum fss_phase order, when kflags has FSS_KP_VALID
+	 */
+	__u64 kph[FSS_KP_PHASES];
+	__u32 kflags;		/* FSS_KP_* */
+	__u32 kpad;
 };
 
 struct fss_journal_rec {

@@ -11,7 +11,7 @@
  * force in a sync is stored in its state and the journal interval runs from
  * there to the sync's exit.
  */
-#include "common.bpf.h"
+#include "clock.bpf.h"
 
 static __always_inline bool want_fs_dev(__u32 dev)
 {
@@ -124,6 +124,42 @@ int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 	return 0;
 }
 
+/*
+ * The in-kernel painter's view of jbd2 commits (FSYNCSCOPE_KPAINT,
+ * clock.bpf.h): tp_btf, since the clocks' lock is refused to classic
+ * tracepoints; loaded with the tp_btf block set when kpaint is on.
+ */
+static __always_inline __u32 journal_dev(journal_t *j)
+{
+	return BPF_CORE_READ(j, j_fs_dev, bd_dev);
+}
+
+SEC("tp_btf/jbd2_start_commit")
+int BPF_PROG(btf_clk_jbd2_start, journal_t *journal)
+{
+	__u32 dev;
+
+	if (!journal)
+		return 0;	/* may be NULL: common.bpf.h */
+	dev = journal_dev(journal);
+	if (want_fs_dev(dev))
+		clk_commit(dev, 1);
+	return 0;
+}
+
+SEC("tp_btf/jbd2_end_commit")
+int BPF_PROG(btf_clk_jbd2_end, journal_t *journal)
+{
+	__u32 dev;
+
+	if (!journal)
+		return 0;	/* may be NULL: common.bpf.h */
+	dev = journal_dev(journal);
+	if (want_fs_dev(dev))
+		clk_commit(dev, 0);
+	return 0;
+}
+
 SEC("tp/xfs/xfs_log_force")
 int tp_xfs_log_force(void *ctx)
 {
@@ -135,8 +171,11 @@ int tp_xfs_log_force(void *ctx)
 	if (!st)
 		return 0;
 	count_hit(FSS_HOOK_XFS_LOG);
-	if (!st->log_start)
+	if (!st->log_start) {
 		st->log_start = bpf_ktime_get_ns();
+		if (!st->summ)
+			clk_sync_flags(-1, 1, st->log_start);
+	}
 	return 0;
 }
 

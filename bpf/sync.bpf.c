@@ -12,7 +12,7 @@
  * as the verifier allows (up to the fd array) and one probe read per field
  * after that.
  */
-#include "common.bpf.h"
+#include "clock.bpf.h"
 
 /* uapi fcntl / fs ABI values (not kernel-internal, stable by ABI) */
 #define FSS_O_DSYNC	010000
@@ -104,6 +104,8 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	st->fd = fd;
 	if (sb)
 		rq_dev_mark(st, sb, dev);
+	if (!st->summ)
+		clk_sync_enter(st, sb, dev);
 	count_hit(sync_hook(kind));
 	return 0;
 }
@@ -112,13 +114,16 @@ static __always_inline int sync_exit(long ret)
 {
 	struct sync_state *st;
 	struct fss_event *e;
-	__u32 slot;
+	__u64 kph[FSS_KP_PHASES] = {}, now;
+	__u32 slot, kfl;
 
 	if (floor_only)
 		return 0;
 	st = sync_current();
 	if (!st)
 		return 0;
+	now = bpf_ktime_get_ns();
+	kfl = st->summ ? 0 : clk_sync_exit(st, now, now - st->ts, kph);
 	if (st->summ) {
 		summ_count(st->kind, st->summ, bpf_ktime_get_ns() - st->ts);
 		__sync_fetch_and_add(&summ_inflight, -1);
@@ -140,8 +145,13 @@ static __always_inline int sync_exit(long ret)
 		summ_count(st->kind, FSS_SUMM_RING_FULL,
 			   bpf_ktime_get_ns() - st->ts);
 	if (e) {
-		e->ts_end = e->ts;
+		e->ts_end = kpaint ? now : e->ts;
 		e->ts = st->ts;
+		if (kpaint) {
+			for (int i = 0; i < FSS_KP_PHASES; i++)
+				e->sync.kph[i] = kph[i];
+			e->sync.kflags = kfl;
+		}
 		e->sync.fs_start = st->fs_start;
 		e->sync.fs_end = st->fs_end;
 		e->sync.log_start = st->log_start;

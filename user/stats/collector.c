@@ -513,6 +513,16 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 		snprintf(key, sizeof(key), "%s_ns", fss_phase_name(ph));
 		json_object_object_add(o, key, json_u64(r->phase_ns[ph]));
 	}
+	if (r->kflags & FSS_KP_VALID) {	/* FSYNCSCOPE_KPAINT=1 */
+		struct json_object *k = json_object_new_object();
+
+		for (ph = 0; ph < FSS_PH_MAX; ph++) {
+			snprintf(key, sizeof(key), "%s_ns", fss_phase_name(ph));
+			json_object_object_add(k, key, json_u64(r->kphase_ns[ph]));
+		}
+		json_object_object_add(k, "flags", json_u64(r->kflags));
+		json_object_object_add(o, "kernel_phases", k);
+	}
 	json_object_object_add(o, "nr_rq", json_object_new_int64(r->nr_rq));
 	json_object_object_add(o, "nr_write", json_object_new_int64(r->nr_write));
 	json_object_object_add(o, "nr_flush", json_object_new_int64(r->nr_flush));

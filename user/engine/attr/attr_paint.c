@@ -238,6 +238,9 @@ int attr_paint_sync(struct fss_attr *a, const struct fss_event *ev,
 	res->ino = sr->ino;
 	res->ret = sr->ret;
 	memcpy(res->comm, ev->comm, sizeof(res->comm));
+	res->kflags = sr->kflags;
+	if (sr->kflags & FSS_KP_VALID)
+		memcpy(res->kphase_ns, sr->kph, sizeof(res->kphase_ns));
 	a->npts = 0;
 	memset(&a->detail, 0, sizeof(a->detail));
 	a->detail_err = 0;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include "engine/attr/clock.h"
+#include "engine/attr/attr.h"
 #include "fsyncscope.h"
 
 #define LVL(ph)		(1 + (ph))
@@ -330,4 +331,41 @@ int fss_clk_sync_exit(struct fss_clk *c, __u32 tid, __u64 t,
 	memcpy(phase_ns, s->acc, sizeof(s->acc));
 	s->key = -1;
 	return 0;
+}
+
+_Static_assert(FSS_KP_PHASES == FSS_PH_MAX, "kernel phases are enum fss_phase");
+
+void fss_kp_note(struct fss_kp_stats *st, const struct fss_sync_result *r)
+{
+	__u64 d = 0, over = 0, under = 0;
+
+	st->syncs++;
+	if (!(r->kflags & FSS_KP_VALID) ||
+	    (r->kflags & (FSS_KP_NOKEY | FSS_KP_TWODISK | FSS_KP_FULL |
+			  FSS_KP_RACE))) {
+		st->not_painted[r->kflags & FSS_KP_NOKEY ? 0 :
+				r->kflags & FSS_KP_TWODISK ? 1 :
+				r->kflags & FSS_KP_FULL ? 2 :
+				r->kflags & FSS_KP_RACE ? 3 : 4]++;
+		return;
+	}
+	st->compared++;
+	st->total_ns += r->total;
+	if (r->kflags & FSS_KP_CLAMPED)
+		st->clamped++;
+	for (int ph = 0; ph < FSS_PH_MAX; ph++) {
+		if (r->kphase_ns[ph] > r->phase_ns[ph])
+			over += r->kphase_ns[ph] - r->phase_ns[ph];
+		else
+			under += r->phase_ns[ph] - r->kphase_ns[ph];
+	}
+	/* both add up to the total: what one painter gave elsewhere */
+	d = over > under ? over : under;
+	if (!d) {
+		st->identical++;
+		return;
+	}
+	st->diff_ns += d;
+	if (d > st->max_diff_ns)
+		st->max_diff_ns = d;
 }

@@ -98,4 +98,25 @@ void fss_clk_log_force(struct fss_clk *c, __u32 tid, __u64 t);
 int fss_clk_sync_exit(struct fss_clk *c, __u32 tid, __u64 t,
 		      __u64 phase_ns[FSS_PH_MAX]);
 
+/*
+ * The kernel's painter (bpf/clock.bpf.h, FSYNCSCOPE_KPAINT=1) against
+ * this engine's, sync by sync: each attributed sync whose record carries
+ * kernel phases (fss_sync_result.kflags) is noted here.
+ */
+struct fss_kp_stats {
+	__u64 syncs;			/* syncs noted */
+	__u64 compared;			/* painted by the kernel in full */
+	__u64 identical;		/* of those: every phase to the ns */
+	__u64 clamped;			/* of those: an end clamped (FSS_KP_CLAMPED) */
+	__u64 not_painted[5];		/* not painted: no key (no disk), two
+					 * disks, a full table, a race, other
+					 * (off, or not sent) */
+	__u64 diff_ns;			/* time painted differently, all syncs */
+	__u64 max_diff_ns;		/* the most in one sync */
+	__u64 total_ns;			/* total time of the syncs compared */
+};
+
+struct fss_sync_result;
+void fss_kp_note(struct fss_kp_stats *st, const struct fss_sync_result *r);
+
 #endif

@@ -13,7 +13,9 @@
 
 /*
  * FSYNCSCOPE_RQ_RECORDS: fold (the default: one record per request) or
- * events (one per event, as before; docs/hotpath.md).
+ * events (one per event, as before; docs/hotpath.md).  FSYNCSCOPE_KPAINT:
+ * 1 paints in the kernel too, to compare (docs/hotpath.md "Cumulative
+ * phase clocks"); 0 or unset: off.
  * Test knobs of overload (docs/hotpath.md "Overload"): FSYNCSCOPE_RING_KB
  * sizes the ring buffer (a power of two, 4 and up; default 2048), so a
  * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 75) is the
@@ -27,6 +29,7 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 	long v;
 
 	const char *rqr = getenv("FSYNCSCOPE_RQ_RECORDS");
+	const char *kp = getenv("FSYNCSCOPE_KPAINT");
 
 	t->ring_high_pct = 101;
 	if (rqr && *rqr && strcmp(rqr, "fold") && strcmp(rqr, "events")) {
@@ -35,6 +38,12 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	t->rq_events = rqr && !strcmp(rqr, "events");
+	if (kp && *kp && strcmp(kp, "0") && strcmp(kp, "1")) {
+		snprintf(err, errlen, "FSYNCSCOPE_KPAINT: '%s' is not 0 or 1",
+			 kp);
+		return -EINVAL;
+	}
+	t->kpaint = kp && !strcmp(kp, "1");
 	if (kb && *kb) {
 		if (!fss_parse_long(kb, &v) || v < 4 || v > (1 << 20) ||
 		    (v & (v - 1))) {

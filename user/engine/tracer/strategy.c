@@ -429,6 +429,9 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 			on = pi->set == blk_set;
 			if (on && strstr(n, "io_start"))
 				on = has_tracepoint_btf("block_io_start");
+			/* the in-kernel painter's jbd2 view (journal.bpf.c) */
+			if (on && strstr(n, "_clk_"))
+				on = t->kpaint && jbd2_ctx_ok("tp_jbd2_start_commit");
 			break;
 		case HS_NVME_BTF:
 			on = nvme;
@@ -466,6 +469,12 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->rq_fold = !t->rq_events && !t->floor_only;
 	if (!t->skel->rodata->rq_fold &&
 	    bpf_map__set_max_entries(t->skel->maps.rq_folds, 1))
+		return -EINVAL;
+	/* the in-kernel painter: off, its tables take no memory */
+	t->skel->rodata->kpaint = t->kpaint && !t->floor_only;
+	if (!t->skel->rodata->kpaint &&
+	    (bpf_map__set_max_entries(t->skel->maps.clk_rqs, 1) ||
+	     bpf_map__set_max_entries(t->skel->maps.clk_thrs, 64)))
 		return -EINVAL;
 	/* unfiltered: blame records only where traced syncs were seen */
 	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;

@@ -82,6 +82,40 @@ static struct json_object *filesystems_json(const struct fss_tracer *t)
 	return o;
 }
 
+static struct json_object *u64j(__u64 v)
+{
+	return json_object_new_int64((int64_t)v);
+}
+
+/*
+ * FSYNCSCOPE_KPAINT=1: the kernel's painter against attribution's, over
+ * the syncs attributed so far (docs/hotpath.md); null when off.
+ */
+static struct json_object *kpaint_json(const struct fss_tracer *t)
+{
+	const struct fss_kp_stats *k = &t->kp;
+	struct json_object *o, *np;
+
+	if (!t->kpaint || !t->skel || !t->skel->rodata->kpaint)
+		return NULL;
+	o = json_object_new_object();
+	np = json_object_new_object();
+	json_object_object_add(o, "syncs", u64j(k->syncs));
+	json_object_object_add(o, "compared", u64j(k->compared));
+	json_object_object_add(o, "identical", u64j(k->identical));
+	json_object_object_add(o, "clamped", u64j(k->clamped));
+	json_object_object_add(o, "diff_ns", u64j(k->diff_ns));
+	json_object_object_add(o, "max_diff_ns", u64j(k->max_diff_ns));
+	json_object_object_add(o, "total_ns", u64j(k->total_ns));
+	json_object_object_add(np, "no_disk", u64j(k->not_painted[0]));
+	json_object_object_add(np, "two_disks", u64j(k->not_painted[1]));
+	json_object_object_add(np, "table_full", u64j(k->not_painted[2]));
+	json_object_object_add(np, "race", u64j(k->not_painted[3]));
+	json_object_object_add(np, "other", u64j(k->not_painted[4]));
+	json_object_object_add(o, "not_painted", np);
+	return o;
+}
+
 struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 {
 	char iou[128];
@@ -112,6 +146,7 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 	json_object_object_add(o, "blame", json_object_new_string(t->blame_desc));
 	json_object_object_add(o, "rq_records", json_object_new_string(
 		t->skel && t->skel->rodata->rq_fold ? "fold" : "events"));
+	json_object_object_add(o, "kpaint", kpaint_json(t));
 	iouring_desc(t, iou, sizeof(iou));
 	json_object_object_add(o, "io_uring", json_object_new_string(iou));
 	json_object_object_add(o, "filesystems", filesystems_json(t));

@@ -96,6 +96,26 @@ static bool demote(struct fss_tracer *t, const struct fss_sync_result *res)
 	return true;
 }
 
+/* -v, FSYNCSCOPE_KPAINT=1: the kernel's painter against ours. */
+static void kp_print(const struct fss_tracer *t)
+{
+	const struct fss_kp_stats *k = &t->kp;
+
+	fprintf(stderr, "fsyncscope: kernel painter: %llu of %llu syncs "
+		"compared, %llu identical, max %llu ns apart, %llu ns of "
+		"%llu painted differently; not painted: %llu no disk, %llu "
+		"two disks, %llu table full, %llu race, %llu other\n",
+		(unsigned long long)k->compared, (unsigned long long)k->syncs,
+		(unsigned long long)k->identical,
+		(unsigned long long)k->max_diff_ns,
+		(unsigned long long)k->diff_ns, (unsigned long long)k->total_ns,
+		(unsigned long long)k->not_painted[0],
+		(unsigned long long)k->not_painted[1],
+		(unsigned long long)k->not_painted[2],
+		(unsigned long long)k->not_painted[3],
+		(unsigned long long)k->not_painted[4]);
+}
+
 /* Each attributed sync, with its blame when blame is on, to opts.on_sync. */
 static void on_sync(const struct fss_sync_result *res, void *arg)
 {
@@ -104,6 +124,8 @@ static void on_sync(const struct fss_sync_result *res, void *arg)
 
 	if (demote(t, res))
 		return;
+	if (t->kpaint)
+		fss_kp_note(&t->kp, res);
 
 	if (t->blame && !fss_blame_sync(t->blame, res, &t->blame_list)) {
 		with_blame = *res;
@@ -588,6 +610,8 @@ void fss_tracer_close(struct fss_tracer *t)
 		fprintf(stderr, "fsyncscope: ring records read: %llu (%s "
 			"transport)\n", (unsigned long long)t->records,
 			t->fold ? "fold" : "per-event");
+	if (t->opts.verbose && t->kpaint)
+		kp_print(t);
 	blame_warn(t);		/* reads the drops map: before the skeleton goes */
 	ring_buffer__free(t->rb);
 	if (t->skel)

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "engine/tracer/tracer.h"
 #include "engine/attr/attr.h"
+#include "engine/attr/clock.h"
 #include "engine/blame/blame.h"
 #include "engine/blame/comms.h"
 #include "engine/tracer/fold.h"
@@ -80,6 +81,9 @@ struct fss_tracer {
 	/* one record per request (FSYNCSCOPE_RQ_RECORDS, fold.h); NULL: off */
 	struct fss_fold *fold;
 	bool rq_events;			/* FSYNCSCOPE_RQ_RECORDS=events */
+	/* FSYNCSCOPE_KPAINT=1: the kernel paints too (bpf/clock.bpf.h) */
+	bool kpaint;
+	struct fss_kp_stats kp;		/* its phases against attr's */
 	__u64 records;			/* ring records read since open */
 	/* the summ map at the window's begin: a window's syncs are the rest */
 	struct fss_summ summ_at_begin[FSS_SYNC_KIND_MAX];

@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * clock.bpf.c - the in-kernel painter's steps (bpf/clock.bpf.h): the
+ * cumulative phase clocks of user/engine/attr/clock.c, one step per event.
+ * Global functions, each verified once on its own.
+ *
+ * Who writes what:
+ *  - a disk's clocks (its keys' counts and clocks): the block and jbd2
+ *    tp_btf programs, under the disk's bpf_spin_lock, seq odd meanwhile;
+ *  - a thread's own counts: the same, under the same lock;
+ *  - a sync's stretch (snapshot, phases, own level): the syncing thread
+ *    itself (sync entry and exit, fs hook, log force: classic tracepoints,
+ *    which may not take the lock, so they read the disk's clocks by seq
+ *    and extrapolate them to their time), or a request event of its
+ *    thread under the lock; busy keeps them apart, and the one that finds
+ *    it taken flags the sync FSS_KP_RACE instead of waiting.
+ */
+#include "clock.bpf.h"
+
+#define clk_barrier()	asm volatile("" ::: "memory")
+
+static __always_inline int clk_top(const __u32 *n)
+{
+	if (n[CLK_DFLUSH])
+		return CLK_DFLUSH;
+	if (n[CLK_DWRITE])
+		return CLK_DWRITE;
+	if (n[CLK_QUEUE])
+		return CLK_QUEUE;
+	if (n[CLK_JOURNAL])
+		return CLK_JOURNAL;
+	if (n[CLK_FS])
+		return CLK_FS;
+	return 0;
+}
+
+/* Under the lock: t, clamped so that no clock of the disk goes back. */
+static __always_inline __u64 clk_now(struct clk_disk *d, __u64 t)
+{
+	if (t < d->last)
+		return d->last;
+	d->last = t;
+	return t;
+}
+
+static __always_inline void clk_key_adv(struct clk_key *k, __u64 t)
+{
+	if (t > k->last) {
+		k->cum[clk_top(k->n) & CLK_LMASK] += t - k->last;
+		k->last = t;
+	}
+}
+
+/* The sync's own level: its requests on its disk, the fs hook, the log. */
+static __always_inline __u32 clk_own_level(const struct clk_thr *th)
+{
+	__u32 lv = th->own == th->sdisk ? clk_top(th->n) : 0;
+
+	if (th->log_open && lv < CLK_JOURNAL)
+		lv = CLK_JOURNAL;
+	if (th->fs_open && lv < CLK_FS)
+		lv = CLK_FS;
+	return lv;
+}
+
+/*
+ * Close the sync's stretch at clocks cum (clock.c sync_close): what the
+ * key spent above the own level is the key's level, the rest the own
+ * level's.  A clock below the snapshot (the other writer closed later
+ * first) adds nothing and flags the sync.
+ */
+static __always_inline void clk_close_at(struct clk_thr *th, const __u64 *cum)
+{
+	__u32 own = th->lvl & CLK_LMASK;
+
+	for (__u32 lv = 0; lv <= CLK_DFLUSH; lv++) {
+		__u32 at = lv > own ? lv : own;
+		__u32 ph = at ? at - 1 : CLK_PH_OTHER;
+		__u64 c = cum[lv];
+
+		if (c < th->snap[lv]) {
+			th->flags |= FSS_KP_CLAMPED;
+			continue;
+		}
+		th->acc[ph & CLK_LMASK] += c - th->snap[lv];
+		th->snap[lv] = c;
+	}
+}
+
+/* Take / give back a thread's stretch; false: the other writer has it. */
+static __always_inline bool clk_busy(struct clk_thr *th)
+{
+	if (__sync_val_compare_and_swap(&th->busy, 0, 1) != 0) {
+		th->flags |= FSS_KP_RACE;
+		return false;
+	}
+	return true;
+}
+
+static __always_inline void clk_idle(struct clk_thr *th)
+{
+	clk_barrier();
+	th->busy = 0;
+}
+
+static __always_inline struct clk_disk *clk_disk_at(__u32 slot)
+{
+	return slot < CLK_DISKS ? bpf_map_lookup_elem(&clk_disks, &slot) : NULL;
+}
+
+static __always_inline struct bpf_spin_lock *clk_lock_at(__u32 slot)
+{
+	struct clk_lock *l = slot < CLK_DISKS ?
+			     bpf_map_lookup_elem(&clk_locks, &slot) : NULL;
+
+	return l ? &l->lock : NULL;
+}
+
+/* A writer's section: under the lock, seq odd. */
+static __always_inline void clk_wbegin(struct clk_disk *d)
+{
+	d->seq++;
+	clk_barrier();
+}
+
+static __always_inline void clk_wend(struct clk_disk *d)
+{
+	clk_barrier();
+	d->seq++;
+}
+
+/*
+ * A reader (no lock): key k of disk d extrapolated to t into cum[], and
+ * the thread's own top level into *own_top, as of one unchanged seq.
+ * False: the disk kept changing (or t is before its last change: an
+ * event of another CPU came in between, clamped to it, *clamped set).
+ */
+static __always_inline bool clk_read(struct clk_disk *d, __u32 k, __u64 t,
+				     const struct clk_thr *th, __u64 *cum,
+				     __u32 *own_top, bool *clamped)
+{
+	struct clk_key *key = &d->keys[k & CLK_KMASK];
+
+	for (int tries = 0; tries < 4; tries++) {
+		__u32 s1 = d->seq, s2, top;
+		__u64 last;
+
+		if (s1 & 1)
+			continue;
+		clk_barrier();
+		top = clk_top(key->n);
+		last = key->last;
+		for (__u32 lv = 0; lv < CLK_LVLS; lv++)
+			cum[lv] = key->cum[lv];
+		*own_top = clk_top(th->n);
+		clk_barrier();
+		s2 = d->seq;
+		if (s1 != s2)
+			continue;
+		if (t > last)
+			cum[top & CLK_LMASK] += t - last;
+		else if (t < last)
+			*clamped = true;
+		return true;
+	}
+	return false;
+}
+
+/* The disk's slot for disk dev, claimed if new and create; -1: none. */
+__noinline int clk_disk_slot(__u32 disk, int create)
+{
+	for (__u32 i = 0; i < CLK_DISKS; i++) {
+		struct clk_disk *d = clk_disk_at(i);
+
+		if (!d)
+			return -1;
+		if (d->disk == disk)
+			return i;
+		if (d->disk)
+			continue;
+		if (!create)
+			return -1;
+		if (__sync_val_compare_and_swap(&d->disk, 0, (__u64)disk) == 0 ||
+		    d->disk == disk)
+			return i;
+	}
+	__sync_fetch_and_add(&clk_full, 1);
+	return -1;
+}
+
+static __always_inline struct clk_thr *clk_thr_of(__u32 tid, bool create)
+{
+	struct clk_thr *th = bpf_map_lookup_elem(&clk_thrs, &tid);
+	struct clk_thr zero = {};
+
+	if (th || !create)
+		return th;
+	bpf_map_update_elem(&clk_thrs, &tid, &zero, BPF_NOEXIST);
+	th = bpf_map_lookup_elem(&clk_thrs, &tid);
+	if (!th)
+		__sync_fetch_and_add(&clk_full, 1);
+	return th;
+}
+
+/*
+ * Request r of disk d goes to level lv at t (clock.c rq_move): its
+ * thread's sync closed first if it waits on this disk, each key it counts
+ * in advanced at its old level, then the counts.  Under d's lock.
+ */
+static __always_inline void clk_move(struct clk_disk *d, struct clk_rq *r,
+				     struct clk_thr *th, __u32 lv, __u64 t)
+{
+	__u32 old = r->lvl & CLK_LMASK;
+	struct clk_thr *s = th && th->sdisk == r->dslot ? th : NULL;
+	bool mine = false;
+
+	lv &= CLK_LMASK;
+	if (lv == old)
+		return;
+	if (s && clk_busy(s)) {
+		struct clk_key *k = &d->keys[s->skey & CLK_KMASK];
+
+		clk_key_adv(k, t);
+		clk_close_at(s, k->cum);
+		mine = true;
+	}
+	for (__u32 k = 0; k < CLK_KEYS; k++) {
+		struct clk_key *key = &d->keys[k];
+
+		if (!key->fs)
+			continue;
+		if (r->shared != CLK_ALL && r->shared != k)
+			continue;
+		clk_key_adv(key, t);
+		if (old && key->n[old])
+			key->n[old]--;
+		if (lv)
+			key->n[lv]++;
+	}
+	if (th && r->own) {
+		if (old && th->n[old])
+			th->n[old]--;
+		if (lv)
+			th->n[lv]++;
+	}
+	r->lvl = lv;
+	if (mine) {
+		s->lvl = clk_own_level(s);
+		clk_idle(s);
+	}
+}
+
+/* Whose syncs a new request counts in (clock.c rq_class).  Under lock. */
+static __always_inline __u8 clk_class(struct clk_disk *d, __u32 tid,
+				      __u32 flags)
+{
+	if (flags & FSS_RQ_FLUSH)
+		return CLK_ALL;
+	for (__u32 k = 0; k < CLK_KEYS; k++)
+		if (d->keys[k].fs && d->keys[k].jtid == tid)
+			return k;
+	if ((flags & (FSS_RQ_PREFLUSH | FSS_RQ_FUA)) &&
+	    (flags & FSS_RQ_KTHREAD))
+		return CLK_ALL;
+	return CLK_OWN;
+}
+
+static __always_inline struct clk_rq *clk_rq_entry(__u64 id)
+{
+	struct clk_rq *r = bpf_map_lookup_elem(&clk_rqs, &id);
+	struct clk_rq zero = {};
+
+	if (r)
+		return r;
+	bpf_map_update_elem(&clk_rqs, &id, &zero, BPF_NOEXIST);
+	r = bpf_map_lookup_elem(&clk_rqs, &id);
+	if (!r)
+		__sync_fetch_and_add(&clk_full, 1);
+	return r;
+}
+
+/* End a request still open at r (its completion never came), at now. */
+static __always_inline void clk_rq_end(struct clk_rq *r, __u64 now)
+{
+	__u32 slot = r->dslot - 1;
+	struct bpf_spin_lock *lk;
+	struct clk_disk *d;
+	struct clk_thr *th;
+
+	if (!r->dslot)
+		return;
+	d = clk_disk_at(slot);
+	lk = clk_lock_at(slot);
+	th = clk_thr_of(r->tid, false);
+	if (!d || !lk)
+		return;
+	bpf_spin_lock(lk);
+	clk_wbegin(d);
+	clk_move(d, r, th, 0, clk_now(d, now));
+	r->dslot = 0;
+	clk_wend(d);
+	bpf_spin_unlock(lk);
+}
+
+/*
+ * A summarized sync's own request is created (fold_mute in rq_event): no
+ * traced sync paints it, so the clocks skip it to its completion, as the
+ * records do.
+ */
+__noinline int clk_rq_mute(__u64 id)
+{
+	struct clk_rq *r;
+
+	if (!kpaint)
+		return 0;
+	r = clk_rq_entry(id);
+	if (!r)
+		return 0;
+	clk_rq_end(r, bpf_ktime_get_ns());
+	r->muted = 1;
+	return 0;
+}
+
+/* A fresh request's state, its own count decided.  Under the lock. */
+static __always_inline void clk_rq_init(struct clk_disk *d, struct clk_rq *r,
+					struct clk_thr *th, __u32 slot,
+					__u32 tid, __u32 flags)
+{
+	r->tid = tid;
+	r->dslot = slot + 1;
+	r->lvl = 0;
+	r->issued = 0;
+	r->pure_flush = 0;
+	r->shared = clk_class(d, tid, flags);
+	r->own = 0;
+	if (!th)
+		return;
+	/* own counts are kept for one disk at a time */
+	if (th->own != r->dslot && !clk_top(th->n))
+		th->own = r->dslot;
+	if (th->own == r->dslot)
+		r->own = 1;
+	else if (th->sdisk == r->dslot)
+		th->flags |= FSS_KP_TWODISK;
+}
+
+/*
+ * A block request event (FSS_EV_RQ_START / _ISSUE / _COMPLETE) of request
+ * id on disk, with its FSS_RQ_* flags (clock.c fss_clk_rq).  tp_btf only.
+ */
+__noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
+			    __u64 t)
+{
+	__u32 cur = (__u32)bpf_get_current_pid_tgid();
+	struct bpf_spin_lock *lk;
+	struct clk_rq *r;
+	struct clk_thr *th;
+	struct clk_disk *d;
+	bool fresh = false;
+	__u32 slot, lv;
+	int ds;
+
+	if (!kpaint)
+		return 0;
+	r = bpf_map_lookup_elem(&clk_rqs, &id);
+	if (r && r->muted) {
+		/* as fold_add: a start is another request, else swallowed */
+		if (type != FSS_EV_RQ_START) {
+			if (type == FSS_EV_RQ_COMPLETE)
+				r->muted = 0;
+			return 0;
+		}
+		r->muted = 0;
+	}
+	if (r && r->dslot && type == FSS_EV_RQ_START &&
+	    (flags & FSS_RQ_CREATE))
+		clk_rq_end(r, t);	/* its address's last one never ended */
+	if (!r || !r->dslot) {
+		if (type == FSS_EV_RQ_COMPLETE)
+			return 0;	/* began before us */
+		ds = clk_disk_slot(disk, 1);
+		if (ds < 0)
+			return 0;
+		if (!r)
+			r = clk_rq_entry(id);
+		if (!r)
+			return 0;
+		fresh = true;
+		slot = ds;
+	} else {
+		slot = r->dslot - 1;
+	}
+	th = clk_thr_of(fresh ? cur : r->tid, fresh);
+	d = clk_disk_at(slot);
+	lk = clk_lock_at(slot);
+	if (!d || !lk)
+		return 0;
+	bpf_spin_lock(lk);
+	clk_wbegin(d);
+	t = clk_now(d, t);
+	if (fresh)
+		clk_rq_init(d, r, th, slot, cur, flags);
+	if (flags & FSS_RQ_FLUSH)
+		r->pure_flush = 1;
+	if (type == FSS_EV_RQ_START) {
+		lv = r->issued ? r->lvl : CLK_QUEUE;
+	} else if (type == FSS_EV_RQ_ISSUE) {
+		r->issued = 1;
+		lv = r->pure_flush || (flags & FSS_RQ_FUA) ? CLK_DFLUSH :
+		     CLK_DWRITE;
+	} else {
+		lv = 0;
+	}
+	clk_move(d, r, th, lv, t);
+	if (type == FSS_EV_RQ_COMPLETE)
+		r->dslot = 0;
+	clk_wend(d);
+	bpf_spin_unlock(lk);
+	return 0;
+}
+
+/* A jbd2 commit of fs starts (in the current thread) or ends.  tp_btf. */
+__noinline int clk_commit(__u32 fs, int start)
+{
+	__u64 t = bpf_ktime_get_ns();
+	__u32 *dk, slot, key, cur = (__u32)bpf_get_current_pid_tgid();
+	struct bpf_spin_lock *lk;
+	struct clk_disk *d;
+	struct clk_key *k;
+
+	if (!kpaint)
+		return 0;
+	dk = bpf_map_lookup_elem(&clk_fs, &fs);
+	if (!dk)
+		return 0;	/* no sync on it yet */
+	slot = (*dk >> 8) - 1;
+	key = *dk & CLK_KMASK;
+	d = clk_disk_at(slot);
+	lk = clk_lock_at(slot);
+	if (!d || !lk)
+		return 0;
+	bpf_spin_lock(lk);
+	clk_wbegin(d);
+	t = clk_now(d, t);
+	k = &d->keys[key];
+	if (start) {
+		clk_key_adv(k, t);
+		k->jtid = cur;
+		k->n[CLK_JOURNAL]++;
+	} else if (k->n[CLK_JOURNAL]) {
+		clk_key_adv(k, t);
+		k->n[CLK_JOURNAL]--;
+	}
+	clk_wend(d);
+	bpf_spin_unlock(lk);
+	return 0;
+}
+
+/*
+ * The key of filesystem dev on disk: (disk slot + 1) << 8 | key, the key
+ * claimed if new (and clk_fs told, for its journal's commits); 0: none.
+ * A new key's clocks start at 0 with last 0: its first advance and every
+ * reader's extrapolation agree on that, and only differences are used.
+ */
+__noinline int clk_key_get(__u32 disk, __u32 dev)
+{
+	struct clk_disk *d;
+	__u32 dk = 0;
+	int ds;
+
+	if (!kpaint || !dev)
+		return 0;
+	ds = clk_disk_slot(disk, 1);
+	if (ds < 0)
+		return 0;
+	d = clk_disk_at(ds);
+	if (!d)
+		return 0;
+	for (__u32 k = 0; k < CLK_KEYS; k++) {
+		if (d->keys[k].fs == dev ||
+		    (!d->keys[k].fs &&
+		     (__sync_val_compare_and_swap(&d->keys[k].fs, 0,
+						  (__u64)dev) == 0 ||
+		      d->keys[k].fs == dev))) {
+			dk = (ds + 1) << 8 | k;
+			break;
+		}
+	}
+	if (!dk)
+		__sync_fetch_and_add(&clk_full, 1);
+	else
+		bpf_map_update_elem(&clk_fs, &dev, &dk, BPF_ANY);
+	return dk;
+}
+
+/*
+ * The thread's own change at t (sync entry: enter, else a close): with
+ * its stretch taken, the disk's clocks read at t, the stretch closed (or
+ * the snapshot taken), fs / log set (>= 0), the own level recomputed.
+ */
+static __always_inline __u32 clk_own_change(struct clk_thr *th,
+					    struct clk_disk *d, __u64 t,
+					    bool enter, int fs, int log)
+{
+	__u64 cum[CLK_LVLS];
+	bool clamped = false;
+	__u32 own_top = 0;
+
+	if (!clk_busy(th))
+		return FSS_KP_RACE;
+	if (!clk_read(d, th->skey, t, th, cum, &own_top, &clamped)) {
+		th->flags |= FSS_KP_RACE;
+		clk_idle(th);
+		return FSS_KP_RACE;
+	}
+	if (clamped)
+		th->flags |= FSS_KP_CLAMPED;
+	if (enter) {
+		for (__u32 lv = 0; lv < CLK_LVLS; lv++) {
+			th->snap[lv] = cum[lv];
+			th->acc[lv] = 0;
+		}
+	} else {
+		clk_close_at(th, cum);
+	}
+	if (fs >= 0)
+		th->fs_open = fs;
+	if (log >= 0)
+		th->log_open = log;
+	th->lvl = clk_own_level(th);
+	clk_idle(th);
+	return 0;
+}
+
+/* The current thread's traced sync enters at ts on key dk (0: none). */
+__noinline int clk_sync_begin(__u64 ts, __u32 dk)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct clk_thr *th;
+	struct clk_disk *d;
+
+	if (!kpaint)
+		return 0;
+	th = clk_thr_of(tid, true);
+	if (!th)
+		return FSS_KP_FULL;
+	th->sdisk = 0;
+	if (!dk)
+		return FSS_KP_NOKEY;
+	d = clk_disk_at((dk >> 8) - 1);
+	if (!d)
+		return FSS_KP_NOKEY;
+	th->skey = dk & CLK_KMASK;
+	th->flags = 0;
+	th->lvl = 0;
+	/* published first: a request moving from here on closes it */
+	th->sdisk = dk >> 8;
+	clk_own_change(th, d, ts, true, 0, 0);
+	return 0;
+}
+
+/* Its fs hook opens / closes (fs >= 0), its log force (log > 0). */
+__noinline int clk_sync_flags(int fs, int log, __u64 t)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct clk_thr *th;
+	struct clk_disk *d;
+
+	if (!kpaint)
+		return 0;
+	th = clk_thr_of(tid, false);
+	if (!th || !th->sdisk)
+		return 0;
+	d = clk_disk_at(th->sdisk - 1);
+	if (!d)
+		return 0;
+	clk_own_change(th, d, t, false, fs, log > 0 ? 1 : -1);
+	return 0;
+}
+
+/*
+ * The phases add up to the sync's total exactly: a clamp at its entry or
+ * exit (another CPU's change of the disk a little later than this one's
+ * time) moved its ends by as much; the difference goes to other, or is
+ * taken from the largest phase (FSS_KP_CLAMPED says so).
+ */
+static __always_inline __u32 clk_exact(__u64 *ph, __u64 total)
+{
+	__u64 sum = 0, over;
+	__u32 big = 0;
+
+	for (__u32 i = 0; i < FSS_KP_PHASES; i++) {
+		sum += ph[i];
+		if (ph[i] > ph[big & CLK_LMASK])
+			big = i;
+	}
+	if (sum == total)
+		return 0;
+	if (sum < total) {
+		ph[CLK_PH_OTHER] += total - sum;
+		return FSS_KP_CLAMPED;
+	}
+	over = sum - total;
+	big &= CLK_LMASK;
+	ph[big] = ph[big] > over ? ph[big] - over : 0;
+	return FSS_KP_CLAMPED;
+}
+
+/* It exits at t, total after its entry: its phases stay in th->acc. */
+__noinline int clk_sync_end(__u64 t, __u64 total)
+{
+	__u32 flags, tid = (__u32)bpf_get_current_pid_tgid();
+	struct clk_thr *th;
+	struct clk_disk *d;
+
+	if (!kpaint)
+		return 0;
+	th = clk_thr_of(tid, false);
+	if (!th || !th->sdisk)
+		return FSS_KP_FULL;
+	d = clk_disk_at(th->sdisk - 1);
+	if (!d)
+		return 0;
+	clk_own_change(th, d, t, false, -1, -1);
+	th->sdisk = 0;
+	/* a request event may still hold the stretch: it flags it */
+	if (!clk_busy(th))
+		return th->flags | FSS_KP_RACE | FSS_KP_VALID;
+	flags = th->flags | clk_exact(th->acc, total);
+	clk_idle(th);
+	return flags | FSS_KP_VALID;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

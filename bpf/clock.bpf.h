@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * clock.bpf.h - the in-kernel painter: cumulative phase clocks, the BPF
+ * side of user/engine/attr/clock.c (docs/hotpath.md "Cumulative phase
+ * clocks").  On with FSYNCSCOPE_KPAINT=1 (kpaint); each traced sync's
+ * record then carries the phases painted here (fss_sync_rec.kph), and
+ * user space compares them with its own painter's, sync by sync.
+ *
+ * What clock.c keeps in tables is here:
+ *  - per disk (clk_disks, an array; found by a walk over its 16 slots at
+ *    a request's first event and a thread's first sync on a filesystem):
+ *    one bpf_spin_lock, the last time any of its clocks moved, and a key
+ *    per filesystem on it (at most 4): its shared level counts n[] and
+ *    cumulative clocks cum[], and its journal thread;
+ *  - per thread (clk_thrs, an LRU hash by tid): its own requests in flight
+ *    per level (on one disk at a time), and its sync in flight: which key,
+ *    its own level, its snapshot of the key's clocks and its phases so far;
+ *  - per request (clk_rqs, a hash by struct request *, entries kept for the
+ *    next request at the address, as rq_folds): its thread, disk, level,
+ *    sharing class.
+ * Everything of one disk changes under its lock, with the time read
+ * before the lock and clamped there to the disk's last move, so the
+ * clocks of a disk never go backwards whatever CPU an event runs on; no
+ * helper is called under the lock.
+ */
+#ifndef __CLOCK_BPF_H
+#define __CLOCK_BPF_H
+
+#include "common.bpf.h"
+
+/* FSYNCSCOPE_KPAINT=1: paint in the kernel too (set before load). */
+const volatile bool kpaint __weak = false;
+
+#define CLK_LVLS	8	/* 0 nothing, 1 + phase: fs .. device_flush (5) */
+#define CLK_LMASK	7
+#define CLK_KEYS	4	/* filesystems per disk */
+#define CLK_KMASK	3
+#define CLK_DISKS	16
+#define CLK_OWN		0xfe	/* clk_rq.shared: its thread's syncs only */
+#define CLK_ALL		0xff	/* clk_rq.shared: every key on its disk */
+
+/* levels: 1 + enum fss_phase (lib/phase.h), 0: nothing */
+#define CLK_FS		1
+#define CLK_JOURNAL	2
+#define CLK_QUEUE	3
+#define CLK_DWRITE	4
+#define CLK_DFLUSH	5
+#define CLK_PH_OTHER	5	/* enum fss_phase FSS_PH_OTHER */
+
+struct clk_key {
+	__u64 fs;			/* fs dev_t, 0: slot free (64 bits:
+					 * claimed by cmpxchg) */
+	__u32 jtid;			/* its journal thread (0: none seen) */
+	__u32 pad;
+	__u32 n[CLK_LVLS];		/* shared contributors per level */
+	__u64 last;			/* cum advanced to here */
+	__u64 cum[CLK_LVLS];		/* ns at each level so far */
+};
+
+/*
+ * A disk's clocks.  Written only under its lock (clk_locks, a map of its
+ * own: classic tracepoint and raw_tp programs may not use a map that
+ * holds a bpf_spin_lock, tp_btf ones may), by the block and jbd2 tp_btf
+ * programs; seq is odd while they write.  The sync programs (classic
+ * tracepoints) only read it, retrying until seq is even and unchanged.
+ */
+struct clk_disk {
+	__u64 disk;			/* disk dev_t, 0: slot free (cmpxchg) */
+	__u32 seq;
+	__u32 pad;
+	__u64 last;			/* latest time of any change here */
+	struct clk_key keys[CLK_KEYS];
+};
+
+struct clk_lock {
+	struct bpf_spin_lock lock;
+};
+
+/*
+ * A thread: its own requests in flight per level (n[], written under the
+ * disk's lock), and its sync's stretch (written by the thread itself, or
+ * under the disk's lock by one of its requests' events, whichever holds
+ * busy; the other one flags the sync FSS_KP_RACE).
+ */
+struct clk_thr {
+	__u32 own;			/* disk slot + 1 of n[], 0: none */
+	__u32 n[CLK_LVLS];		/* its requests in flight per level */
+	__u32 sdisk;			/* its sync: disk slot + 1, 0: none */
+	__u32 skey, lvl, fs_open, log_open;
+	__u32 flags;			/* FSS_KP_* of its sync */
+	__u32 pad;
+	__u64 busy;			/* the stretch is being written */
+	__u64 snap[CLK_LVLS];
+	__u64 acc[CLK_LVLS];		/* by enum fss_phase */
+};
+
+struct clk_rq {
+	__u32 tid;			/* of its first event */
+	__u8 dslot;			/* disk slot + 1, 0: idle */
+	__u8 lvl;
+	__u8 shared;			/* a key, CLK_OWN or CLK_ALL */
+	__u8 issued;
+	__u8 pure_flush;
+	__u8 own;			/* counted in its thread's n[] */
+	__u8 muted;			/* a summarized sync's (fold_mute) */
+	__u8 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLK_DISKS);
+	__type(key, __u32);
+	__type(value, struct clk_disk);
+} clk_disks SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLK_DISKS);
+	__type(key, __u32);
+	__type(value, struct clk_lock);
+} clk_locks SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);			/* fs dev_t */
+	__type(value, __u32);			/* (disk slot + 1) << 8 | key */
+} clk_fs SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);			/* tid */
+	__type(value, struct clk_thr);
+} clk_thrs SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);			/* struct request * */
+	__type(value, struct clk_rq);
+} clk_rqs SEC(".maps") __weak;
+
+/* Events a full table could not take (requests, threads, disks). */
+__u64 clk_full __weak = 0;
+
+/*
+ * The painter's steps, global functions of clock.bpf.c: each is verified
+ * once, on its own, rather than inlined into every block program (the
+ * verifier's walk over them inlined passed its limit).  They take and
+ * return scalars only; each checks kpaint itself.  0 or FSS_KP_* flags.
+ */
+/* request id of disk: an FSS_EV_RQ_START / _ISSUE / _COMPLETE, flags */
+int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags, __u64 t);
+/* a summarized sync's own request is created: skipped to its completion */
+int clk_rq_mute(__u64 id);
+/* a jbd2 commit of fs starts (start != 0, in its thread) or ends */
+int clk_commit(__u32 fs, int start);
+/* the clock key of filesystem dev on disk: (disk slot + 1) << 8 | key */
+int clk_key_get(__u32 disk, __u32 dev);
+/* the current thread's traced sync enters at ts, on key dk */
+int clk_sync_begin(__u64 ts, __u32 dk);
+/* at t, its fs hook opens (1) / closes (0), its log force (log 1) */
+int clk_sync_flags(int fs, int log, __u64 t);
+/* it exits at t; its phases are then in clk_thrs[tid].acc */
+int clk_sync_end(__u64 t, __u64 total);
+
+/*
+ * The key of filesystem dev (superblock sb) for a sync, cached in the
+ * thread's sync state; 0: none (no disk, or a table is full).
+ */
+static __always_inline __u32 clk_key_of(struct sync_state *st,
+					struct super_block *sb, __u32 dev)
+{
+	struct gendisk *gd;
+	__u32 disk;
+
+	if (st->clk_fs == dev)
+		return st->clk_dk;
+	st->clk_fs = dev;
+	st->clk_dk = 0;
+	if (!sb)
+		return 0;
+	gd = BPF_CORE_READ(sb, s_bdev, bd_disk);
+	if (!gd)
+		return 0;
+	disk = ((__u32)BPF_CORE_READ(gd, major) << 20) |
+	       (__u32)BPF_CORE_READ(gd, first_minor);
+	st->clk_dk = clk_key_get(disk, dev);
+	return st->clk_dk;
+}
+
+/* A traced sync enters (st->ts): its snapshot of its key's clocks. */
+static __always_inline void clk_sync_enter(struct sync_state *st,
+					   struct super_block *sb, __u32 dev)
+{
+	if (!kpaint)
+		return;
+	st->clk_flags = clk_sync_begin(st->ts, clk_key_of(st, sb, dev));
+}
+
+/*
+ * It exits at t: its phases into ph[FSS_KP_PHASES], and its FSS_KP_*
+ * flags returned (0: the kernel did not paint it).
+ */
+static __always_inline __u32 clk_sync_exit(struct sync_state *st, __u64 t,
+					   __u64 total, __u64 *ph)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct clk_thr *th;
+	__u32 flags;
+
+	if (!kpaint)
+		return 0;
+	if (st->clk_flags)
+		return st->clk_flags;
+	flags = clk_sync_end(t, total);
+	if (!(flags & FSS_KP_VALID))
+		return flags;
+	th = bpf_map_lookup_elem(&clk_thrs, &tid);
+	if (!th)
+		return FSS_KP_FULL;
+	for (int i = 0; i < FSS_KP_PHASES; i++)
+		ph[i] = th->acc[i];
+	return flags;
+}
+
+#endif /* __CLOCK_BPF_H */
