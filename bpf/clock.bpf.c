@@ -420,9 +420,8 @@ __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 }
 
 /* A jbd2 commit of fs starts (in the current thread) or ends.  tp_btf. */
-__noinline int clk_commit(__u32 fs, int start)
+__noinline int clk_commit(__u32 fs, int start, __u64 t)
 {
-	__u64 t = bpf_ktime_get_ns();
 	__u32 *dk, slot, key, cur = (__u32)bpf_get_current_pid_tgid();
 	struct bpf_spin_lock *lk;
 	struct clk_disk *d;

@@ -154,8 +154,8 @@ __u64 clk_full __weak = 0;
 int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags, __u64 t);
 /* a summarized sync's own request is created: skipped to its completion */
 int clk_rq_mute(__u64 id);
-/* a jbd2 commit of fs starts (start != 0, in its thread) or ends */
-int clk_commit(__u32 fs, int start);
+/* at t, a jbd2 commit of fs starts (start != 0, in its thread) or ends */
+int clk_commit(__u32 fs, int start, __u64 t);
 /* the clock key of filesystem dev on disk: (disk slot + 1) << 8 | key */
 int clk_key_get(__u32 disk, __u32 dev);
 /* the current thread's traced sync enters at ts, on key dk */

@@ -33,6 +33,30 @@ static __always_inline struct commit_state *commit_current(__u32 dev)
 	return cs && cs->start && cs->dev == dev ? cs : NULL;
 }
 
+/*
+ * The time of transaction tx's start (which 0) or end (1): with kpaint,
+ * one for its classic program and its tp_btf one (whichever runs first
+ * stamps it, the other takes it), so that the records and the clocks
+ * agree to the ns.
+ */
+static __always_inline __u64 commit_time(struct commit_state *cs, __u32 tx,
+					 int which)
+{
+	__u64 now;
+
+	if (!kpaint)
+		return bpf_ktime_get_ns();
+	which &= 1;
+	if (cs->ev_tx[which] == tx + 1) {
+		cs->ev_tx[which] = 0;
+		return cs->ev_ts[which];
+	}
+	now = bpf_ktime_get_ns();
+	cs->ev_tx[which] = tx + 1;
+	cs->ev_ts[which] = now;
+	return now;
+}
+
 SEC("tp/jbd2/jbd2_start_commit")
 int tp_jbd2_start_commit(struct trace_event_raw_jbd2_commit *ctx)
 {
@@ -49,7 +73,7 @@ int tp_jbd2_start_commit(struct trace_event_raw_jbd2_commit *ctx)
 		count_drop(1);
 		return 0;
 	}
-	cs->start = bpf_ktime_get_ns();
+	cs->start = commit_time(cs, ctx->transaction, 0);
 	cs->locking = 0;
 	cs->flushing = 0;
 	cs->logging = 0;
@@ -111,7 +135,7 @@ int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 		return 0;
 	e = event_reserve(FSS_EV_JOURNAL, dev);
 	if (e) {
-		e->ts_end = e->ts;
+		e->ts_end = kpaint ? commit_time(cs, cs->transaction, 1) : e->ts;
 		e->ts = cs->start;
 		e->journal.locking = cs->locking;
 		e->journal.flushing = cs->flushing;
@@ -134,30 +158,34 @@ static __always_inline __u32 journal_dev(journal_t *j)
 	return BPF_CORE_READ(j, j_fs_dev, bd_dev);
 }
 
-SEC("tp_btf/jbd2_start_commit")
-int BPF_PROG(btf_clk_jbd2_start, journal_t *journal)
+static __always_inline int clk_jbd2(journal_t *journal, transaction_t *tr,
+				    int start)
 {
+	struct commit_state *cs;
 	__u32 dev;
 
-	if (!journal)
+	if (!journal || !tr)
 		return 0;	/* may be NULL: common.bpf.h */
 	dev = journal_dev(journal);
-	if (want_fs_dev(dev))
-		clk_commit(dev, 1);
+	if (!want_fs_dev(dev))
+		return 0;
+	cs = commit_slot(true);
+	if (cs)
+		clk_commit(dev, start,
+			   commit_time(cs, BPF_CORE_READ(tr, t_tid), !start));
 	return 0;
 }
 
-SEC("tp_btf/jbd2_end_commit")
-int BPF_PROG(btf_clk_jbd2_end, journal_t *journal)
+SEC("tp_btf/jbd2_start_commit")
+int BPF_PROG(btf_clk_jbd2_start, journal_t *journal, transaction_t *tr)
 {
-	__u32 dev;
+	return clk_jbd2(journal, tr, 1);
+}
 
-	if (!journal)
-		return 0;	/* may be NULL: common.bpf.h */
-	dev = journal_dev(journal);
-	if (want_fs_dev(dev))
-		clk_commit(dev, 0);
-	return 0;
+SEC("tp_btf/jbd2_end_commit")
+int BPF_PROG(btf_clk_jbd2_end, journal_t *journal, transaction_t *tr)
+{
+	return clk_jbd2(journal, tr, 0);
 }
 
 SEC("tp/xfs/xfs_log_force")
