@@ -190,10 +190,11 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 			clk_rq_mute(clk_id(rq, direct));
 		return 0;
 	}
+	/* the time the clocks took it is the records' too (clock.bpf.h) */
 	if (kpaint && direct && type != FSS_EV_RQ_REQUEUE)
-		clk_rq_event(clk_id(rq, direct), dev, type,
+		now += CLK_DELTA(clk_rq_event(clk_id(rq, direct), dev, type,
 			     rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE) |
-			     extra, now);
+			     extra, now));
 	if (rq_fold && rq_fold_event(rq, type, dev, nr_bytes, direct, extra,
 				     false, now))
 		return 0;
@@ -227,8 +228,9 @@ static __always_inline int rq_start_owned(struct request *rq)
 		return 0;
 	}
 	if (kpaint)
-		clk_rq_event(clk_id(rq, true), dev, FSS_EV_RQ_START,
-			     rq_flags(rq, true, true) | FSS_RQ_CREATE, now);
+		now += CLK_DELTA(clk_rq_event(clk_id(rq, true), dev,
+			     FSS_EV_RQ_START, rq_flags(rq, true, true) |
+			     FSS_RQ_CREATE, now));
 	if (rq_fold && rq_fold_event(rq, FSS_EV_RQ_START, dev, -1, true,
 				     FSS_RQ_CREATE, blame_disk_dev(dev), now))
 		return 0;

@@ -19,6 +19,16 @@
 
 #define clk_barrier()	asm volatile("" ::: "memory")
 
+/* What a step returns: how much later than asked it took effect, flags. */
+static __always_inline int clk_pack(__u64 delta, __u32 flags)
+{
+	if (delta > CLK_DELTA_MAX) {
+		delta = CLK_DELTA_MAX;
+		flags |= FSS_KP_CLAMPED;
+	}
+	return (int)((__u32)delta << CLK_FLAG_BITS | (flags & CLK_FLAG_MASK));
+}
+
 static __always_inline int clk_top(const __u32 *n)
 {
 	if (n[CLK_DFLUSH])
@@ -34,13 +44,23 @@ static __always_inline int clk_top(const __u32 *n)
 	return 0;
 }
 
-/* Under the lock: t, clamped so that no clock of the disk goes back. */
+/*
+ * Raise the disk's last time to t (a CAS loop: the sync programs raise it
+ * without the lock).  Returns the time an event at t takes effect: t, or
+ * the later time of a change already made (another CPU's, or a sync
+ * program's read); the caller's records use that same time.
+ */
 static __always_inline __u64 clk_now(struct clk_disk *d, __u64 t)
 {
-	if (t < d->last)
-		return d->last;
-	d->last = t;
-	return t;
+	for (int i = 0; i < 8; i++) {
+		__u64 cur = d->last;
+
+		if (t <= cur)
+			return cur;
+		if (__sync_val_compare_and_swap(&d->last, cur, t) == cur)
+			return t;
+	}
+	return d->last > t ? d->last : t;
 }
 
 static __always_inline void clk_key_adv(struct clk_key *k, __u64 t)
@@ -130,20 +150,20 @@ static __always_inline void clk_wend(struct clk_disk *d)
 }
 
 /*
- * A reader (no lock): key k of disk d extrapolated to t into cum[], and
- * the thread's own top level into *own_top, as of one unchanged seq.
- * False: the disk kept changing (or t is before its last change: an
- * event of another CPU came in between, clamped to it, *clamped set).
+ * A reader (no lock): key k of disk d extrapolated to *t into cum[], as
+ * of one unchanged seq.  *t moves to the key's last change when that is
+ * later (another CPU's event came in between), and the disk's last time
+ * is raised to *t before seq is read again, so that no writer can apply
+ * an earlier change after it.  False: the disk kept changing.
  */
-static __always_inline bool clk_read(struct clk_disk *d, __u32 k, __u64 t,
-				     const struct clk_thr *th, __u64 *cum,
-				     __u32 *own_top, bool *clamped)
+static __always_inline bool clk_read(struct clk_disk *d, __u32 k, __u64 *t,
+				     __u64 *cum)
 {
 	struct clk_key *key = &d->keys[k & CLK_KMASK];
 
-	for (int tries = 0; tries < 4; tries++) {
+	for (int tries = 0; tries < 16; tries++) {
 		__u32 s1 = d->seq, s2, top;
-		__u64 last;
+		__u64 last, at;
 
 		if (s1 & 1)
 			continue;
@@ -152,15 +172,15 @@ static __always_inline bool clk_read(struct clk_disk *d, __u32 k, __u64 t,
 		last = key->last;
 		for (__u32 lv = 0; lv < CLK_LVLS; lv++)
 			cum[lv] = key->cum[lv];
-		*own_top = clk_top(th->n);
+		at = *t > last ? *t : last;
+		at = clk_now(d, at);
 		clk_barrier();
 		s2 = d->seq;
 		if (s1 != s2)
 			continue;
-		if (t > last)
-			cum[top & CLK_LMASK] += t - last;
-		else if (t < last)
-			*clamped = true;
+		if (at > last)
+			cum[top & CLK_LMASK] += at - last;
+		*t = at;
 		return true;
 	}
 	return false;
@@ -358,6 +378,7 @@ __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 	struct clk_disk *d;
 	bool fresh = false;
 	__u32 slot, lv;
+	__u64 at;
 	int ds;
 
 	if (!kpaint)
@@ -397,7 +418,7 @@ __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 		return 0;
 	bpf_spin_lock(lk);
 	clk_wbegin(d);
-	t = clk_now(d, t);
+	at = clk_now(d, t);
 	if (fresh)
 		clk_rq_init(d, r, th, slot, cur, flags);
 	if (flags & FSS_RQ_FLUSH)
@@ -411,12 +432,12 @@ __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 	} else {
 		lv = 0;
 	}
-	clk_move(d, r, th, lv, t);
+	clk_move(d, r, th, lv, at);
 	if (type == FSS_EV_RQ_COMPLETE)
 		r->dslot = 0;
 	clk_wend(d);
 	bpf_spin_unlock(lk);
-	return 0;
+	return clk_pack(at - t, 0);
 }
 
 /* A jbd2 commit of fs starts (in the current thread) or ends.  tp_btf. */
@@ -426,6 +447,7 @@ __noinline int clk_commit(__u32 fs, int start, __u64 t)
 	struct bpf_spin_lock *lk;
 	struct clk_disk *d;
 	struct clk_key *k;
+	__u64 at;
 
 	if (!kpaint)
 		return 0;
@@ -440,19 +462,19 @@ __noinline int clk_commit(__u32 fs, int start, __u64 t)
 		return 0;
 	bpf_spin_lock(lk);
 	clk_wbegin(d);
-	t = clk_now(d, t);
+	at = clk_now(d, t);
 	k = &d->keys[key];
 	if (start) {
-		clk_key_adv(k, t);
+		clk_key_adv(k, at);
 		k->jtid = cur;
 		k->n[CLK_JOURNAL]++;
 	} else if (k->n[CLK_JOURNAL]) {
-		clk_key_adv(k, t);
+		clk_key_adv(k, at);
 		k->n[CLK_JOURNAL]--;
 	}
 	clk_wend(d);
 	bpf_spin_unlock(lk);
-	return 0;
+	return clk_pack(at - t, 0);
 }
 
 /*
@@ -498,22 +520,18 @@ __noinline int clk_key_get(__u32 disk, __u32 dev)
  * the snapshot taken), fs / log set (>= 0), the own level recomputed.
  */
 static __always_inline __u32 clk_own_change(struct clk_thr *th,
-					    struct clk_disk *d, __u64 t,
+					    struct clk_disk *d, __u64 *t,
 					    bool enter, int fs, int log)
 {
 	__u64 cum[CLK_LVLS];
-	bool clamped = false;
-	__u32 own_top = 0;
 
 	if (!clk_busy(th))
 		return FSS_KP_RACE;
-	if (!clk_read(d, th->skey, t, th, cum, &own_top, &clamped)) {
+	if (!clk_read(d, th->skey, t, cum)) {
 		th->flags |= FSS_KP_RACE;
 		clk_idle(th);
 		return FSS_KP_RACE;
 	}
-	if (clamped)
-		th->flags |= FSS_KP_CLAMPED;
 	if (enter) {
 		for (__u32 lv = 0; lv < CLK_LVLS; lv++) {
 			th->snap[lv] = cum[lv];
@@ -537,33 +555,36 @@ __noinline int clk_sync_begin(__u64 ts, __u32 dk)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct clk_thr *th;
 	struct clk_disk *d;
+	__u64 t = ts;
+	__u32 fl;
 
 	if (!kpaint)
 		return 0;
 	th = clk_thr_of(tid, true);
 	if (!th)
-		return FSS_KP_FULL;
+		return clk_pack(0, FSS_KP_FULL);
 	th->sdisk = 0;
 	if (!dk)
-		return FSS_KP_NOKEY;
+		return clk_pack(0, FSS_KP_NOKEY);
 	d = clk_disk_at((dk >> 8) - 1);
 	if (!d)
-		return FSS_KP_NOKEY;
+		return clk_pack(0, FSS_KP_NOKEY);
 	th->skey = dk & CLK_KMASK;
 	th->flags = 0;
 	th->lvl = 0;
 	/* published first: a request moving from here on closes it */
 	th->sdisk = dk >> 8;
-	clk_own_change(th, d, ts, true, 0, 0);
-	return 0;
+	fl = clk_own_change(th, d, &t, true, 0, 0);
+	return clk_pack(t - ts, fl);
 }
 
-/* Its fs hook opens / closes (fs >= 0), its log force (log > 0). */
+/* At t, its fs hook opens / closes (fs >= 0), its log force (log > 0). */
 __noinline int clk_sync_flags(int fs, int log, __u64 t)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct clk_thr *th;
 	struct clk_disk *d;
+	__u64 at = t;
 
 	if (!kpaint)
 		return 0;
@@ -573,15 +594,15 @@ __noinline int clk_sync_flags(int fs, int log, __u64 t)
 	d = clk_disk_at(th->sdisk - 1);
 	if (!d)
 		return 0;
-	clk_own_change(th, d, t, false, fs, log > 0 ? 1 : -1);
-	return 0;
+	clk_own_change(th, d, &at, false, fs, log > 0 ? 1 : -1);
+	return clk_pack(at - t, 0);
 }
 
 /*
- * The phases add up to the sync's total exactly: a clamp at its entry or
- * exit (another CPU's change of the disk a little later than this one's
- * time) moved its ends by as much; the difference goes to other, or is
- * taken from the largest phase (FSS_KP_CLAMPED says so).
+ * The phases add up to the sync's total exactly; a stretch closed late
+ * (a request event closed it after the thread's own later close) left
+ * them short or over: the difference goes to other, or is taken from the
+ * largest phase (FSS_KP_CLAMPED says so).
  */
 static __always_inline __u32 clk_exact(__u64 *ph, __u64 total)
 {
@@ -605,29 +626,33 @@ static __always_inline __u32 clk_exact(__u64 *ph, __u64 total)
 	return FSS_KP_CLAMPED;
 }
 
-/* It exits at t, total after its entry: its phases stay in th->acc. */
+/*
+ * It exits at t, total after its entry: its phases stay in th->acc, the
+ * time it took effect (t + the delta returned) is the record's end.
+ */
 __noinline int clk_sync_end(__u64 t, __u64 total)
 {
 	__u32 flags, tid = (__u32)bpf_get_current_pid_tgid();
 	struct clk_thr *th;
 	struct clk_disk *d;
+	__u64 at = t;
 
 	if (!kpaint)
 		return 0;
 	th = clk_thr_of(tid, false);
 	if (!th || !th->sdisk)
-		return FSS_KP_FULL;
+		return clk_pack(0, FSS_KP_FULL);
 	d = clk_disk_at(th->sdisk - 1);
 	if (!d)
 		return 0;
-	clk_own_change(th, d, t, false, -1, -1);
+	clk_own_change(th, d, &at, false, -1, -1);
 	th->sdisk = 0;
 	/* a request event may still hold the stretch: it flags it */
 	if (!clk_busy(th))
-		return th->flags | FSS_KP_RACE | FSS_KP_VALID;
-	flags = th->flags | clk_exact(th->acc, total);
+		return clk_pack(at - t, th->flags | FSS_KP_RACE | FSS_KP_VALID);
+	flags = th->flags | clk_exact(th->acc, total + (at - t));
 	clk_idle(th);
-	return flags | FSS_KP_VALID;
+	return clk_pack(at - t, flags | FSS_KP_VALID);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

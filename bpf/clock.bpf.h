@@ -145,6 +145,17 @@ struct {
 __u64 clk_full __weak = 0;
 
 /*
+ * A step returns how many ns later than its time it took effect (the
+ * disk had already changed later: the event's records take that time
+ * too, so both painters see one) << CLK_FLAG_BITS, and FSS_KP_* flags.
+ */
+#define CLK_FLAG_BITS	6
+#define CLK_FLAG_MASK	((1u << CLK_FLAG_BITS) - 1)
+#define CLK_DELTA_MAX	((1ull << (31 - CLK_FLAG_BITS)) - 1)
+#define CLK_DELTA(r)	((__u64)((__u32)(r) >> CLK_FLAG_BITS))
+#define CLK_FLAGS(r)	((__u32)(r) & CLK_FLAG_MASK)
+
+/*
  * The painter's steps, global functions of clock.bpf.c: each is verified
  * once, on its own, rather than inlined into every block program (the
  * verifier's walk over them inlined passed its limit).  They take and
@@ -194,27 +205,35 @@ static __always_inline __u32 clk_key_of(struct sync_state *st,
 static __always_inline void clk_sync_enter(struct sync_state *st,
 					   struct super_block *sb, __u32 dev)
 {
+	int r;
+
 	if (!kpaint)
 		return;
-	st->clk_flags = clk_sync_begin(st->ts, clk_key_of(st, sb, dev));
+	r = clk_sync_begin(st->ts, clk_key_of(st, sb, dev));
+	st->clk_flags = CLK_FLAGS(r);
+	st->ts += CLK_DELTA(r);
 }
 
 /*
- * It exits at t: its phases into ph[FSS_KP_PHASES], and its FSS_KP_*
- * flags returned (0: the kernel did not paint it).
+ * It exits at *t: its phases into ph[FSS_KP_PHASES], *t moved to when
+ * that took effect, and its FSS_KP_* flags returned (0: the kernel did
+ * not paint it).
  */
-static __always_inline __u32 clk_sync_exit(struct sync_state *st, __u64 t,
-					   __u64 total, __u64 *ph)
+static __always_inline __u32 clk_sync_exit(struct sync_state *st, __u64 *t,
+					   __u64 *ph)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct clk_thr *th;
 	__u32 flags;
+	int r;
 
 	if (!kpaint)
 		return 0;
 	if (st->clk_flags)
 		return st->clk_flags;
-	flags = clk_sync_end(t, total);
+	r = clk_sync_end(*t, *t - st->ts);
+	*t += CLK_DELTA(r);
+	flags = CLK_FLAGS(r);
 	if (!(flags & FSS_KP_VALID))
 		return flags;
 	th = bpf_map_lookup_elem(&clk_thrs, &tid);

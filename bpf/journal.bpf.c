@@ -162,7 +162,8 @@ static __always_inline int clk_jbd2(journal_t *journal, transaction_t *tr,
 				    int start)
 {
 	struct commit_state *cs;
-	__u32 dev;
+	__u64 t, delta;
+	__u32 dev, tx;
 
 	if (!journal || !tr)
 		return 0;	/* may be NULL: common.bpf.h */
@@ -170,9 +171,19 @@ static __always_inline int clk_jbd2(journal_t *journal, transaction_t *tr,
 	if (!want_fs_dev(dev))
 		return 0;
 	cs = commit_slot(true);
-	if (cs)
-		clk_commit(dev, start,
-			   commit_time(cs, BPF_CORE_READ(tr, t_tid), !start));
+	if (!cs)
+		return 0;
+	tx = BPF_CORE_READ(tr, t_tid);
+	t = commit_time(cs, tx, !start);
+	delta = CLK_DELTA(clk_commit(dev, start, t));
+	/*
+	 * taking effect later: the record takes that time too, if not sent
+	 * yet (an end whose classic program ran first was: it differs)
+	 */
+	if (delta && cs->ev_tx[!start] == tx + 1)
+		cs->ev_ts[!start] += delta;
+	else if (delta && start && cs->start == t)
+		cs->start += delta;
 	return 0;
 }
 
@@ -202,7 +213,8 @@ int tp_xfs_log_force(void *ctx)
 	if (!st->log_start) {
 		st->log_start = bpf_ktime_get_ns();
 		if (!st->summ)
-			clk_sync_flags(-1, 1, st->log_start);
+			st->log_start += CLK_DELTA(clk_sync_flags(-1, 1,
+							st->log_start));
 	}
 	return 0;
 }

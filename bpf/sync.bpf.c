@@ -89,13 +89,16 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	st->summ = ring_high() ? FSS_SUMM_RING_HIGH :
 		   sampled_out() && !(calib_tgid && (id >> 32) == calib_tgid) ?
 		   FSS_SUMM_SAMPLED : FSS_SUMM_TRACED;
+	st->fs_start = 0;
+	st->fs_end = 0;
+	st->log_start = 0;
+	/* may move st->ts to when its clocks were read (clock.bpf.h) */
+	if (!st->summ)
+		clk_sync_enter(st, sb, dev);
 	if (st->summ)
 		__sync_fetch_and_add(&summ_inflight, 1);
 	else
 		inflight_start[(__u32)id & (FSS_INFLIGHT_SLOTS - 1)] = st->ts;
-	st->fs_start = 0;
-	st->fs_end = 0;
-	st->log_start = 0;
 	st->ino = ino;
 	st->bytes = bytes;
 	st->kind = kind;
@@ -104,8 +107,6 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 	st->fd = fd;
 	if (sb)
 		rq_dev_mark(st, sb, dev);
-	if (!st->summ)
-		clk_sync_enter(st, sb, dev);
 	count_hit(sync_hook(kind));
 	return 0;
 }
@@ -123,7 +124,7 @@ static __always_inline int sync_exit(long ret)
 	if (!st)
 		return 0;
 	now = bpf_ktime_get_ns();
-	kfl = st->summ ? 0 : clk_sync_exit(st, now, now - st->ts, kph);
+	kfl = st->summ ? 0 : clk_sync_exit(st, &now, kph);
 	if (st->summ) {
 		summ_count(st->kind, st->summ, bpf_ktime_get_ns() - st->ts);
 		__sync_fetch_and_add(&summ_inflight, -1);
