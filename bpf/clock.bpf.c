@@ -107,14 +107,17 @@ static __always_inline void clk_close_at(struct clk_thr *th, const __u64 *cum)
 	}
 }
 
-/* Take / give back a thread's stretch; false: the other writer has it. */
+/*
+ * Take / give back a thread's stretch; false: the other writer kept it
+ * (it may be what this CPU interrupted: so a bounded wait).
+ */
 static __always_inline bool clk_busy(struct clk_thr *th)
 {
-	if (__sync_val_compare_and_swap(&th->busy, 0, 1) != 0) {
-		th->flags |= FSS_KP_RACE;
-		return false;
-	}
-	return true;
+	for (int i = 0; i < 64; i++)
+		if (__sync_val_compare_and_swap(&th->busy, 0, 1) == 0)
+			return true;
+	th->flags |= FSS_KP_RACE;
+	return false;
 }
 
 static __always_inline void clk_idle(struct clk_thr *th)
@@ -147,43 +150,6 @@ static __always_inline void clk_wend(struct clk_disk *d)
 {
 	clk_barrier();
 	d->seq++;
-}
-
-/*
- * A reader (no lock): key k of disk d extrapolated to *t into cum[], as
- * of one unchanged seq.  *t moves to the key's last change when that is
- * later (another CPU's event came in between), and the disk's last time
- * is raised to *t before seq is read again, so that no writer can apply
- * an earlier change after it.  False: the disk kept changing.
- */
-static __always_inline bool clk_read(struct clk_disk *d, __u32 k, __u64 *t,
-				     __u64 *cum)
-{
-	struct clk_key *key = &d->keys[k & CLK_KMASK];
-
-	for (int tries = 0; tries < 16; tries++) {
-		__u32 s1 = d->seq, s2, top;
-		__u64 last, at;
-
-		if (s1 & 1)
-			continue;
-		clk_barrier();
-		top = clk_top(key->n);
-		last = key->last;
-		for (__u32 lv = 0; lv < CLK_LVLS; lv++)
-			cum[lv] = key->cum[lv];
-		at = *t > last ? *t : last;
-		at = clk_now(d, at);
-		clk_barrier();
-		s2 = d->seq;
-		if (s1 != s2)
-			continue;
-		if (at > last)
-			cum[top & CLK_LMASK] += at - last;
-		*t = at;
-		return true;
-	}
-	return false;
 }
 
 /* The disk's slot for disk dev, claimed if new and create; -1: none. */
@@ -515,23 +481,52 @@ __noinline int clk_key_get(__u32 disk, __u32 dev)
 }
 
 /*
- * The thread's own change at t (sync entry: enter, else a close): with
- * its stretch taken, the disk's clocks read at t, the stretch closed (or
- * the snapshot taken), fs / log set (>= 0), the own level recomputed.
+ * The thread's own change at *t (sync entry: enter, else a close), with
+ * no lock: the disk's clocks read as of one unchanged seq, extrapolated
+ * to *t (moved to the key's last change when that is later: another
+ * CPU's event came in between), the disk's last time raised to *t so
+ * that no writer applies an earlier change after it, then the stretch
+ * taken and seq checked again before it is written.  The stretch is
+ * never held while seq is awaited (a writer holds seq odd while it waits
+ * for the stretch).  FSS_KP_RACE: the disk kept changing.
  */
 static __always_inline __u32 clk_own_change(struct clk_thr *th,
 					    struct clk_disk *d, __u64 *t,
 					    bool enter, int fs, int log)
 {
-	__u64 cum[CLK_LVLS];
+	struct clk_key *key = &d->keys[th->skey & CLK_KMASK];
+	__u64 cum[CLK_LVLS], last = 0, at = 0;
+	bool held = false;
+	__u32 top = 0;
 
-	if (!clk_busy(th))
-		return FSS_KP_RACE;
-	if (!clk_read(d, th->skey, t, cum)) {
+	for (int tries = 0; tries < 32 && !held; tries++) {
+		__u32 s1 = d->seq;
+
+		if (s1 & 1)
+			continue;
+		clk_barrier();
+		top = clk_top(key->n);
+		last = key->last;
+		for (__u32 lv = 0; lv < CLK_LVLS; lv++)
+			cum[lv] = key->cum[lv];
+		at = *t > last ? *t : last;
+		at = clk_now(d, at);
+		/* one try: a writer holding it is done soon, or waits on us */
+		if (__sync_val_compare_and_swap(&th->busy, 0, 1) != 0)
+			continue;
+		clk_barrier();
+		if (d->seq == s1)
+			held = true;
+		else
+			clk_idle(th);
+	}
+	if (!held) {
 		th->flags |= FSS_KP_RACE;
-		clk_idle(th);
 		return FSS_KP_RACE;
 	}
+	if (at > last)
+		cum[top & CLK_LMASK] += at - last;
+	*t = at;
 	if (enter) {
 		for (__u32 lv = 0; lv < CLK_LVLS; lv++) {
 			th->snap[lv] = cum[lv];
