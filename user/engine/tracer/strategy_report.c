@@ -99,6 +99,11 @@ static struct json_object *kpaint_json(const struct fss_tracer *t)
 	if (!t->kpaint || !t->skel || !t->skel->rodata->kpaint)
 		return NULL;
 	o = json_object_new_object();
+	if (!kp_live(t)) {
+		json_object_object_add(o, "na", json_object_new_string(
+			"the raw_tp block hooks may not take its lock"));
+		return o;
+	}
 	np = json_object_new_object();
 	json_object_object_add(o, "syncs", u64j(k->syncs));
 	json_object_object_add(o, "compared", u64j(k->compared));

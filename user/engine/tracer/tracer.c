@@ -101,6 +101,11 @@ static void kp_print(const struct fss_tracer *t)
 {
 	const struct fss_kp_stats *k = &t->kp;
 
+	if (!kp_live(t)) {
+		fprintf(stderr, "fsyncscope: kernel painter: n/a (it needs "
+			"the tp_btf block hooks)\n");
+		return;
+	}
 	fprintf(stderr, "fsyncscope: kernel painter: %llu of %llu syncs "
 		"compared, %llu identical, max %llu ns apart, %llu ns of "
 		"%llu painted differently; not painted: %llu no disk, %llu "
@@ -124,7 +129,7 @@ static void on_sync(const struct fss_sync_result *res, void *arg)
 
 	if (demote(t, res))
 		return;
-	if (t->kpaint)
+	if (kp_live(t))
 		fss_kp_note(&t->kp, res);
 
 	if (t->blame && !fss_blame_sync(t->blame, res, &t->blame_list)) {
@@ -611,7 +616,7 @@ void fss_tracer_close(struct fss_tracer *t)
 			"transport)\n", (unsigned long long)t->records,
 			t->fold ? "fold" : "per-event");
 	if (t->opts.verbose && t->kpaint)
-		kp_print(t);
+		kp_print(t);	/* before the skeleton goes (kp_live) */
 	blame_warn(t);		/* reads the drops map: before the skeleton goes */
 	ring_buffer__free(t->rb);
 	if (t->skel)

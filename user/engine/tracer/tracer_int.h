@@ -163,4 +163,14 @@ void calib_read_hits(struct fss_tracer *t, __u64 *hits);
 /* The summ map summed over CPUs, FSS_SYNC_KIND_MAX entries. */
 void calib_read_summ(struct fss_tracer *t, struct fss_summ *out);
 
+/*
+ * The in-kernel painter paints only with the tp_btf block hooks: raw_tp
+ * programs may not use the map that holds its lock (bpf/clock.bpf.h).
+ */
+static inline bool kp_live(const struct fss_tracer *t)
+{
+	return t->kpaint && t->skel && t->skel->rodata->kpaint &&
+	       t->layer_ok[L_BLOCK] && t->layer_set[L_BLOCK] == HS_BLOCK_BTF;
+}
+
 #endif /* __FSS_TRACE_INT_H */

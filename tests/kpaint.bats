@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# The in-kernel painter (docs/hotpath.md "Cumulative phase clocks, in the
+# kernel"): with FSYNCSCOPE_KPAINT=1 the BPF programs paint every traced
+# sync too, its record carries those phases, and the tracer compares them
+# with attribution's, sync by sync.  Both painters see the same times, so
+# one job must agree to the nanosecond on every sync; concurrent jobs may
+# flag a few syncs (race: their stretch was written by two CPUs at once)
+# and leave them out, and must agree on the rest.  Counts, never timing.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+setup() {
+	fss_need_root
+	fss_scratch
+}
+
+teardown() {
+	fss_cleanup
+}
+
+# kp_run NAME RUN-ARGS...: a traced run with the kernel painter on
+kp_run() {
+	local n="$1"; shift
+	FSYNCSCOPE_KPAINT=1 "$FSS_BIN" run -v --json "$@" -s 1 \
+		--events "$FSS_SCRATCH/$n.jsonl" "$FSS_MNT" \
+		> "$FSS_SCRATCH/$n.json" 2> "$FSS_SCRATCH/$n.err"
+}
+
+# kp_exact NAME: every traced sync compared and identical, in the
+# document and in each --events line (kernel phases = phases, summing to
+# the total)
+kp_exact() {
+	local j="$FSS_SCRATCH/$1.json" e="$FSS_SCRATCH/$1.jsonl"
+	fss_jq "$j" '.tests[0].syncs_traced > 100'
+	fss_jq "$j" '.strategy.kpaint.compared == .tests[0].syncs_traced'
+	fss_jq "$j" '.strategy.kpaint.identical == .strategy.kpaint.compared'
+	fss_jq "$j" '.strategy.kpaint.diff_ns == 0'
+	run jq -e -s 'length > 100 and all(.kernel_phases as $k |
+		$k.fs_ns == .fs_ns and $k.journal_ns == .journal_ns and
+		$k.queue_ns == .queue_ns and
+		$k.device_write_ns == .device_write_ns and
+		$k.device_flush_ns == .device_flush_ns and
+		$k.other_ns == .other_ns and
+		$k.fs_ns + $k.journal_ns + $k.queue_ns + $k.device_write_ns +
+		$k.device_flush_ns + $k.other_ns == .total_ns)' "$e"
+	[ "$status" -eq 0 ]
+	grep -q "kernel painter: .* compared, .* identical" \
+		"$FSS_SCRATCH/$1.err"
+}
+
+@test "kpaint: ext4 fdatasync and fsync, one job: every sync identical" {
+	fss_mkfs ext4 128
+	kp_run fdatasync --method fdatasync
+	kp_exact fdatasync
+	# fsync of a fresh file: jbd2 commits, painted by both
+	kp_run fsync --method fsync
+	kp_exact fsync
+	run jq -e -s 'map(.journal_ns) | add > 0' "$FSS_SCRATCH/fsync.jsonl"
+	[ "$status" -eq 0 ]
+}
+
+@test "kpaint: xfs fdatasync, one job: every sync identical" {
+	fss_mkfs xfs 512
+	kp_run xfs --method fdatasync
+	kp_exact xfs
+}
+
+@test "kpaint: four jobs of fsync: races counted, the rest agree" {
+	fss_mkfs ext4 256
+	kp_run jobs --method fsync --jobs 4
+	local j="$FSS_SCRATCH/jobs.json"
+	# every traced sync is either compared or said why not
+	fss_jq "$j" '.strategy.kpaint as $k | $k.syncs == .tests[0].syncs_traced
+		and $k.compared + ([$k.not_painted[]] | add) == $k.syncs'
+	fss_jq "$j" '.strategy.kpaint.not_painted | .no_disk == 0 and
+		.table_full == 0 and .other == 0'
+	# races are few; the syncs compared agree (a clamp under contention
+	# may move a few hundred ns: bounded, never more than 1e-4 of time)
+	fss_jq "$j" '.strategy.kpaint | .not_painted.race * 10 < .syncs and
+		.identical * 100 >= .compared * 99 and
+		.diff_ns * 10000 <= .total_ns'
+	# in --events, the syncs compared are those painted without a race
+	local n
+	n="$(jq -s 'map(select(.kernel_phases and
+		((.kernel_phases.flags / 32 | floor) % 2 == 0))) | length' \
+		"$FSS_SCRATCH/jobs.jsonl")"
+	fss_jq "$j" ".strategy.kpaint.compared == $n"
+}
+
+@test "kpaint: with the raw_tp block hooks it is n/a, and says why" {
+	fss_mkfs ext4 128
+	FSYNCSCOPE_BLOCK_HOOKS=raw_tp kp_run raw --method fdatasync
+	fss_jq "$FSS_SCRATCH/raw.json" '.strategy.block == "raw_tp"'
+	fss_jq "$FSS_SCRATCH/raw.json" \
+		'.strategy.kpaint.na | test("raw_tp")'
+	grep -q "kernel painter: n/a" "$FSS_SCRATCH/raw.err"
+	# the breakdown itself is attribution's, as always
+	fss_jq "$FSS_SCRATCH/raw.json" '.tests[0].syncs_traced > 100'
+}
+
+@test "kpaint: off by default; a bad FSYNCSCOPE_KPAINT is one line" {
+	fss_mkfs ext4 64
+	"$FSS_BIN" run --json --method fdatasync -s 1 "$FSS_MNT" \
+		> "$FSS_SCRATCH/off.json"
+	fss_jq "$FSS_SCRATCH/off.json" '.strategy.kpaint == null'
+	FSYNCSCOPE_KPAINT=2 run --separate-stderr "$FSS_BIN" run \
+		--method fdatasync -s 1 "$FSS_MNT"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"FSYNCSCOPE_KPAINT: '2' is not 0 or 1"* ]]
+}
