@@ -74,7 +74,7 @@ static __always_inline void clk_key_adv(struct clk_key *k, __u64 t)
 /* The sync's own level: its requests on its disk, the fs hook, the log. */
 static __always_inline __u32 clk_own_level(const struct clk_thr *th)
 {
-	__u32 lv = th->own == th->sdisk ? clk_top(th->n) : 0;
+	__u32 lv = th->own == th->sdisk && !th->own_stale ? clk_top(th->n) : 0;
 
 	if (th->log_open && lv < CLK_JOURNAL)
 		lv = CLK_JOURNAL;
@@ -223,7 +223,13 @@ static __always_inline void clk_move(struct clk_disk *d, struct clk_rq *r,
 		if (lv)
 			key->n[lv]++;
 	}
-	if (th && r->own) {
+	if (th && th->own_stale) {	/* its last sync left some: lost */
+		for (__u32 i = 0; i < CLK_LVLS; i++)
+			th->n[i] = 0;
+		th->gen++;
+		th->own_stale = 0;
+	}
+	if (th && r->own && r->gen == th->gen) {
 		if (old && th->n[old])
 			th->n[old]--;
 		if (lv)
@@ -321,6 +327,13 @@ static __always_inline void clk_rq_init(struct clk_disk *d, struct clk_rq *r,
 	r->own = 0;
 	if (!th)
 		return;
+	if (th->own_stale) {		/* as clk_move */
+		for (__u32 i = 0; i < CLK_LVLS; i++)
+			th->n[i] = 0;
+		th->gen++;
+		th->own_stale = 0;
+	}
+	r->gen = th->gen;
 	/* own counts are kept for one disk at a time */
 	if (th->own != r->dslot && !clk_top(th->n))
 		th->own = r->dslot;
@@ -488,7 +501,8 @@ __noinline int clk_key_get(__u32 disk, __u32 dev)
  * that no writer applies an earlier change after it, then the stretch
  * taken and seq checked again before it is written.  The stretch is
  * never held while seq is awaited (a writer holds seq odd while it waits
- * for the stretch).  FSS_KP_RACE: the disk kept changing.
+ * for the stretch).  FSS_KP_RACE: the disk kept changing (8 reads, each
+ * after waiting up to 512 reads of seq for a writer to finish).
  */
 static __always_inline __u32 clk_own_change(struct clk_thr *th,
 					    struct clk_disk *d, __u64 *t,
@@ -499,9 +513,14 @@ static __always_inline __u32 clk_own_change(struct clk_thr *th,
 	bool held = false;
 	__u32 top = 0;
 
-	for (int tries = 0; tries < 32 && !held; tries++) {
+	for (int tries = 0; tries < 8 && !held; tries++) {
 		__u32 s1 = d->seq;
 
+		/* a writer is at it (a few hundred ns, irqs off): wait */
+		for (int w = 0; w < 512 && (s1 & 1); w++) {
+			clk_barrier();
+			s1 = d->seq;
+		}
 		if (s1 & 1)
 			continue;
 		clk_barrier();
@@ -641,6 +660,12 @@ __noinline int clk_sync_end(__u64 t, __u64 total)
 	if (!d)
 		return 0;
 	clk_own_change(th, d, &at, false, -1, -1);
+	/*
+	 * its own requests are done when it returns: any still counted lost
+	 * their completion, and would hold its later syncs at their level
+	 */
+	if (th->own == th->sdisk && clk_top(th->n))
+		th->own_stale = 1;
 	th->sdisk = 0;
 	/* a request event may still hold the stretch: it flags it */
 	if (!clk_busy(th))

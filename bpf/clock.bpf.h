@@ -88,6 +88,14 @@ struct clk_thr {
 	__u32 sdisk;			/* its sync: disk slot + 1, 0: none */
 	__u32 skey, lvl, fs_open, log_open;
 	__u32 flags;			/* FSS_KP_* of its sync */
+	/*
+	 * its sync returned with own requests still in flight: their
+	 * completion was lost (docs/model.md), so n[] no longer counts them
+	 * (0 for a reader; the next writer clears n[] and starts generation
+	 * gen + 1: those requests' later events leave n[] alone)
+	 */
+	__u32 own_stale;
+	__u32 gen;
 	__u32 pad;
 	__u64 busy;			/* the stretch is being written */
 	__u64 snap[CLK_LVLS];
@@ -104,6 +112,7 @@ struct clk_rq {
 	__u8 own;			/* counted in its thread's n[] */
 	__u8 muted;			/* a summarized sync's (fold_mute) */
 	__u8 pad;
+	__u32 gen;			/* its thread's generation of n[] */
 };
 
 struct {

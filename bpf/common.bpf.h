@@ -124,9 +124,10 @@ struct commit_state {
 	__u32 dev;
 	__u32 pad;
 	/*
-	 * kpaint: the time of a commit's start [0] / end [1] stamped by the
-	 * first of its two programs (classic and tp_btf, journal.bpf.c) for
-	 * transaction ev_tx - 1, so that both painters see one time
+	 * kpaint: the time of a commit's start [0] stamped by the first of
+	 * its two programs (classic and tp_btf, journal.bpf.c) for
+	 * transaction ev_tx - 1, so that both painters see one time ([1]:
+	 * unused; the tp_btf end sends the record itself)
 	 */
 	__u64 ev_ts[2];
 	__u32 ev_tx[2];

@@ -13,6 +13,13 @@
  */
 #include "clock.bpf.h"
 
+/*
+ * kpaint with its tp_btf jbd2 programs loaded (user space sets it): the
+ * tp_btf end sends the commit's record, at the time its clock step took
+ * (classic programs run before or after it, in no set order).
+ */
+const volatile bool kp_jbd2 = false;
+
 static __always_inline bool want_fs_dev(__u32 dev)
 {
 	return !targ_fs_dev || dev == targ_fs_dev;
@@ -121,21 +128,14 @@ int tp_jbd2_commit_logging(struct trace_event_raw_jbd2_commit *ctx)
 	return commit_stamp(ctx->dev, 2);
 }
 
-SEC("tp/jbd2/jbd2_end_commit")
-int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
+/* The commit's record, ended at end (0: now); the slot goes idle. */
+static __always_inline void commit_send(struct commit_state *cs, __u32 dev,
+					__u64 end)
 {
-	__u32 dev = ctx->dev;
-	struct commit_state *cs;
-	struct fss_event *e;
+	struct fss_event *e = event_reserve(FSS_EV_JOURNAL, dev);
 
-	if (floor_only)
-		return 0;
-	cs = commit_current(dev);
-	if (!cs)
-		return 0;
-	e = event_reserve(FSS_EV_JOURNAL, dev);
 	if (e) {
-		e->ts_end = kpaint ? commit_time(cs, cs->transaction, 1) : e->ts;
+		e->ts_end = end ? end : e->ts;
 		e->ts = cs->start;
 		e->journal.locking = cs->locking;
 		e->journal.flushing = cs->flushing;
@@ -145,6 +145,20 @@ int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 		event_submit(e);
 	}
 	cs->start = 0;
+}
+
+SEC("tp/jbd2/jbd2_end_commit")
+int tp_jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
+{
+	__u32 dev = ctx->dev;
+	struct commit_state *cs;
+
+	if (floor_only || kp_jbd2)
+		return 0;
+	cs = commit_current(dev);
+	if (!cs)
+		return 0;
+	commit_send(cs, dev, 0);
 	return 0;
 }
 
@@ -174,15 +188,19 @@ static __always_inline int clk_jbd2(journal_t *journal, transaction_t *tr,
 	if (!cs)
 		return 0;
 	tx = BPF_CORE_READ(tr, t_tid);
-	t = commit_time(cs, tx, !start);
-	delta = CLK_DELTA(clk_commit(dev, start, t));
-	/*
-	 * taking effect later: the record takes that time too, if not sent
-	 * yet (an end whose classic program ran first was: it differs)
-	 */
-	if (delta && cs->ev_tx[!start] == tx + 1)
-		cs->ev_ts[!start] += delta;
-	else if (delta && start && cs->start == t)
+	if (!start) {		/* the record goes from here (kp_jbd2) */
+		t = bpf_ktime_get_ns();
+		t += CLK_DELTA(clk_commit(dev, 0, t));
+		if (cs->start && cs->dev == dev)
+			commit_send(cs, dev, t);
+		return 0;
+	}
+	t = commit_time(cs, tx, 0);
+	delta = CLK_DELTA(clk_commit(dev, 1, t));
+	/* taking effect later: the record's start takes that time too */
+	if (delta && cs->ev_tx[0] == tx + 1)
+		cs->ev_ts[0] += delta;
+	else if (delta && cs->start == t)
 		cs->start += delta;
 	return 0;
 }

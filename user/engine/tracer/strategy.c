@@ -429,9 +429,15 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 			on = pi->set == blk_set;
 			if (on && strstr(n, "io_start"))
 				on = has_tracepoint_btf("block_io_start");
-			/* the in-kernel painter's jbd2 view (journal.bpf.c) */
-			if (on && strstr(n, "_clk_"))
-				on = t->kpaint && jbd2_ctx_ok("tp_jbd2_start_commit");
+			/*
+			 * the in-kernel painter's jbd2 view (journal.bpf.c):
+			 * it then sends the commits' records
+			 */
+			if (on && strstr(n, "_clk_")) {
+				on = t->skel->rodata->kpaint &&
+				     jbd2_ctx_ok("tp_jbd2_start_commit");
+				t->skel->rodata->kp_jbd2 = on;
+			}
 			break;
 		case HS_NVME_BTF:
 			on = nvme;
