@@ -17,6 +17,7 @@
  */
 #include "clock.bpf.h"
 
+#define CLK_READ_TRIES	4096
 #define clk_barrier()	asm volatile("" ::: "memory")
 
 /* What a step returns: how much later than asked it took effect, flags. */
@@ -495,64 +496,100 @@ __noinline int clk_key_get(__u32 disk, __u32 dev)
 
 /*
  * The thread's own change at *t (sync entry: enter, else a close), with
- * no lock: the disk's clocks read as of one unchanged seq, extrapolated
- * to *t (moved to the key's last change when that is later: another
- * CPU's event came in between), the disk's last time raised to *t so
- * that no writer applies an earlier change after it, then the stretch
+ * no lock: the disk's last time raised to *t first, so that no writer
+ * applies an earlier change after it; the disk's clocks read as of one
+ * unchanged seq, extrapolated to *t (moved to the key's last change when
+ * that is later: another CPU's event came in between), the stretch
  * taken and seq checked again before it is written.  The stretch is
  * never held while seq is awaited (a writer holds seq odd while it waits
- * for the stretch).  FSS_KP_RACE: the disk kept changing (8 reads, each
- * after waiting up to 512 reads of seq for a writer to finish).
+ * for the stretch).  FSS_KP_RACE: the disk kept changing through
+ * CLK_READ_TRIES reads.
  */
+/* One try at a consistent read of a key (clk_own_change). */
+struct clk_rd {
+	__u32 slot, key, tid, held;
+	__u32 top, pad;
+	__u64 last;
+	__u64 cum[CLK_LVLS];
+};
+
+static __always_inline bool clk_rd_once(struct clk_disk *d, struct clk_thr *th,
+					struct clk_rd *rd)
+{
+	struct clk_key *key = &d->keys[rd->key & CLK_KMASK];
+	__u32 s1 = d->seq;
+
+	if (s1 & 1)
+		return false;
+	clk_barrier();
+	rd->top = clk_top(key->n);
+	rd->last = key->last;
+	for (__u32 lv = 0; lv < CLK_LVLS; lv++)
+		rd->cum[lv] = key->cum[lv];
+	/* one try: a writer holding it is done soon, or waits on us */
+	if (__sync_val_compare_and_swap(&th->busy, 0, 1) != 0)
+		return false;
+	clk_barrier();
+	if (d->seq == s1) {
+		rd->held = 1;
+		return true;
+	}
+	clk_idle(th);
+	return false;
+}
+
+/* bpf_loop's step: verified once, however many times it runs. */
+static long clk_rd_step(__u64 i, void *ctx)
+{
+	struct clk_rd *rd = ctx;
+	struct clk_disk *d = clk_disk_at(rd->slot);
+	struct clk_thr *th = bpf_map_lookup_elem(&clk_thrs, &rd->tid);
+
+	if (!d || !th)
+		return 1;
+	return clk_rd_once(d, th, rd) ? 1 : 0;
+}
+
 static __always_inline __u32 clk_own_change(struct clk_thr *th,
 					    struct clk_disk *d, __u64 *t,
 					    bool enter, int fs, int log)
 {
-	struct clk_key *key = &d->keys[th->skey & CLK_KMASK];
-	__u64 cum[CLK_LVLS], last = 0, at = 0;
-	bool held = false;
-	__u32 top = 0;
+	struct clk_rd rd = {
+		.slot = th->sdisk - 1,
+		.key = th->skey,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+	};
+	__u64 last, at;
+	bool held;
 
-	for (int tries = 0; tries < 8 && !held; tries++) {
-		__u32 s1 = d->seq;
-
-		/* a writer is at it (a few hundred ns, irqs off): wait */
-		for (int w = 0; w < 512 && (s1 & 1); w++) {
-			clk_barrier();
-			s1 = d->seq;
-		}
-		if (s1 & 1)
-			continue;
-		clk_barrier();
-		top = clk_top(key->n);
-		last = key->last;
-		for (__u32 lv = 0; lv < CLK_LVLS; lv++)
-			cum[lv] = key->cum[lv];
-		at = *t > last ? *t : last;
-		at = clk_now(d, at);
-		/* one try: a writer holding it is done soon, or waits on us */
-		if (__sync_val_compare_and_swap(&th->busy, 0, 1) != 0)
-			continue;
-		clk_barrier();
-		if (d->seq == s1)
-			held = true;
-		else
-			clk_idle(th);
-	}
+	/*
+	 * Published first: from here on no writer applies a change earlier
+	 * than *t, and one applied before has raised the key's last itself.
+	 */
+	clk_now(d, *t);
+	/*
+	 * a writer holds seq odd for up to a few us (irqs off, under
+	 * contention): one try here, then up to CLK_READ_TRIES by bpf_loop
+	 */
+	if (!clk_rd_once(d, th, &rd))
+		bpf_loop(CLK_READ_TRIES, clk_rd_step, &rd, 0);
+	held = rd.held;
+	last = rd.last;
 	if (!held) {
 		th->flags |= FSS_KP_RACE;
 		return FSS_KP_RACE;
 	}
+	at = *t > last ? *t : last;
 	if (at > last)
-		cum[top & CLK_LMASK] += at - last;
+		rd.cum[rd.top & CLK_LMASK] += at - last;
 	*t = at;
 	if (enter) {
 		for (__u32 lv = 0; lv < CLK_LVLS; lv++) {
-			th->snap[lv] = cum[lv];
+			th->snap[lv] = rd.cum[lv];
 			th->acc[lv] = 0;
 		}
 	} else {
-		clk_close_at(th, cum);
+		clk_close_at(th, rd.cum);
 	}
 	if (fs >= 0)
 		th->fs_open = fs;
