@@ -418,7 +418,52 @@ static void full_tables(void)
 	CHECK_EQ(out[FSS_PH_OTHER], US(10));
 }
 
+/*
+ * fss_kp_note: the kernel's phases against attribution's, sync by sync
+ * (FSYNCSCOPE_KPAINT=1): identical, apart (by how much time), or not
+ * painted and why.
+ */
+static void kp_note(void)
+{
+	struct fss_kp_stats st = { 0 };
+	struct fss_sync_result r = { 0 };
+	static const __u32 na[] = { FSS_KP_NOKEY, FSS_KP_TWODISK,
+				    FSS_KP_FULL, FSS_KP_RACE };
+
+	r.total = US(100);
+	r.phase_ns[FSS_PH_FS] = US(30);
+	r.phase_ns[FSS_PH_DEV_FLUSH] = US(70);
+	memcpy(r.kphase_ns, r.phase_ns, sizeof(r.kphase_ns));
+	r.kflags = FSS_KP_VALID;
+	fss_kp_note(&st, &r);
+	CHECK_EQ(st.compared, 1);
+	CHECK_EQ(st.identical, 1);
+	/* 5 us of flush painted as fs: apart by 5 us, not 10 */
+	r.kphase_ns[FSS_PH_FS] = US(35);
+	r.kphase_ns[FSS_PH_DEV_FLUSH] = US(65);
+	r.kflags = FSS_KP_VALID | FSS_KP_CLAMPED;
+	fss_kp_note(&st, &r);
+	CHECK_EQ(st.compared, 2);
+	CHECK_EQ(st.identical, 1);
+	CHECK_EQ(st.clamped, 1);
+	CHECK_EQ(st.diff_ns, US(5));
+	CHECK_EQ(st.max_diff_ns, US(5));
+	CHECK_EQ(st.total_ns, US(200));
+	/* not painted: each reason counted, nothing compared */
+	for (int i = 0; i < 4; i++) {
+		r.kflags = FSS_KP_VALID | na[i];
+		fss_kp_note(&st, &r);
+		CHECK_EQ(st.not_painted[i], 1);
+	}
+	r.kflags = 0;			/* not sent: off, or io_uring */
+	fss_kp_note(&st, &r);
+	CHECK_EQ(st.not_painted[4], 1);
+	CHECK_EQ(st.syncs, 7);
+	CHECK_EQ(st.compared, 2);
+}
+
 static const struct tap_case cases[] = {
+	{ "kp_note", kp_note },
 	{ "overwrite_pair", overwrite_pair },
 	{ "journal_commit", journal_commit },
 	{ "random_vs_engine", random_vs_engine },
