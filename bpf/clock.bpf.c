@@ -177,15 +177,28 @@ __noinline int clk_disk_slot(__u32 disk, int create)
 
 static __always_inline struct clk_thr *clk_thr_of(__u32 tid, bool create)
 {
-	struct clk_thr *th = bpf_map_lookup_elem(&clk_thrs, &tid);
-	struct clk_thr zero = {};
+	__u32 slot = tid & (CLK_THREADS - 1);
+	struct clk_thr *th = bpf_map_lookup_elem(&clk_thrs, &slot);
+	__u64 old;
 
-	if (th || !create)
+	if (!th || th->tid == tid)
 		return th;
-	bpf_map_update_elem(&clk_thrs, &tid, &zero, BPF_NOEXIST);
-	th = bpf_map_lookup_elem(&clk_thrs, &tid);
-	if (!th)
+	if (!create)
+		return NULL;
+	/* another thread's: taken over only when it is idle */
+	old = th->tid;
+	if ((old && (th->sdisk || clk_top(th->n) || th->busy)) ||
+	    __sync_val_compare_and_swap(&th->tid, old, (__u64)tid) != old) {
 		__sync_fetch_and_add(&clk_full, 1);
+		return NULL;
+	}
+	th->own = 0;
+	for (__u32 i = 0; i < CLK_LVLS; i++)
+		th->n[i] = 0;
+	th->sdisk = 0;
+	th->own_stale = 0;
+	th->flags = 0;
+	th->gen++;
 	return th;
 }
 
@@ -543,7 +556,7 @@ static long clk_rd_step(__u64 i, void *ctx)
 {
 	struct clk_rd *rd = ctx;
 	struct clk_disk *d = clk_disk_at(rd->slot);
-	struct clk_thr *th = bpf_map_lookup_elem(&clk_thrs, &rd->tid);
+	struct clk_thr *th = clk_thr_at(rd->tid);
 
 	if (!d || !th)
 		return 1;

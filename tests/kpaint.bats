@@ -27,29 +27,35 @@ kp_run() {
 		> "$FSS_SCRATCH/$n.json" 2> "$FSS_SCRATCH/$n.err"
 }
 
-# kp_exact NAME: every traced sync compared and identical, in the
-# document and in each --events line (kernel phases = phases, summing to
-# the total)
+# kp_exact NAME: every traced sync compared, its kernel phases adding up
+# to its total in each --events line, and identical to attribution's --
+# but near a request whose completion the kernel never reported
+# (docs/model.md; ~1 in 5 000 syncs here), where the two painters differ
+# by design (docs/hotpath.md): up to 4 syncs per one the run counts as
+# incomplete may differ then, and the document counts them the same
 kp_exact() {
-	local j="$FSS_SCRATCH/$1.json" e="$FSS_SCRATCH/$1.jsonl"
+	local j="$FSS_SCRATCH/$1.json" e="$FSS_SCRATCH/$1.jsonl" inc nd
 	fss_jq "$j" '.tests[0].syncs_traced > 100'
 	fss_jq "$j" '.strategy.kpaint.compared == .tests[0].syncs_traced'
-	fss_jq "$j" '.strategy.kpaint.identical == .strategy.kpaint.compared'
-	fss_jq "$j" '.strategy.kpaint.diff_ns == 0'
 	run jq -e -s 'length > 100 and all(.kernel_phases as $k |
-		$k.fs_ns == .fs_ns and $k.journal_ns == .journal_ns and
-		$k.queue_ns == .queue_ns and
-		$k.device_write_ns == .device_write_ns and
-		$k.device_flush_ns == .device_flush_ns and
-		$k.other_ns == .other_ns and
 		$k.fs_ns + $k.journal_ns + $k.queue_ns + $k.device_write_ns +
 		$k.device_flush_ns + $k.other_ns == .total_ns)' "$e"
 	[ "$status" -eq 0 ]
+	nd="$(jq -s 'map(select(.kernel_phases as $k |
+		[$k.fs_ns, $k.journal_ns, $k.queue_ns, $k.device_write_ns,
+		 $k.device_flush_ns, $k.other_ns] != [.fs_ns, .journal_ns,
+		 .queue_ns, .device_write_ns, .device_flush_ns, .other_ns]))
+		| length' "$e")"
+	inc="$(jq '.tests[0].syncs_incomplete' "$j")"
+	fss_jq "$j" ".strategy.kpaint.compared - .strategy.kpaint.identical == $nd"
+	[ "$nd" -le $((4 * inc)) ] || {
+		echo "$nd syncs differ, $inc incomplete" >&2; return 1; }
+	[ "$nd" -gt 0 ] || fss_jq "$j" '.strategy.kpaint.diff_ns == 0'
 	grep -q "kernel painter: .* compared, .* identical" \
 		"$FSS_SCRATCH/$1.err"
 }
 
-@test "kpaint: ext4 fdatasync and fsync, one job: every sync identical" {
+@test "kpaint: ext4 fdatasync and fsync, one job: the painters agree" {
 	fss_mkfs ext4 128
 	kp_run fdatasync --method fdatasync
 	kp_exact fdatasync
@@ -60,7 +66,7 @@ kp_exact() {
 	[ "$status" -eq 0 ]
 }
 
-@test "kpaint: xfs fdatasync, one job: every sync identical" {
+@test "kpaint: xfs fdatasync, one job: the painters agree" {
 	fss_mkfs xfs 512
 	kp_run xfs --method fdatasync
 	kp_exact xfs
@@ -75,12 +81,14 @@ kp_exact() {
 		and $k.compared + ([$k.not_painted[]] | add) == $k.syncs'
 	fss_jq "$j" '.strategy.kpaint.not_painted | .no_disk == 0 and
 		.table_full == 0 and .other == 0'
-	# races are rare (0-2 in 10 000 here); the syncs compared agree
-	# (bounds with room for a loaded machine: under 2 % raced, 99.5 %
-	# identical, differences under 1e-4 of the time)
-	fss_jq "$j" '.strategy.kpaint | .not_painted.race * 50 < .syncs and
-		.identical * 1000 >= .compared * 995 and
-		.diff_ns * 10000 <= .total_ns'
+	# races are rare (none in 10 000 here); the syncs compared agree
+	# (bounds with room for a loaded machine: under 2 % raced, 0.5 %
+	# apart, plus 4 per sync near a completion the kernel never
+	# reported, as in kp_exact; without one, under 1e-4 of the time)
+	fss_jq "$j" '.tests[0].syncs_incomplete as $i | .strategy.kpaint |
+		.not_painted.race * 50 < .syncs and
+		(.compared - .identical) * 200 <= .compared + 800 * $i and
+		($i > 0 or .diff_ns * 10000 <= .total_ns)'
 	# in --events, the syncs compared are those painted without a race
 	local n
 	n="$(jq -s 'map(select(.kernel_phases and
