@@ -463,10 +463,10 @@ static void kp_note(void)
 }
 
 static const struct tap_case cases[] = {
-	{ "kp_note", kp_note },
 	{ "overwrite_pair", overwrite_pair },
 	{ "journal_commit", journal_commit },
 	{ "random_vs_engine", random_vs_engine },
 	{ "full_tables", full_tables },
+	{ "kp_note", kp_note },
 };
 TAP_MAIN(cases)
