@@ -23,45 +23,6 @@
  */
 const volatile bool blame_in_rq __weak = false;
 
-/*
- * who: also say whether the current task is a kernel thread.  Only the
- * submitting side (start, issue) asks; a completion runs in whatever
- * context the interrupt found, so it would say nothing.
- */
-static __always_inline __u32 rq_flags(struct request *rq, const bool direct,
-				      const bool who)
-{
-	__u32 opf = FSS_RD(direct, rq, cmd_flags);
-	__u32 op = opf & ((1u << FSS_REQ_OP_BITS) - 1);
-	__u32 f = 0;
-	struct task_struct *task;
-
-	if (op == FSS_REQ_OP(REQ_OP_WRITE))
-		f |= FSS_RQ_WRITE;
-	else if (op == FSS_REQ_OP(REQ_OP_READ))
-		f |= FSS_RQ_READ;
-	else if (op == FSS_REQ_OP(REQ_OP_FLUSH))
-		f |= FSS_RQ_FLUSH;
-	else if (op == FSS_REQ_OP(REQ_OP_DISCARD))
-		f |= FSS_RQ_DISCARD;
-	else
-		f |= FSS_RQ_OTHER;
-	if (opf & (1u << FSS_REQ_BIT(__REQ_PREFLUSH)))
-		f |= FSS_RQ_PREFLUSH;
-	if (opf & (1u << FSS_REQ_BIT(__REQ_FUA)))
-		f |= FSS_RQ_FUA;
-	if (opf & (1u << FSS_REQ_BIT(__REQ_SYNC)))
-		f |= FSS_RQ_SYNC;
-	if (opf & (1u << FSS_REQ_BIT(__REQ_META)))
-		f |= FSS_RQ_META;
-	if (who) {
-		task = bpf_get_current_task_btf();
-		if (!task->mm)
-			f |= FSS_RQ_KTHREAD;
-	}
-	return f;
-}
-
 static __always_inline void rq_fill(struct fss_rq_event *e, struct request *rq,
 				    __u32 type, __s64 nr_bytes,
 				    const bool direct, const __u32 extra)
@@ -71,18 +32,6 @@ static __always_inline void rq_fill(struct fss_rq_event *e, struct request *rq,
 	e->bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
 	e->flags = rq_flags(rq, direct, type == FSS_EV_RQ_START ||
 			    type == FSS_EV_RQ_ISSUE) | extra;
-}
-
-/*
- * The painter's id of a request (clock.bpf.h), a scalar: a global
- * function takes no pointer.  raw_tp's argument is one already; a tp_btf
- * pointer becomes one by subtracting another pointer (allowed, and a
- * scalar, for a privileged program), a fixed one: a global's address.
- * Only one of the two sets is loaded, so every event of a run uses one.
- */
-static __always_inline __u64 clk_id(struct request *rq, const bool direct)
-{
-	return direct ? (__u64)rq - (__u64)&clk_full : (__u64)rq;
 }
 
 /*

@@ -339,6 +339,7 @@ static __always_inline void clk_rq_init(struct clk_disk *d, struct clk_rq *r,
 	r->pure_flush = 0;
 	r->shared = clk_class(d, tid, flags);
 	r->own = 0;
+	r->nvme = 0;
 	if (!th)
 		return;
 	if (th->own_stale) {		/* as clk_move */
@@ -359,7 +360,9 @@ static __always_inline void clk_rq_init(struct clk_disk *d, struct clk_rq *r,
 
 /*
  * A block request event (FSS_EV_RQ_START / _ISSUE / _COMPLETE) of request
- * id on disk, with its FSS_RQ_* flags (clock.c fss_clk_rq).  tp_btf only.
+ * id on disk, with its FSS_RQ_* flags, or its NVMe command's
+ * (FSS_EV_NVME_SETUP, with FSS_RQ_NVME_FLUSH for a Flush; _COMPLETE):
+ * clock.c fss_clk_rq.  tp_btf only.
  */
 __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 			    __u64 t)
@@ -390,7 +393,7 @@ __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 	    (flags & FSS_RQ_CREATE))
 		clk_rq_end(r, t);	/* its address's last one never ended */
 	if (!r || !r->dslot) {
-		if (type == FSS_EV_RQ_COMPLETE)
+		if (type == FSS_EV_RQ_COMPLETE || type == FSS_EV_NVME_COMPLETE)
 			return 0;	/* began before us */
 		ds = clk_disk_slot(disk, 1);
 		if (ds < 0)
@@ -420,10 +423,17 @@ __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 		lv = r->issued ? r->lvl : CLK_QUEUE;
 	} else if (type == FSS_EV_RQ_ISSUE) {
 		r->issued = 1;
-		lv = r->pure_flush || (flags & FSS_RQ_FUA) ? CLK_DFLUSH :
+		/* on NVMe there since its command's setup, just before */
+		lv = r->nvme ? r->lvl :
+		     r->pure_flush || (flags & FSS_RQ_FUA) ? CLK_DFLUSH :
 		     CLK_DWRITE;
+	} else if (type == FSS_EV_NVME_SETUP) {
+		/* the device time is its command's (clock.c fss_clk_rq) */
+		r->nvme = 1;
+		lv = r->pure_flush || (flags & (FSS_RQ_FUA | FSS_RQ_NVME_FLUSH)) ?
+		     CLK_DFLUSH : CLK_DWRITE;
 	} else {
-		lv = 0;
+		lv = 0;		/* its command's completion, or its own */
 	}
 	clk_move(d, r, th, lv, at);
 	if (type == FSS_EV_RQ_COMPLETE)

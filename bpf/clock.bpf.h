@@ -30,6 +30,8 @@
 
 /* FSYNCSCOPE_KPAINT=1: paint in the kernel too (set before load). */
 const volatile bool kpaint __weak = false;
+/* and the NVMe commands' times too (the tp_btf block set is loaded) */
+const volatile bool kp_nvme __weak = false;
 
 #define CLK_LVLS	8	/* 0 nothing, 1 + phase: fs .. device_flush (5) */
 #define CLK_LMASK	7
@@ -113,7 +115,7 @@ struct clk_rq {
 	__u8 pure_flush;
 	__u8 own;			/* counted in its thread's n[] */
 	__u8 muted;			/* a summarized sync's (fold_mute) */
-	__u8 pad;
+	__u8 nvme;			/* its NVMe command set up */
 	__u32 gen;			/* its thread's generation of n[] */
 };
 
@@ -171,6 +173,18 @@ struct {
 
 /* Events a full table could not take (requests, threads, disks). */
 __u64 clk_full __weak = 0;
+
+/*
+ * The painter's id of a request, a scalar: a global
+ * function takes no pointer.  raw_tp's argument is one already; a tp_btf
+ * pointer becomes one by subtracting another pointer (allowed, and a
+ * scalar, for a privileged program), a fixed one: a global's address.
+ * Only one of the two sets is loaded, so every event of a run uses one.
+ */
+static __always_inline __u64 clk_id(struct request *rq, const bool direct)
+{
+	return direct ? (__u64)rq - (__u64)&clk_full : (__u64)rq;
+}
 
 /*
  * A step returns how many ns later than its time it took effect (the

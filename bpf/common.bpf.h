@@ -599,4 +599,44 @@ static __always_inline void rq_dev_mark(struct sync_state *st,
 	bpf_map_update_elem(&rq_devs, &d, &one, BPF_NOEXIST);
 }
 
+/*
+ * A request's FSS_RQ_* flags (block.bpf.c, nvme.bpf.c), the op and the
+ * flags from BTF enums.  who: also say whether the current task is a kernel thread.  Only the
+ * submitting side (start, issue) asks; a completion runs in whatever
+ * context the interrupt found, so it would say nothing.
+ */
+static __always_inline __u32 rq_flags(struct request *rq, const bool direct,
+				      const bool who)
+{
+	__u32 opf = FSS_RD(direct, rq, cmd_flags);
+	__u32 op = opf & ((1u << FSS_REQ_OP_BITS) - 1);
+	__u32 f = 0;
+	struct task_struct *task;
+
+	if (op == FSS_REQ_OP(REQ_OP_WRITE))
+		f |= FSS_RQ_WRITE;
+	else if (op == FSS_REQ_OP(REQ_OP_READ))
+		f |= FSS_RQ_READ;
+	else if (op == FSS_REQ_OP(REQ_OP_FLUSH))
+		f |= FSS_RQ_FLUSH;
+	else if (op == FSS_REQ_OP(REQ_OP_DISCARD))
+		f |= FSS_RQ_DISCARD;
+	else
+		f |= FSS_RQ_OTHER;
+	if (opf & (1u << FSS_REQ_BIT(__REQ_PREFLUSH)))
+		f |= FSS_RQ_PREFLUSH;
+	if (opf & (1u << FSS_REQ_BIT(__REQ_FUA)))
+		f |= FSS_RQ_FUA;
+	if (opf & (1u << FSS_REQ_BIT(__REQ_SYNC)))
+		f |= FSS_RQ_SYNC;
+	if (opf & (1u << FSS_REQ_BIT(__REQ_META)))
+		f |= FSS_RQ_META;
+	if (who) {
+		task = bpf_get_current_task_btf();
+		if (!task->mm)
+			f |= FSS_RQ_KTHREAD;
+	}
+	return f;
+}
+
 #endif /* __COMMON_BPF_H */

@@ -102,6 +102,8 @@ static inline void fss_summ_add(struct fss_summ *a, const struct fss_summ *b,
 #define FSS_RQ_META	(1u << 8)	/* REQ_META */
 #define FSS_RQ_KTHREAD	(1u << 9)	/* submitted by a kernel thread */
 #define FSS_RQ_CREATE	(1u << 10)	/* START from block_io_start: a new request */
+/* clocks only (clk_rq_event, fss_clk_rq): an NVMe Flush command, opcode 0 */
+#define FSS_RQ_NVME_FLUSH (1u << 11)
 
 /* Which hook recorded the filesystem interval of a sync (sync.fs_hook). */
 enum fss_fs_hook {

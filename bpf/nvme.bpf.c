@@ -14,6 +14,7 @@
  * the request's issue record.
  */
 #include "common.bpf.h"
+#include "clock.bpf.h"
 
 /*
  * The nvme driver may be a module absent from vmlinux.h: local CO-RE views
@@ -56,9 +57,10 @@ static __always_inline void nvme_event(struct request *rq, __u32 type, __u32 dev
 	event_submit(e);
 }
 
-/* The two NVMe events into rq's folded entry; false: it has none. */
+/* The two NVMe events into rq's folded entry (the command done at done);
+ * false: it has none. */
 static __always_inline bool nvme_fold(struct request *rq, __u32 dev,
-				      const struct nvme_pending *p)
+				      const struct nvme_pending *p, __u64 done)
 {
 	struct fss_fold_slot s;
 
@@ -70,7 +72,7 @@ static __always_inline bool nvme_fold(struct request *rq, __u32 dev,
 	s.flags = p->opcode;
 	if (!fold_add((__u64)rq, dev, &s, false))
 		return false;
-	s.ts = bpf_ktime_get_ns();
+	s.ts = done;
 	s.type = FSS_EV_NVME_COMPLETE;
 	s.flags = (__u32)-1;
 	fold_add((__u64)rq, dev, &s, false);
@@ -97,6 +99,11 @@ int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 		return 0;
 	p.ts = bpf_ktime_get_ns();
 	p.opcode = BPF_CORE_READ(cmd, common.opcode);
+	/* the time the clocks took it is the record's too (clock.bpf.h) */
+	if (kp_nvme)
+		p.ts += CLK_DELTA(clk_rq_event(clk_id(rq, true), dev,
+			     FSS_EV_NVME_SETUP, rq_flags(rq, true, true) |
+			     (p.opcode ? 0 : FSS_RQ_NVME_FLUSH), p.ts));
 	/* a requeued request is set up again: the latest setup counts */
 	bpf_map_update_elem(&nvme_pending, &key, &p, BPF_ANY);
 	return 0;
@@ -111,6 +118,8 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 	struct nvme_pending *p;
 	__u32 dev;
 
+	__u64 now;
+
 	if (floor_only)
 		return 0;
 	p = bpf_map_lookup_elem(&nvme_pending, &key);
@@ -118,13 +127,17 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 		return 0;	/* set up before we attached, or another disk */
 	dev = fss_rq_kdev(rq, true);
 	count_hit(FSS_HOOK_NVME);
+	now = bpf_ktime_get_ns();
+	if (kp_nvme)
+		now += CLK_DELTA(clk_rq_event(clk_id(rq, true), dev,
+			     FSS_EV_NVME_COMPLETE, 0, now));
 	/* folded: both into the request's entry, if it has one */
-	if (rq_fold && nvme_fold(rq, dev, p)) {
+	if (rq_fold && nvme_fold(rq, dev, p, now)) {
 		bpf_map_delete_elem(&nvme_pending, &key);
 		return 0;
 	}
 	nvme_event(rq, FSS_EV_NVME_SETUP, dev, p->ts, p->opcode);
-	nvme_event(rq, FSS_EV_NVME_COMPLETE, dev, 0, -1);
+	nvme_event(rq, FSS_EV_NVME_COMPLETE, dev, now, -1);
 	bpf_map_delete_elem(&nvme_pending, &key);
 	return 0;
 }

@@ -21,6 +21,8 @@ enum ck_kind {
 	CK_FS_EXIT,
 	CK_LOG_FORCE,
 	CK_SYNC_EXIT,		/* ev: the engine's sync record */
+	CK_CLK_ONLY,		/* a request event only the clocks see then */
+	CK_ATTR_ONLY,		/* a record only the engine gets then */
 };
 
 struct ck_ev {
@@ -112,6 +114,27 @@ static void tl_rq(struct timeline *tl, __u64 id, __u32 disk, __u32 tid,
 			   issued & ~KT));
 }
 
+/*
+ * Its NVMe command (tl_rq's request id, with the flags it was issued
+ * with): set up at setup (before the issue), completed at ncomp (before
+ * the request).  The clocks see each at its time; the engine gets both
+ * records at the command's completion, as the tracer sends them
+ * (bpf/nvme.bpf.c).  flush_cmd: a Flush command (opcode 0).
+ */
+static void tl_nvme(struct timeline *tl, __u64 id, __u32 disk, __u32 tid,
+		    __u32 issued, bool flush_cmd, long setup, long ncomp)
+{
+	struct fss_event ev = rq(FSS_EV_NVME_SETUP, tid, disk, T(setup), id,
+				 issued | (flush_cmd ? FSS_RQ_NVME_FLUSH : 0));
+
+	tl_push(tl, T(setup), CK_CLK_ONLY, ev);
+	ev.rq.flags = 0;
+	ev.rq.nvme_opcode = flush_cmd ? 0 : 1;
+	tl_push(tl, T(ncomp), CK_ATTR_ONLY, ev);
+	tl_push(tl, T(ncomp), CK_RQ,
+		rq(FSS_EV_NVME_COMPLETE, 0, disk, T(ncomp), id, 0));
+}
+
 static void want_cb(const struct fss_sync_result *r, void *arg)
 {
 	struct timeline *tl = arg;
@@ -147,6 +170,13 @@ static int tl_compare(struct timeline *tl, struct fss_clk *ck)
 		case CK_RQ:
 			fss_clk_rq(ck, ev->type, ev->rq.id, ev->dev, ev->tid,
 				   ev->rq.flags, x->ts);
+			CHECK_EQ(fss_attr_add(a, ev), 0);
+			break;
+		case CK_CLK_ONLY:
+			fss_clk_rq(ck, ev->type, ev->rq.id, ev->dev, ev->tid,
+				   ev->rq.flags, x->ts);
+			break;
+		case CK_ATTR_ONLY:
 			CHECK_EQ(fss_attr_add(a, ev), 0);
 			break;
 		case CK_COMMIT_START:
@@ -282,6 +312,75 @@ static void journal_commit(void)
 	/* another fs on the disk: its commit is not ours, its flush is */
 	tl_commit(&tl, JBD2 + 1, MKDEV(259, 2), 1020, 1700);
 	CHECK_EQ(tl_compare(&tl, &ck), 0);
+}
+
+/*
+ * fdatasync of an overwrite on NVMe (the VM lane's 6.1 guest, no
+ * scheduler, no block_io_start: a request's first event is its issue):
+ * each device time is its NVMe command's, which is set up before the
+ * request's issue and completes before it; the time between a command's
+ * completion and its request's is the fs's.  A second sync shares the
+ * Flush command, a native FUA write is a flush, another thread's write
+ * does not count; then the same with scheduler inserts (queue until the
+ * command's setup).
+ */
+static void nvme_commands(void)
+{
+	struct timeline tl = { 0 };
+	long q = 0;
+
+	for (int pass = 0; pass < 2; pass++, q = 5) {
+		tl_commit(&tl, JBD2, FS_DEV, 0, 1);
+		tl_sync(&tl, 1, 100, 400, 105, 390, -1);
+		tl_rq(&tl, 0x1000, DISK, 1, 1, W | SY, W | SY,
+		      q ? 120 - q : -1, 125, 210, -1);
+		tl_nvme(&tl, 0x1000, DISK, 1, W | SY, false, 120, 200);
+		tl_rq(&tl, 0x1080, DISK, KWORKER, KWORKER, FL | PF | KT,
+		      FL | PF | KT, q ? 220 - q : -1, 224, 360, -1);
+		tl_nvme(&tl, 0x1080, DISK, KWORKER, FL | PF | KT, true,
+			220, 350);
+		tl_rq(&tl, 0x1100, DISK, 1, 1, W | SY | FUA, W | SY | FUA,
+		      q ? 365 - q : -1, 367, 385, -1);
+		tl_nvme(&tl, 0x1100, DISK, 1, W | SY | FUA, false, 365, 380);
+		tl_sync(&tl, 2, 300, 500, -1, -1, -1);
+		tl_rq(&tl, 0x5000, DISK, 999, 999, W, W, -1, 152, 450, -1);
+		tl_nvme(&tl, 0x5000, DISK, 999, W, false, 150, 440);
+		CHECK_EQ(tl_compare(&tl, &ck), 0);
+	}
+
+	/* the numbers, from the clocks alone: no inserts */
+	fss_clk_init(&ck);
+	fss_clk_add_fs(&ck, FS_DEV, DISK);
+	__u64 out[FSS_PH_MAX];
+
+	fss_clk_sync_enter(&ck, 1, FS_DEV, T(100));
+	fss_clk_fs_enter(&ck, 1, T(105));
+	fss_clk_rq(&ck, FSS_EV_NVME_SETUP, 0x1000, DISK, 1, W | SY, T(120));
+	fss_clk_rq(&ck, FSS_EV_RQ_ISSUE, 0x1000, DISK, 1, W | SY, T(125));
+	fss_clk_rq(&ck, FSS_EV_NVME_COMPLETE, 0x1000, DISK, 0, 0, T(200));
+	fss_clk_rq(&ck, FSS_EV_RQ_COMPLETE, 0x1000, DISK, 0, W | SY, T(210));
+	fss_clk_rq(&ck, FSS_EV_NVME_SETUP, 0x1080, DISK, KWORKER,
+		   FL | PF | KT | FSS_RQ_NVME_FLUSH, T(220));
+	fss_clk_rq(&ck, FSS_EV_RQ_ISSUE, 0x1080, DISK, KWORKER,
+		   FL | PF | KT, T(224));
+	fss_clk_rq(&ck, FSS_EV_NVME_COMPLETE, 0x1080, DISK, 0, 0, T(350));
+	fss_clk_rq(&ck, FSS_EV_RQ_COMPLETE, 0x1080, DISK, 0, FL | PF, T(360));
+	fss_clk_rq(&ck, FSS_EV_NVME_SETUP, 0x1100, DISK, 1, W | SY | FUA,
+		   T(365));
+	fss_clk_rq(&ck, FSS_EV_RQ_ISSUE, 0x1100, DISK, 1, W | SY | FUA,
+		   T(367));
+	fss_clk_rq(&ck, FSS_EV_NVME_COMPLETE, 0x1100, DISK, 0, 0, T(380));
+	fss_clk_rq(&ck, FSS_EV_RQ_COMPLETE, 0x1100, DISK, 0, W | FUA, T(385));
+	fss_clk_fs_exit(&ck, 1, T(390));
+	CHECK_EQ(fss_clk_sync_exit(&ck, 1, T(400), out), 0);
+	/* other 5, fs 15, write 80, fs 20, flush 130, fs 15, flush 15,
+	 * fs 10, other 10 */
+	CHECK_EQ(out[FSS_PH_FS], US(15 + 20 + 15 + 10));
+	CHECK_EQ(out[FSS_PH_DEV_WRITE], US(80));
+	CHECK_EQ(out[FSS_PH_DEV_FLUSH], US(130 + 15));
+	CHECK_EQ(out[FSS_PH_QUEUE], 0);
+	CHECK_EQ(out[FSS_PH_OTHER], US(5 + 10));
+	CHECK_EQ(ck.full, 0);
 }
 
 /*
@@ -467,6 +566,7 @@ static const struct tap_case cases[] = {
 	{ "journal_commit", journal_commit },
 	{ "random_vs_engine", random_vs_engine },
 	{ "full_tables", full_tables },
+	{ "nvme_commands", nvme_commands },
 	{ "kp_note", kp_note },
 };
 TAP_MAIN(cases)

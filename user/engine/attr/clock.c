@@ -209,11 +209,13 @@ static struct fss_clk_rq *rq_find(struct fss_clk *c, __u64 id, __u32 disk,
 void fss_clk_rq(struct fss_clk *c, __u32 type, __u64 id, __u32 disk,
 		__u32 tid, __u32 flags, __u64 t)
 {
-	struct fss_clk_rq *r = rq_find(c, id, disk, type != FSS_EV_RQ_COMPLETE);
+	struct fss_clk_rq *r = rq_find(c, id, disk, type != FSS_EV_RQ_COMPLETE &&
+					 type != FSS_EV_NVME_COMPLETE);
 	int lv;
 
 	if (!r) {		/* began before us, or the table is full */
-		if (type != FSS_EV_RQ_COMPLETE)
+		if (type != FSS_EV_RQ_COMPLETE &&
+		    type != FSS_EV_NVME_COMPLETE)
 			c->full++;
 		return;
 	}
@@ -231,8 +233,23 @@ void fss_clk_rq(struct fss_clk *c, __u32 type, __u64 id, __u32 disk,
 		break;
 	case FSS_EV_RQ_ISSUE:		/* on the device until completed */
 		r->issued = 1;
+		if (r->nvme)		/* there since its command's setup */
+			return;
 		lv = r->pure_flush || (flags & FSS_RQ_FUA) ?
 		     LVL(FSS_PH_DEV_FLUSH) : LVL(FSS_PH_DEV_WRITE);
+		break;
+	/*
+	 * its NVMe command, set up just before the issue and completed
+	 * just before the request: the device time is the command's
+	 * (attr_paint.c paint_rq)
+	 */
+	case FSS_EV_NVME_SETUP:
+		r->nvme = 1;
+		lv = r->pure_flush || (flags & (FSS_RQ_FUA | FSS_RQ_NVME_FLUSH)) ?
+		     LVL(FSS_PH_DEV_FLUSH) : LVL(FSS_PH_DEV_WRITE);
+		break;
+	case FSS_EV_NVME_COMPLETE:
+		lv = 0;
 		break;
 	case FSS_EV_RQ_COMPLETE:	/* the first completion ends it */
 		rq_move(c, r, 0, t);

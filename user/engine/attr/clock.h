@@ -63,6 +63,8 @@ struct fss_clk_rq {
 	int shared;			/* -1: only its thread's; else a key or
 					 * FSS_CLK_KEYS: every key on disk */
 	int issued, pure_flush;
+	int nvme;			/* its NVMe command set up: the
+					 * device time is the command's */
 };
 
 struct fss_clk {
@@ -84,7 +86,10 @@ void fss_clk_commit_end(struct fss_clk *c, __u32 fs, __u64 t);
 
 /*
  * A block request event (FSS_EV_RQ_START / _ISSUE / _COMPLETE) of
- * request id on disk, fired by thread tid, with its FSS_RQ_* flags then.
+ * request id on disk, fired by thread tid, with its FSS_RQ_* flags then;
+ * or its NVMe command's (FSS_EV_NVME_SETUP, before the issue, with the
+ * request's flags and FSS_RQ_NVME_FLUSH for a Flush command; _COMPLETE,
+ * before the request's): the device time is then the command's.
  */
 void fss_clk_rq(struct fss_clk *c, __u32 type, __u64 id, __u32 disk,
 		__u32 tid, __u32 flags, __u64 t);

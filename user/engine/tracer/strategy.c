@@ -441,6 +441,9 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 			break;
 		case HS_NVME_BTF:
 			on = nvme;
+			/* the painter takes the commands' times (clock.bpf.c) */
+			t->skel->rodata->kp_nvme = on && blk_set == HS_BLOCK_BTF &&
+						   t->skel->rodata->kpaint;
 			break;
 		case HS_BLAME:
 			on = t->blame_on && blame_prog_ok(n) &&

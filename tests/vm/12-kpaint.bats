@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# VM lane, the in-kernel painter (FSYNCSCOPE_KPAINT=1, docs/hotpath.md
+# "The clocks in the kernel") on Debian's stock 6.1 kernel and the
+# emulated NVMe disk: its global functions, its tp_btf lock and its
+# bpf_loop load there, and it paints every traced sync with the NVMe
+# commands' device times, with the fentry fs hooks and the tracepoint ones.
+#
+# On NVMe both painters take a request's device time from its NVMe
+# command (set up just before the request's issue, completed just before
+# the request): the clocks get the command's two events as they happen
+# (bpf/nvme.bpf.c), attribution its records at the command's completion.
+# So every sync's phases must be identical, as on the host.
+
+load vmlib
+
+setup_file() {
+	VM_MOUNT_OPTS=commit=300 vm_fs_setup_file ext4
+}
+
+teardown_file() {
+	vm_cleanup
+}
+
+setup() {
+	vm_setup
+	VM_TAG=kpaint-
+}
+
+KP_N=40
+
+kp_guest_run() {
+	local s="$1"
+	FSYNCSCOPE_KPAINT=1 vm_traced_run "$s" --strategy "$s" \
+		--method fdatasync --bs 8k --pattern overwrite --file-size 1m \
+		--count "$KP_N" "$VM_MNT"
+	vm_jq_all "$VM_DIR/$s.json" \
+		'.tests[0].syncs_traced == '"$KP_N" \
+		'.strategy.block == "tp_btf"' \
+		'.strategy.kpaint.syncs == .tests[0].syncs_traced' \
+		'.strategy.kpaint.compared == .strategy.kpaint.syncs' \
+		'.strategy.kpaint.identical == .strategy.kpaint.syncs' \
+		'[.strategy.kpaint.not_painted[]] | add == 0'
+	vm_ev_expect "$VM_DIR/$s.ev" "$KP_N" \
+		'.kernel_phases.flags % 2 == 1' \
+		'(.kernel_phases | .fs_ns + .journal_ns + .queue_ns +
+		  .device_write_ns + .device_flush_ns + .other_ns) == .total_ns' \
+		'.kernel_phases.fs_ns == .fs_ns and
+		 .kernel_phases.journal_ns == .journal_ns and
+		 .kernel_phases.queue_ns == .queue_ns and
+		 .kernel_phases.device_write_ns == .device_write_ns and
+		 .kernel_phases.device_flush_ns == .device_flush_ns and
+		 .kernel_phases.other_ns == .other_ns' \
+		'.device_flush_from_nvme' \
+		'.kernel_phases.device_flush_ns > 0'
+	grep -q "kernel painter: $KP_N of $KP_N syncs compared" \
+		"$VM_DIR/$s.err"
+}
+
+@test "kpaint on 6.1 and NVMe, fentry fs hooks: every sync painted as attribution does" {
+	kp_guest_run fentry
+}
+
+@test "kpaint on 6.1 and NVMe, tracepoint fs hooks: every sync painted as attribution does" {
+	kp_guest_run tracepoint
+}
