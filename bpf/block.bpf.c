@@ -83,7 +83,9 @@ static __always_inline bool rq_want(struct request *rq, __u32 hook,
 static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
 					  __u32 dev, __s64 nr_bytes,
 					  const bool direct, const __u32 extra,
-					  const bool owned, __u64 now)
+					  const bool owned, __u64 now,
+					  struct fss_rq_fold_event *cur,
+					  const bool looked)
 {
 	struct fss_rq_fold_event *f;
 	struct fss_fold_slot s;
@@ -96,8 +98,11 @@ static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
 	s.bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
 	s.flags = rq_flags(rq, direct, type == FSS_EV_RQ_START ||
 			   type == FSS_EV_RQ_ISSUE) | extra;
-	f = fold_add(key, dev, &s, type == FSS_EV_RQ_START ||
-		     type == FSS_EV_RQ_ISSUE);
+	/* looked: cur is its entry as the clocks found or made it */
+	f = looked ? fold_add_at(cur, key, dev, &s, type == FSS_EV_RQ_START ||
+				 type == FSS_EV_RQ_ISSUE) :
+		     fold_add(key, dev, &s, type == FSS_EV_RQ_START ||
+			      type == FSS_EV_RQ_ISSUE);
 	if (!f)
 		return false;
 	if (owned) {
@@ -118,11 +123,21 @@ static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
 	return true;
 }
 
+/* The clocks skip a summarized sync's own request (clk_rq_mute). */
+static __always_inline void rq_clk_mute(struct request *rq)
+{
+	struct fss_rq_fold_event *f = fold_entry_of((__u64)rq, true);
+
+	clk_rq_mute(f ? &f->clk : NULL);
+}
+
 static __always_inline int rq_event(struct request *rq, __u32 type,
 				    __u32 hook, __s64 nr_bytes, const bool direct,
 				    const __u32 extra)
 {
+	struct fss_rq_fold_event *f = NULL;
 	struct fss_rq_event *e;
+	bool looked = false;
 	__u64 now;
 	__u32 dev;
 
@@ -135,17 +150,23 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	 */
 	if (type == FSS_EV_RQ_START && rq_of_summarized(rq, direct) &&
 	    (!rq_fold || fold_mute((__u64)rq, extra & FSS_RQ_CREATE))) {
-		if (direct)	/* raw_tp may not take the clocks' lock */
-			clk_rq_mute(clk_id(rq, direct));
+		if (kpaint && direct)	/* raw_tp may not take its lock */
+			rq_clk_mute(rq);
 		return 0;
 	}
-	/* the time the clocks took it is the records' too (clock.bpf.h) */
-	if (kpaint && direct && type != FSS_EV_RQ_REQUEUE)
-		now += CLK_DELTA(clk_rq_event(clk_id(rq, direct), dev, type,
+	/*
+	 * the time the clocks took it is the records' too (clock.bpf.h); its
+	 * state is in its rq_folds entry, which the fold then reuses
+	 */
+	if (kpaint && direct && type != FSS_EV_RQ_REQUEUE) {
+		f = fold_entry_of((__u64)rq, type != FSS_EV_RQ_COMPLETE);
+		looked = true;
+		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev, type,
 			     rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE) |
 			     extra, now));
+	}
 	if (rq_fold && rq_fold_event(rq, type, dev, nr_bytes, direct, extra,
-				     false, now))
+				     false, now, f, looked))
 		return 0;
 	e = rq_event_reserve(type, dev);
 	if (!e)
@@ -163,6 +184,7 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
  */
 static __always_inline int rq_start_owned(struct request *rq)
 {
+	struct fss_rq_fold_event *f = NULL;
 	struct fss_rq_owned_event *e;
 	struct credit c;
 	__u64 who, cg, now;
@@ -173,15 +195,19 @@ static __always_inline int rq_start_owned(struct request *rq)
 	now = bpf_ktime_get_ns();
 	if (rq_of_summarized(rq, true) &&
 	    (!rq_fold || fold_mute((__u64)rq, true))) {
-		clk_rq_mute(clk_id(rq, true));
+		if (kpaint)
+			rq_clk_mute(rq);
 		return 0;
 	}
-	if (kpaint)
-		now += CLK_DELTA(clk_rq_event(clk_id(rq, true), dev,
+	if (kpaint) {
+		f = fold_entry_of((__u64)rq, true);
+		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev,
 			     FSS_EV_RQ_START, rq_flags(rq, true, true) |
 			     FSS_RQ_CREATE, now));
+	}
 	if (rq_fold && rq_fold_event(rq, FSS_EV_RQ_START, dev, -1, true,
-				     FSS_RQ_CREATE, blame_disk_dev(dev), now))
+				     FSS_RQ_CREATE, blame_disk_dev(dev), now,
+				     f, kpaint))
 		return 0;
 	if (!blame_disk_dev(dev)) {
 		struct fss_rq_event *p = rq_event_reserve(FSS_EV_RQ_START, dev);

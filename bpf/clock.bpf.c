@@ -271,20 +271,6 @@ static __always_inline __u8 clk_class(struct clk_disk *d, __u32 tid,
 	return CLK_OWN;
 }
 
-static __always_inline struct clk_rq *clk_rq_entry(__u64 id)
-{
-	struct clk_rq *r = bpf_map_lookup_elem(&clk_rqs, &id);
-	struct clk_rq zero = {};
-
-	if (r)
-		return r;
-	bpf_map_update_elem(&clk_rqs, &id, &zero, BPF_NOEXIST);
-	r = bpf_map_lookup_elem(&clk_rqs, &id);
-	if (!r)
-		__sync_fetch_and_add(&clk_full, 1);
-	return r;
-}
-
 /* End a request still open at r (its completion never came), at now. */
 static __always_inline void clk_rq_end(struct clk_rq *r, __u64 now)
 {
@@ -313,14 +299,9 @@ static __always_inline void clk_rq_end(struct clk_rq *r, __u64 now)
  * traced sync paints it, so the clocks skip it to its completion, as the
  * records do.
  */
-__noinline int clk_rq_mute(__u64 id)
+__noinline int clk_rq_mute(struct clk_rq *r)
 {
-	struct clk_rq *r;
-
-	if (!kpaint)
-		return 0;
-	r = clk_rq_entry(id);
-	if (!r)
+	if (!kpaint || !r)
 		return 0;
 	clk_rq_end(r, bpf_ktime_get_ns());
 	r->muted = 1;
@@ -364,12 +345,11 @@ static __always_inline void clk_rq_init(struct clk_disk *d, struct clk_rq *r,
  * (FSS_EV_NVME_SETUP, with FSS_RQ_NVME_FLUSH for a Flush; _COMPLETE):
  * clock.c fss_clk_rq.  tp_btf only.
  */
-__noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
-			    __u64 t)
+__noinline int clk_rq_event(struct clk_rq *r, __u32 disk, __u32 type,
+			    __u32 flags, __u64 t)
 {
 	__u32 cur = (__u32)bpf_get_current_pid_tgid();
 	struct bpf_spin_lock *lk;
-	struct clk_rq *r;
 	struct clk_thr *th;
 	struct clk_disk *d;
 	bool fresh = false;
@@ -379,8 +359,12 @@ __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 
 	if (!kpaint)
 		return 0;
-	r = bpf_map_lookup_elem(&clk_rqs, &id);
-	if (r && r->muted) {
+	if (!r) {			/* no entry: the map is full */
+		if (type != FSS_EV_RQ_COMPLETE && type != FSS_EV_NVME_COMPLETE)
+			__sync_fetch_and_add(&clk_full, 1);
+		return 0;
+	}
+	if (r->muted) {
 		/* as fold_add: a start is another request, else swallowed */
 		if (type != FSS_EV_RQ_START) {
 			if (type == FSS_EV_RQ_COMPLETE)
@@ -389,18 +373,13 @@ __noinline int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags,
 		}
 		r->muted = 0;
 	}
-	if (r && r->dslot && type == FSS_EV_RQ_START &&
-	    (flags & FSS_RQ_CREATE))
+	if (r->dslot && type == FSS_EV_RQ_START && (flags & FSS_RQ_CREATE))
 		clk_rq_end(r, t);	/* its address's last one never ended */
-	if (!r || !r->dslot) {
+	if (!r->dslot) {
 		if (type == FSS_EV_RQ_COMPLETE || type == FSS_EV_NVME_COMPLETE)
 			return 0;	/* began before us */
 		ds = clk_disk_slot(disk, 1);
 		if (ds < 0)
-			return 0;
-		if (!r)
-			r = clk_rq_entry(id);
-		if (!r)
 			return 0;
 		fresh = true;
 		slot = ds;

@@ -15,9 +15,9 @@
  *  - per thread (clk_thrs, an array by tid, tagged): its own requests in flight
  *    per level (on one disk at a time), and its sync in flight: which key,
  *    its own level, its snapshot of the key's clocks and its phases so far;
- *  - per request (clk_rqs, a hash by struct request *, entries kept for the
- *    next request at the address, as rq_folds): its thread, disk, level,
- *    sharing class.
+ *  - per request (in its rq_folds entry, bpf/common.bpf.h: one lookup for
+ *    the records and the clocks; entries kept for the next request at the
+ *    address): its thread, disk, level, sharing class.
  * Everything of one disk changes under its lock, with the time read
  * before the lock and clamped there to the disk's last move, so the
  * clocks of a disk never go backwards whatever CPU an event runs on; no
@@ -106,18 +106,8 @@ struct clk_thr {
 	__u64 acc[CLK_LVLS];		/* by enum fss_phase */
 };
 
-struct clk_rq {
-	__u32 tid;			/* of its first event */
-	__u8 dslot;			/* disk slot + 1, 0: idle */
-	__u8 lvl;
-	__u8 shared;			/* a key, CLK_OWN or CLK_ALL */
-	__u8 issued;
-	__u8 pure_flush;
-	__u8 own;			/* counted in its thread's n[] */
-	__u8 muted;			/* a summarized sync's (fold_mute) */
-	__u8 nvme;			/* its NVMe command set up */
-	__u32 gen;			/* its thread's generation of n[] */
-};
+/* a request's state: in its rq_folds entry (fsyncscope.h) */
+#define clk_rq fss_fold_clk
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -164,27 +154,8 @@ static __always_inline struct clk_thr *clk_thr_at(__u32 tid)
 	return th && th->tid == tid ? th : NULL;
 }
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u64);			/* struct request * */
-	__type(value, struct clk_rq);
-} clk_rqs SEC(".maps") __weak;
-
 /* Events a full table could not take (requests, threads, disks). */
 __u64 clk_full __weak = 0;
-
-/*
- * The painter's id of a request, a scalar: a global
- * function takes no pointer.  raw_tp's argument is one already; a tp_btf
- * pointer becomes one by subtracting another pointer (allowed, and a
- * scalar, for a privileged program), a fixed one: a global's address.
- * Only one of the two sets is loaded, so every event of a run uses one.
- */
-static __always_inline __u64 clk_id(struct request *rq, const bool direct)
-{
-	return direct ? (__u64)rq - (__u64)&clk_full : (__u64)rq;
-}
 
 /*
  * A step returns how many ns later than its time it took effect (the
@@ -200,13 +171,15 @@ static __always_inline __u64 clk_id(struct request *rq, const bool direct)
 /*
  * The painter's steps, global functions of clock.bpf.c: each is verified
  * once, on its own, rather than inlined into every block program (the
- * verifier's walk over them inlined passed its limit).  They take and
- * return scalars only; each checks kpaint itself.  0 or FSS_KP_* flags.
+ * verifier's walk over them inlined passed its limit).  They take
+ * scalars, and a request's state in its rq_folds entry (NULL: none, the
+ * map is full); each checks kpaint itself.  0 or FSS_KP_* flags.
  */
-/* request id of disk: an FSS_EV_RQ_START / _ISSUE / _COMPLETE, flags */
-int clk_rq_event(__u64 id, __u32 disk, __u32 type, __u32 flags, __u64 t);
+/* request r of disk: an FSS_EV_RQ_START / _ISSUE / _COMPLETE, flags */
+int clk_rq_event(struct clk_rq *r, __u32 disk, __u32 type, __u32 flags,
+		 __u64 t);
 /* a summarized sync's own request is created: skipped to its completion */
-int clk_rq_mute(__u64 id);
+int clk_rq_mute(struct clk_rq *r);
 /* at t, a jbd2 commit of fs starts (start != 0, in its thread) or ends */
 int clk_commit(__u32 fs, int start, __u64 t);
 /* the clock key of filesystem dev on disk: (disk slot + 1) << 8 | key */

@@ -239,9 +239,10 @@ static __always_inline void fold_send(struct fss_rq_fold_event *f)
 
 	if (n == 0 || n > FSS_FOLD_SLOTS)
 		return;
+	/* to its last slot used: the clock state after the slots stays */
 	if (bpf_ringbuf_output(&events, f,
-			       sizeof(*f) - (FSS_FOLD_SLOTS - n) *
-			       sizeof(struct fss_fold_slot), BPF_RB_NO_WAKEUP)) {
+			       offsetof(struct fss_rq_fold_event, ev) +
+			       n * sizeof(struct fss_fold_slot), BPF_RB_NO_WAKEUP)) {
 		count_drop(0);
 		if (f->owned)
 			count_drop(2);
@@ -275,9 +276,9 @@ static __always_inline struct fss_rq_fold_event *fold_entry_new(__u64 key)
  * order of key's events is kept).
  */
 static __always_inline struct fss_rq_fold_event *
-fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
+fold_add_at(struct fss_rq_fold_event *f, __u64 key, __u32 dev,
+	    const struct fss_fold_slot *s, bool create)
 {
-	struct fss_rq_fold_event *f = bpf_map_lookup_elem(&rq_folds, &key);
 	__u32 n;
 
 	if (f && (f->owned & FSS_FOLD_MUTED)) {
@@ -316,6 +317,27 @@ fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
 	asm volatile("" ::: "memory");
 	f->n = n + 1;
 	return f;
+}
+
+/* fold_add_at on key's entry, as it is (NULL: none yet). */
+static __always_inline struct fss_rq_fold_event *
+fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
+{
+	return fold_add_at(bpf_map_lookup_elem(&rq_folds, &key), key, dev, s,
+			   create);
+}
+
+/*
+ * Key's entry, made (empty) when create and there is none: the in-kernel
+ * painter keeps a request's state in it (fss_rq_fold_event.clk).  An
+ * empty entry folds as no entry does.  NULL: none, or the map is full.
+ */
+static __always_inline struct fss_rq_fold_event *fold_entry_of(__u64 key,
+							       bool create)
+{
+	struct fss_rq_fold_event *f = bpf_map_lookup_elem(&rq_folds, &key);
+
+	return f || !create ? f : fold_entry_new(key);
 }
 
 /*

@@ -342,6 +342,23 @@ struct fss_rq_fold_event {
 	__u32 wb_dev;
 	__u32 oflags;
 	struct fss_fold_slot ev[FSS_FOLD_SLOTS];
+	/*
+	 * In the map only, never sent (a record ends at its last slot): the
+	 * in-kernel painter's state of the request (bpf/clock.bpf.c), kept
+	 * in its rq_folds entry so that one lookup serves both.
+	 */
+	struct fss_fold_clk {
+		__u32 tid;		/* of its first event */
+		__u8 dslot;		/* disk slot + 1, 0: idle */
+		__u8 lvl;
+		__u8 shared;		/* a key, CLK_OWN or CLK_ALL */
+		__u8 issued;
+		__u8 pure_flush;
+		__u8 own;		/* counted in its thread's n[] */
+		__u8 muted;		/* a summarized sync's (fold_mute) */
+		__u8 nvme;		/* its NVMe command set up */
+		__u32 gen;		/* its thread's generation of n[] */
+	} clk;
 };
 
 static inline void fss_owner_event_widen(const struct fss_owner_event *w,

@@ -100,10 +100,13 @@ int BPF_PROG(btf_nvme_setup_cmd, struct request *rq, void *cmdp)
 	p.ts = bpf_ktime_get_ns();
 	p.opcode = BPF_CORE_READ(cmd, common.opcode);
 	/* the time the clocks took it is the record's too (clock.bpf.h) */
-	if (kp_nvme)
-		p.ts += CLK_DELTA(clk_rq_event(clk_id(rq, true), dev,
+	if (kp_nvme) {
+		struct fss_rq_fold_event *f = fold_entry_of(key, true);
+
+		p.ts += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev,
 			     FSS_EV_NVME_SETUP, rq_flags(rq, true, true) |
 			     (p.opcode ? 0 : FSS_RQ_NVME_FLUSH), p.ts));
+	}
 	/* a requeued request is set up again: the latest setup counts */
 	bpf_map_update_elem(&nvme_pending, &key, &p, BPF_ANY);
 	return 0;
@@ -128,9 +131,12 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 	dev = fss_rq_kdev(rq, true);
 	count_hit(FSS_HOOK_NVME);
 	now = bpf_ktime_get_ns();
-	if (kp_nvme)
-		now += CLK_DELTA(clk_rq_event(clk_id(rq, true), dev,
+	if (kp_nvme) {
+		struct fss_rq_fold_event *f = fold_entry_of(key, false);
+
+		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev,
 			     FSS_EV_NVME_COMPLETE, 0, now));
+	}
 	/* folded: both into the request's entry, if it has one */
 	if (rq_fold && nvme_fold(rq, dev, p, now)) {
 		bpf_map_delete_elem(&nvme_pending, &key);

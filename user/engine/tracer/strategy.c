@@ -476,14 +476,16 @@ static int open_skel(struct fss_tracer *t)
 		return -EINVAL;
 	/* per-event transport: the fold map is never used */
 	t->skel->rodata->rq_fold = !t->rq_events && !t->floor_only;
-	if (!t->skel->rodata->rq_fold &&
+	/*
+	 * the in-kernel painter: off, its tables take no memory; on, it keeps
+	 * a request's state in its fold entry, per-event transport or not
+	 */
+	t->skel->rodata->kpaint = t->kpaint && !t->floor_only;
+	if (!t->skel->rodata->rq_fold && !t->skel->rodata->kpaint &&
 	    bpf_map__set_max_entries(t->skel->maps.rq_folds, 1))
 		return -EINVAL;
-	/* the in-kernel painter: off, its tables take no memory */
-	t->skel->rodata->kpaint = t->kpaint && !t->floor_only;
 	if (!t->skel->rodata->kpaint &&
-	    (bpf_map__set_max_entries(t->skel->maps.clk_rqs, 1) ||
-	     bpf_map__set_max_entries(t->skel->maps.clk_thrs, 64)))
+	    bpf_map__set_max_entries(t->skel->maps.clk_thrs, 64))
 		return -EINVAL;
 	/* unfiltered: blame records only where traced syncs were seen */
 	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;
