@@ -66,6 +66,13 @@ kp_exact() {
 	[ "$status" -eq 0 ]
 }
 
+@test "kpaint: the per-event transport (the fold map kept for the clocks alone): the painters agree" {
+	fss_mkfs ext4 128
+	FSYNCSCOPE_RQ_RECORDS=events kp_run events --method fdatasync
+	kp_exact events
+	fss_jq "$FSS_SCRATCH/events.json" '.strategy.rq_records == "events"'
+}
+
 @test "kpaint: xfs fdatasync, one job: the painters agree" {
 	fss_mkfs xfs 512
 	kp_run xfs --method fdatasync
