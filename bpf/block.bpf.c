@@ -76,16 +76,16 @@ static __always_inline bool rq_want(struct request *rq, __u32 hook,
 }
 
 /*
- * Folded (rq_fold): the event goes into the request's entry of rq_folds,
- * and a completion sends them all (bpf/common.bpf.h).  owned: the folded
- * creation's owner, when blame wants it.  False: not folded, send it.
+ * Folded (rq_fold): the event goes into the request's entry of rq_folds
+ * (cur: as the caller found or made it), and a completion sends them all
+ * (bpf/common.bpf.h).  owned: the folded creation's owner, when blame
+ * wants it.  False: not folded, send it.
  */
 static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
 					  __u32 dev, __s64 nr_bytes,
 					  const bool direct, const __u32 extra,
 					  const bool owned, __u64 now,
-					  struct fss_rq_fold_event *cur,
-					  const bool looked)
+					  struct fss_rq_fold_event *cur)
 {
 	struct fss_rq_fold_event *f;
 	struct fss_fold_slot s;
@@ -98,11 +98,8 @@ static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
 	s.bytes = nr_bytes >= 0 ? nr_bytes : FSS_RD(direct, rq, __data_len);
 	s.flags = rq_flags(rq, direct, type == FSS_EV_RQ_START ||
 			   type == FSS_EV_RQ_ISSUE) | extra;
-	/* looked: cur is its entry as the clocks found or made it */
-	f = looked ? fold_add_at(cur, key, dev, &s, type == FSS_EV_RQ_START ||
-				 type == FSS_EV_RQ_ISSUE) :
-		     fold_add(key, dev, &s, type == FSS_EV_RQ_START ||
-			      type == FSS_EV_RQ_ISSUE);
+	f = fold_add(cur, key, dev, &s, type == FSS_EV_RQ_START ||
+		     type == FSS_EV_RQ_ISSUE);
 	if (!f)
 		return false;
 	if (owned) {
@@ -135,9 +132,9 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 				    __u32 hook, __s64 nr_bytes, const bool direct,
 				    const __u32 extra)
 {
+	const bool clk = kpaint && direct && type != FSS_EV_RQ_REQUEUE;
 	struct fss_rq_fold_event *f = NULL;
 	struct fss_rq_event *e;
-	bool looked = false;
 	__u64 now;
 	__u32 dev;
 
@@ -155,18 +152,18 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 		return 0;
 	}
 	/*
-	 * the time the clocks took it is the records' too (clock.bpf.h); its
-	 * state is in its rq_folds entry, which the fold then reuses
+	 * one lookup of its rq_folds entry for the fold and the clocks, which
+	 * keep its state there (made at its first event); the time the
+	 * clocks took it is the records' too (clock.bpf.h)
 	 */
-	if (kpaint && direct && type != FSS_EV_RQ_REQUEUE) {
-		f = fold_entry_of((__u64)rq, type != FSS_EV_RQ_COMPLETE);
-		looked = true;
+	if (rq_fold || clk)
+		f = fold_entry_of((__u64)rq, clk && type != FSS_EV_RQ_COMPLETE);
+	if (clk)
 		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev, type,
 			     rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE) |
 			     extra, now));
-	}
 	if (rq_fold && rq_fold_event(rq, type, dev, nr_bytes, direct, extra,
-				     false, now, f, looked))
+				     false, now, f))
 		return 0;
 	e = rq_event_reserve(type, dev);
 	if (!e)
@@ -199,15 +196,15 @@ static __always_inline int rq_start_owned(struct request *rq)
 			rq_clk_mute(rq);
 		return 0;
 	}
-	if (kpaint) {
-		f = fold_entry_of((__u64)rq, true);
+	if (rq_fold || kpaint)	/* as rq_event */
+		f = fold_entry_of((__u64)rq, kpaint);
+	if (kpaint)
 		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev,
 			     FSS_EV_RQ_START, rq_flags(rq, true, true) |
 			     FSS_RQ_CREATE, now));
-	}
 	if (rq_fold && rq_fold_event(rq, FSS_EV_RQ_START, dev, -1, true,
 				     FSS_RQ_CREATE, blame_disk_dev(dev), now,
-				     f, kpaint))
+				     f))
 		return 0;
 	if (!blame_disk_dev(dev)) {
 		struct fss_rq_event *p = rq_event_reserve(FSS_EV_RQ_START, dev);

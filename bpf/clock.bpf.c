@@ -349,6 +349,8 @@ __noinline int clk_rq_event(struct clk_rq *r, __u32 disk, __u32 type,
 			    __u32 flags, __u64 t)
 {
 	__u32 cur = (__u32)bpf_get_current_pid_tgid();
+	/* a completion never makes a request: it began before us */
+	bool ends = type == FSS_EV_RQ_COMPLETE || type == FSS_EV_NVME_COMPLETE;
 	struct bpf_spin_lock *lk;
 	struct clk_thr *th;
 	struct clk_disk *d;
@@ -360,7 +362,7 @@ __noinline int clk_rq_event(struct clk_rq *r, __u32 disk, __u32 type,
 	if (!kpaint)
 		return 0;
 	if (!r) {			/* no entry: the map is full */
-		if (type != FSS_EV_RQ_COMPLETE && type != FSS_EV_NVME_COMPLETE)
+		if (!ends)
 			__sync_fetch_and_add(&clk_full, 1);
 		return 0;
 	}
@@ -376,8 +378,8 @@ __noinline int clk_rq_event(struct clk_rq *r, __u32 disk, __u32 type,
 	if (r->dslot && type == FSS_EV_RQ_START && (flags & FSS_RQ_CREATE))
 		clk_rq_end(r, t);	/* its address's last one never ended */
 	if (!r->dslot) {
-		if (type == FSS_EV_RQ_COMPLETE || type == FSS_EV_NVME_COMPLETE)
-			return 0;	/* began before us */
+		if (ends)
+			return 0;
 		ds = clk_disk_slot(disk, 1);
 		if (ds < 0)
 			return 0;

@@ -268,16 +268,17 @@ static __always_inline struct fss_rq_fold_event *fold_entry_new(__u64 key)
 }
 
 /*
- * Fold event s of request key (disk dev): appended to its entry, made
- * when create (a start or an issue) and there is none.  A creation that
+ * Fold event s of request key (disk dev): appended to its entry f
+ * (fold_entry_of; NULL: none yet), made when create (a start or an
+ * issue) and there is none.  A creation that
  * finds an entry (its pointer's previous request never completed) or a
  * full entry sends what it holds first.  NULL: not folded, the caller
  * sends s as an event of its own (no entry for key exists then, so the
  * order of key's events is kept).
  */
 static __always_inline struct fss_rq_fold_event *
-fold_add_at(struct fss_rq_fold_event *f, __u64 key, __u32 dev,
-	    const struct fss_fold_slot *s, bool create)
+fold_add(struct fss_rq_fold_event *f, __u64 key, __u32 dev,
+	 const struct fss_fold_slot *s, bool create)
 {
 	__u32 n;
 
@@ -317,14 +318,6 @@ fold_add_at(struct fss_rq_fold_event *f, __u64 key, __u32 dev,
 	asm volatile("" ::: "memory");
 	f->n = n + 1;
 	return f;
-}
-
-/* fold_add_at on key's entry, as it is (NULL: none yet). */
-static __always_inline struct fss_rq_fold_event *
-fold_add(__u64 key, __u32 dev, const struct fss_fold_slot *s, bool create)
-{
-	return fold_add_at(bpf_map_lookup_elem(&rq_folds, &key), key, dev, s,
-			   create);
 }
 
 /*
@@ -623,9 +616,10 @@ static __always_inline void rq_dev_mark(struct sync_state *st,
 
 /*
  * A request's FSS_RQ_* flags (block.bpf.c, nvme.bpf.c), the op and the
- * flags from BTF enums.  who: also say whether the current task is a kernel thread.  Only the
- * submitting side (start, issue) asks; a completion runs in whatever
- * context the interrupt found, so it would say nothing.
+ * flags from BTF enums.  who: also say whether the current task is a
+ * kernel thread.  Only the submitting side (start, issue) asks; a
+ * completion runs in whatever context the interrupt found, so it would
+ * say nothing.
  */
 static __always_inline __u32 rq_flags(struct request *rq, const bool direct,
 				      const bool who)

@@ -57,9 +57,12 @@ static __always_inline void nvme_event(struct request *rq, __u32 type, __u32 dev
 	event_submit(e);
 }
 
-/* The two NVMe events into rq's folded entry (the command done at done);
- * false: it has none. */
-static __always_inline bool nvme_fold(struct request *rq, __u32 dev,
+/*
+ * The two NVMe events into rq's folded entry f (the command done at
+ * done); false: it has none.
+ */
+static __always_inline bool nvme_fold(struct fss_rq_fold_event *f,
+				      struct request *rq, __u32 dev,
 				      const struct nvme_pending *p, __u64 done)
 {
 	struct fss_fold_slot s;
@@ -70,12 +73,13 @@ static __always_inline bool nvme_fold(struct request *rq, __u32 dev,
 	s.sector = rq->__sector;
 	s.bytes = rq->__data_len;
 	s.flags = p->opcode;
-	if (!fold_add((__u64)rq, dev, &s, false))
+	f = fold_add(f, (__u64)rq, dev, &s, false);
+	if (!f)
 		return false;
 	s.ts = done;
 	s.type = FSS_EV_NVME_COMPLETE;
 	s.flags = (__u32)-1;
-	fold_add((__u64)rq, dev, &s, false);
+	fold_add(f, (__u64)rq, dev, &s, false);
 	return true;
 }
 
@@ -118,10 +122,10 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 	if (!rq)
 		return 0;	/* may be NULL: common.bpf.h */
 	__u64 key = (__u64)rq;
+	struct fss_rq_fold_event *f = NULL;
 	struct nvme_pending *p;
-	__u32 dev;
-
 	__u64 now;
+	__u32 dev;
 
 	if (floor_only)
 		return 0;
@@ -131,14 +135,14 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 	dev = fss_rq_kdev(rq, true);
 	count_hit(FSS_HOOK_NVME);
 	now = bpf_ktime_get_ns();
-	if (kp_nvme) {
-		struct fss_rq_fold_event *f = fold_entry_of(key, false);
-
+	/* one lookup of its entry for the fold and the clocks */
+	if (rq_fold || kp_nvme)
+		f = fold_entry_of(key, false);
+	if (kp_nvme)
 		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev,
 			     FSS_EV_NVME_COMPLETE, 0, now));
-	}
 	/* folded: both into the request's entry, if it has one */
-	if (rq_fold && nvme_fold(rq, dev, p, now)) {
+	if (rq_fold && nvme_fold(f, rq, dev, p, now)) {
 		bpf_map_delete_elem(&nvme_pending, &key);
 		return 0;
 	}

@@ -209,13 +209,13 @@ static struct fss_clk_rq *rq_find(struct fss_clk *c, __u64 id, __u32 disk,
 void fss_clk_rq(struct fss_clk *c, __u32 type, __u64 id, __u32 disk,
 		__u32 tid, __u32 flags, __u64 t)
 {
-	struct fss_clk_rq *r = rq_find(c, id, disk, type != FSS_EV_RQ_COMPLETE &&
-					 type != FSS_EV_NVME_COMPLETE);
+	/* a completion never makes a request: it began before us */
+	bool ends = type == FSS_EV_RQ_COMPLETE || type == FSS_EV_NVME_COMPLETE;
+	struct fss_clk_rq *r = rq_find(c, id, disk, !ends);
 	int lv;
 
 	if (!r) {		/* began before us, or the table is full */
-		if (type != FSS_EV_RQ_COMPLETE &&
-		    type != FSS_EV_NVME_COMPLETE)
+		if (!ends)
 			c->full++;
 		return;
 	}

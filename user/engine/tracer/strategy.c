@@ -394,6 +394,9 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 		     !blame_by_bio() && has_tracepoint_btf("block_io_start");
 
 	t->skel->rodata->blame_in_rq = in_rq;
+	/* the painter takes the NVMe commands' times (clock.bpf.c) */
+	t->skel->rodata->kp_nvme = nvme && blk_set == HS_BLOCK_BTF &&
+				   t->skel->rodata->kpaint;
 	for (int i = 0; i < t->nprogs; i++) {
 		struct prog_info *pi = &t->progs[i];
 		const char *n = bpf_program__name(pi->prog);
@@ -441,9 +444,6 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 			break;
 		case HS_NVME_BTF:
 			on = nvme;
-			/* the painter takes the commands' times (clock.bpf.c) */
-			t->skel->rodata->kp_nvme = on && blk_set == HS_BLOCK_BTF &&
-						   t->skel->rodata->kpaint;
 			break;
 		case HS_BLAME:
 			on = t->blame_on && blame_prog_ok(n) &&
@@ -474,7 +474,7 @@ static int open_skel(struct fss_tracer *t)
 	if (t->ring_bytes &&
 	    bpf_map__set_max_entries(t->skel->maps.events, t->ring_bytes))
 		return -EINVAL;
-	/* per-event transport: the fold map is never used */
+	/* per-event transport: the fold map holds no events */
 	t->skel->rodata->rq_fold = !t->rq_events && !t->floor_only;
 	/*
 	 * the in-kernel painter: off, its tables take no memory; on, it keeps
