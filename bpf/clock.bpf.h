@@ -32,6 +32,11 @@
 const volatile bool kpaint __weak = false;
 /* and the NVMe commands' times too (the tp_btf block set is loaded) */
 const volatile bool kp_nvme __weak = false;
+/*
+ * FSYNCSCOPE_KPAINT=only (a benchmark of one record per sync): the
+ * request and NVMe programs move the clocks and send nothing.
+ */
+const volatile bool kp_only __weak = false;
 
 #define CLK_LVLS	8	/* 0 nothing, 1 + phase: fs .. device_flush (5) */
 #define CLK_LMASK	7

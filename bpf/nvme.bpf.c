@@ -141,6 +141,10 @@ int BPF_PROG(btf_nvme_complete_rq, struct request *rq)
 	if (kp_nvme)
 		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev,
 			     FSS_EV_NVME_COMPLETE, 0, now));
+	if (kp_only && kp_nvme) {	/* the clocks alone (clock.bpf.h) */
+		bpf_map_delete_elem(&nvme_pending, &key);
+		return 0;
+	}
 	/* folded: both into the request's entry, if it has one */
 	if (rq_fold && nvme_fold(f, rq, dev, p, now)) {
 		bpf_map_delete_elem(&nvme_pending, &key);

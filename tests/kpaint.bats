@@ -115,6 +115,30 @@ kp_exact() {
 	fss_jq "$FSS_SCRATCH/raw.json" '.tests[0].syncs_traced > 100'
 }
 
+@test "kpaint: only: the painter alone, one record per sync, every sync painted and none reported" {
+	fss_mkfs ext4 128
+	FSYNCSCOPE_KPAINT=only "$FSS_BIN" run -v --json --method fdatasync \
+		-s 1 "$FSS_MNT" > "$FSS_SCRATCH/only.json" \
+		2> "$FSS_SCRATCH/only.err"
+	local j="$FSS_SCRATCH/only.json" n
+	fss_jq "$j" '.strategy.rq_records == "none"'
+	fss_jq "$j" '.strategy.kpaint | .only and .compared == 0 and
+		.syncs > 100 and .painted == .syncs'
+	# every sync of the workload is painted or summarized, and none is
+	# reported: their counts and blame would need the request records
+	fss_jq "$j" '.tests[0] as $t | .strategy.kpaint.syncs +
+		$t.syncs_summarized == $t.ops and $t.syncs_traced == 0'
+	grep -q "FSYNCSCOPE_KPAINT=only: .* not reported" "$FSS_SCRATCH/only.err"
+	grep -q "kernel painter alone: [0-9]* of [0-9]* syncs painted" \
+		"$FSS_SCRATCH/only.err"
+	# about one record per sync (a few more: commits, comms, blame's)
+	n="$(sed -n 's/^fsyncscope: ring records read: \([0-9]*\) (no request records)$/\1/p' \
+		"$FSS_SCRATCH/only.err")"
+	[ -n "$n" ]
+	fss_jq "$j" ".strategy.kpaint.syncs as \$s | $n >= \$s and
+		$n <= \$s * 1.1 + 50"
+}
+
 @test "kpaint: off by default; a bad FSYNCSCOPE_KPAINT is one line" {
 	fss_mkfs ext4 64
 	"$FSS_BIN" run --json --method fdatasync -s 1 "$FSS_MNT" \
@@ -124,5 +148,5 @@ kp_exact() {
 		--method fdatasync -s 1 "$FSS_MNT"
 	[ "$status" -eq 1 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ "$stderr" == *"FSYNCSCOPE_KPAINT: '2' is not 0 or 1"* ]]
+	[[ "$stderr" == *"FSYNCSCOPE_KPAINT: '2' is not 0, 1 or only"* ]]
 }

@@ -226,7 +226,7 @@ TEST_CLOCK="${TEST_CLOCK:-$FSS_BUILD/tests/test_clock}"
 clock_case() { unit_case "$TEST_CLOCK" "$1"; }
 
 @test "clock: every C case has a bats test here" {
-	unit_list "$TEST_CLOCK" "overwrite_pair journal_commit random_vs_engine full_tables nvme_commands kp_note"
+	unit_list "$TEST_CLOCK" "overwrite_pair journal_commit random_vs_engine full_tables nvme_commands kp_note kp_note_kernel"
 }
 @test "clock: an overwrite's fdatasync and a second sync sharing its flush, exact" { clock_case overwrite_pair; }
 @test "clock: a jbd2 commit's blocks, split PREFLUSH+FUA and flushes, as the engine paints them" { clock_case journal_commit; }
@@ -234,6 +234,7 @@ clock_case() { unit_case "$TEST_CLOCK" "$1"; }
 @test "clock: full tables count what they could not take" { clock_case full_tables; }
 @test "clock: NVMe commands (set up before the issue, done before the request) paint the device time, as the engine" { clock_case nvme_commands; }
 @test "clock: the kernel painter's syncs against attribution's: identical, apart by the time, each reason not painted" { clock_case kp_note; }
+@test "clock: the kernel painter alone (FSYNCSCOPE_KPAINT=only): each sync painted or why not, nothing compared" { clock_case kp_note_kernel; }
 
 # Folded request records (tests/unit/test_fold.c over
 # user/engine/tracer/fold.c, docs/hotpath.md "One record per request").

@@ -558,7 +558,35 @@ static void kp_note(void)
 	fss_kp_note(&st, &r);
 	CHECK_EQ(st.not_painted[4], 1);
 	CHECK_EQ(st.syncs, 7);
+	CHECK_EQ(st.painted, 2);
 	CHECK_EQ(st.compared, 2);
+}
+
+/*
+ * fss_kp_note_kernel (FSYNCSCOPE_KPAINT=only): a sync record's flags
+ * alone, painted or why not, with nothing compared.
+ */
+static void kp_note_kernel(void)
+{
+	struct fss_kp_stats st = { 0 };
+	static const __u32 na[] = { FSS_KP_NOKEY, FSS_KP_TWODISK,
+				    FSS_KP_FULL, FSS_KP_RACE };
+
+	fss_kp_note_kernel(&st, FSS_KP_VALID);
+	/* clamped is still painted in full */
+	fss_kp_note_kernel(&st, FSS_KP_VALID | FSS_KP_CLAMPED);
+	CHECK_EQ(st.painted, 2);
+	for (int i = 0; i < 4; i++) {
+		fss_kp_note_kernel(&st, FSS_KP_VALID | na[i]);
+		CHECK_EQ(st.not_painted[i], 1);
+	}
+	fss_kp_note_kernel(&st, 0);
+	CHECK_EQ(st.not_painted[4], 1);
+	CHECK_EQ(st.syncs, 7);
+	CHECK_EQ(st.painted, 2);
+	CHECK_EQ(st.compared, 0);
+	CHECK_EQ(st.identical, 0);
+	CHECK_EQ(st.total_ns, 0);
 }
 
 static const struct tap_case cases[] = {
@@ -568,5 +596,6 @@ static const struct tap_case cases[] = {
 	{ "full_tables", full_tables },
 	{ "nvme_commands", nvme_commands },
 	{ "kp_note", kp_note },
+	{ "kp_note_kernel", kp_note_kernel },
 };
 TAP_MAIN(cases)

@@ -352,20 +352,34 @@ int fss_clk_sync_exit(struct fss_clk *c, __u32 tid, __u64 t,
 
 _Static_assert(FSS_KP_PHASES == FSS_PH_MAX, "kernel phases are enum fss_phase");
 
+/* A sync's FSS_KP_* flags: painted in full (true), or counted why not. */
+static bool kp_painted(struct fss_kp_stats *st, __u32 kflags)
+{
+	st->syncs++;
+	if (!(kflags & FSS_KP_VALID) ||
+	    (kflags & (FSS_KP_NOKEY | FSS_KP_TWODISK | FSS_KP_FULL |
+		       FSS_KP_RACE))) {
+		st->not_painted[kflags & FSS_KP_NOKEY ? 0 :
+				kflags & FSS_KP_TWODISK ? 1 :
+				kflags & FSS_KP_FULL ? 2 :
+				kflags & FSS_KP_RACE ? 3 : 4]++;
+		return false;
+	}
+	st->painted++;
+	return true;
+}
+
+void fss_kp_note_kernel(struct fss_kp_stats *st, __u32 kflags)
+{
+	kp_painted(st, kflags);
+}
+
 void fss_kp_note(struct fss_kp_stats *st, const struct fss_sync_result *r)
 {
 	__u64 d = 0, over = 0, under = 0;
 
-	st->syncs++;
-	if (!(r->kflags & FSS_KP_VALID) ||
-	    (r->kflags & (FSS_KP_NOKEY | FSS_KP_TWODISK | FSS_KP_FULL |
-			  FSS_KP_RACE))) {
-		st->not_painted[r->kflags & FSS_KP_NOKEY ? 0 :
-				r->kflags & FSS_KP_TWODISK ? 1 :
-				r->kflags & FSS_KP_FULL ? 2 :
-				r->kflags & FSS_KP_RACE ? 3 : 4]++;
+	if (!kp_painted(st, r->kflags))
 		return;
-	}
 	st->compared++;
 	st->total_ns += r->total;
 	if (r->kflags & FSS_KP_CLAMPED)

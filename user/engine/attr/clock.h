@@ -110,7 +110,8 @@ int fss_clk_sync_exit(struct fss_clk *c, __u32 tid, __u64 t,
  */
 struct fss_kp_stats {
 	__u64 syncs;			/* syncs noted */
-	__u64 compared;			/* painted by the kernel in full */
+	__u64 painted;			/* painted by the kernel in full */
+	__u64 compared;			/* of those: compared with this engine's */
 	__u64 identical;		/* of those: every phase to the ns */
 	__u64 clamped;			/* of those: an end clamped (FSS_KP_CLAMPED) */
 	__u64 not_painted[5];		/* not painted: no key (no disk), two
@@ -123,5 +124,10 @@ struct fss_kp_stats {
 
 struct fss_sync_result;
 void fss_kp_note(struct fss_kp_stats *st, const struct fss_sync_result *r);
+/*
+ * FSYNCSCOPE_KPAINT=only: a sync record's FSS_KP_* flags alone (no
+ * request records, nothing attributed): painted or why not.
+ */
+void fss_kp_note_kernel(struct fss_kp_stats *st, __u32 kflags);
 
 #endif

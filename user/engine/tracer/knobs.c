@@ -15,7 +15,9 @@
  * FSYNCSCOPE_RQ_RECORDS: fold (the default: one record per request) or
  * events (one per event, as before; docs/hotpath.md).  FSYNCSCOPE_KPAINT:
  * 1 paints in the kernel too, to compare (docs/hotpath.md "Cumulative
- * phase clocks"); 0 or unset: off.
+ * phase clocks"); only: the kernel paints and sends no request records,
+ * and the syncs are counted, not reported (a benchmark of one record per
+ * sync, docs/hotpath.md "One record per sync"); 0 or unset: off.
  * Test knobs of overload (docs/hotpath.md "Overload"): FSYNCSCOPE_RING_KB
  * sizes the ring buffer (a power of two, 4 and up; default 2048), so a
  * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 75) is the
@@ -38,12 +40,19 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	t->rq_events = rqr && !strcmp(rqr, "events");
-	if (kp && *kp && strcmp(kp, "0") && strcmp(kp, "1")) {
-		snprintf(err, errlen, "FSYNCSCOPE_KPAINT: '%s' is not 0 or 1",
-			 kp);
+	if (kp && *kp && strcmp(kp, "0") && strcmp(kp, "1") &&
+	    strcmp(kp, "only")) {
+		snprintf(err, errlen, "FSYNCSCOPE_KPAINT: '%s' is not 0, 1 or "
+			 "only", kp);
 		return -EINVAL;
 	}
-	t->kpaint = kp && !strcmp(kp, "1");
+	t->kp_only = kp && !strcmp(kp, "only");
+	t->kpaint = t->kp_only || (kp && !strcmp(kp, "1"));
+	if (t->kp_only)
+		fprintf(stderr, "fsyncscope: FSYNCSCOPE_KPAINT=only: the kernel "
+			"paints and sends one record per sync, no request "
+			"records; the syncs are counted, not reported (a "
+			"benchmark)\n");
 	if (kb && *kb) {
 		if (!fss_parse_long(kb, &v) || v < 4 || v > (1 << 20) ||
 		    (v & (v - 1))) {

@@ -475,12 +475,14 @@ static int open_skel(struct fss_tracer *t)
 	    bpf_map__set_max_entries(t->skel->maps.events, t->ring_bytes))
 		return -EINVAL;
 	/* per-event transport: the fold map holds no events */
-	t->skel->rodata->rq_fold = !t->rq_events && !t->floor_only;
+	t->skel->rodata->rq_fold = !t->rq_events && !t->floor_only &&
+				   !t->kp_only;
 	/*
 	 * the in-kernel painter: off, its tables take no memory; on, it keeps
 	 * a request's state in its fold entry, per-event transport or not
 	 */
 	t->skel->rodata->kpaint = t->kpaint && !t->floor_only;
+	t->skel->rodata->kp_only = t->kp_only && !t->floor_only;
 	if (!t->skel->rodata->rq_fold && !t->skel->rodata->kpaint &&
 	    bpf_map__set_max_entries(t->skel->maps.rq_folds, 1))
 		return -EINVAL;

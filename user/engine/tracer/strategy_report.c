@@ -105,7 +105,10 @@ static struct json_object *kpaint_json(const struct fss_tracer *t)
 		return o;
 	}
 	np = json_object_new_object();
+	if (t->kp_only)		/* FSYNCSCOPE_KPAINT=only: nothing compared */
+		json_object_object_add(o, "only", json_object_new_boolean(true));
 	json_object_object_add(o, "syncs", u64j(k->syncs));
+	json_object_object_add(o, "painted", u64j(k->painted));
 	json_object_object_add(o, "compared", u64j(k->compared));
 	json_object_object_add(o, "identical", u64j(k->identical));
 	json_object_object_add(o, "clamped", u64j(k->clamped));
@@ -150,6 +153,7 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 	json_object_object_add(o, "setup_ms", json_object_new_double(t->setup_ms));
 	json_object_object_add(o, "blame", json_object_new_string(t->blame_desc));
 	json_object_object_add(o, "rq_records", json_object_new_string(
+		t->kp_only && kp_live(t) ? "none" :
 		t->skel && t->skel->rodata->rq_fold ? "fold" : "events"));
 	json_object_object_add(o, "kpaint", kpaint_json(t));
 	iouring_desc(t, iou, sizeof(iou));

@@ -106,6 +106,19 @@ static void kp_print(const struct fss_tracer *t)
 			"the tp_btf block hooks)\n");
 		return;
 	}
+	if (t->kp_only) {
+		fprintf(stderr, "fsyncscope: kernel painter alone: %llu of "
+			"%llu syncs painted (not: %llu no disk, %llu two "
+			"disks, %llu table full, %llu race, %llu other)\n",
+			(unsigned long long)k->painted,
+			(unsigned long long)k->syncs,
+			(unsigned long long)k->not_painted[0],
+			(unsigned long long)k->not_painted[1],
+			(unsigned long long)k->not_painted[2],
+			(unsigned long long)k->not_painted[3],
+			(unsigned long long)k->not_painted[4]);
+		return;
+	}
 	fprintf(stderr, "fsyncscope: kernel painter: %llu of %llu syncs "
 		"compared, %llu identical, max %llu ns apart, %llu ns of "
 		"%llu painted differently; not painted: %llu no disk, %llu "
@@ -302,6 +315,12 @@ static void dispatch_event(struct fss_tracer *t, const struct fss_event *ev)
 	/* syncs that began before the window belong to no test */
 	if (ev->type == FSS_EV_SYNC && ev->ts < t->window_start)
 		return;
+	/* FSYNCSCOPE_KPAINT=only: counted, not attributed (a benchmark) */
+	if (ev->type == FSS_EV_SYNC && t->kp_only) {
+		if (kp_live(t))
+			fss_kp_note_kernel(&t->kp, ev->sync.kflags);
+		return;
+	}
 	if (fss_attr_add(t->attr, ev) < 0)
 		t->add_errors++;
 }
@@ -612,9 +631,10 @@ void fss_tracer_close(struct fss_tracer *t)
 	}
 	detach_all(t);
 	if (t->opts.verbose)
-		fprintf(stderr, "fsyncscope: ring records read: %llu (%s "
-			"transport)\n", (unsigned long long)t->records,
-			t->fold ? "fold" : "per-event");
+		fprintf(stderr, "fsyncscope: ring records read: %llu (%s)\n",
+			(unsigned long long)t->records,
+			t->kp_only && kp_live(t) ? "no request records" :
+			t->fold ? "fold transport" : "per-event transport");
 	if (t->opts.verbose && t->kpaint)
 		kp_print(t);	/* before the skeleton goes (kp_live) */
 	blame_warn(t);		/* reads the drops map: before the skeleton goes */

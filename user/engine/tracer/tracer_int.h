@@ -83,6 +83,8 @@ struct fss_tracer {
 	bool rq_events;			/* FSYNCSCOPE_RQ_RECORDS=events */
 	/* FSYNCSCOPE_KPAINT=1: the kernel paints too (bpf/clock.bpf.h) */
 	bool kpaint;
+	/* FSYNCSCOPE_KPAINT=only: it alone, no request records (a benchmark) */
+	bool kp_only;
 	struct fss_kp_stats kp;		/* its phases against attr's */
 	__u64 records;			/* ring records read since open */
 	/* the summ map at the window's begin: a window's syncs are the rest */
