@@ -139,6 +139,42 @@ kp_exact() {
 		$n <= \$s * 1.1 + 50"
 }
 
+# consumer_policy PID: the scheduling policy of its fss-consumer thread
+# (/proc stat field 41: 0 SCHED_OTHER, 5 SCHED_IDLE), once it runs
+consumer_policy() {
+	local t i
+	for i in $(seq 100); do
+		for t in /proc/"$1"/task/*; do
+			[ "$(cat "$t/comm" 2>/dev/null)" = fss-consumer ] || continue
+			sed 's/.*) //' "$t/stat" | awk '{print $39}'
+			return 0
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "kpaint: the consumer thread idles by default, FSYNCSCOPE_CONSUMER=normal competes; a bad value is one line" {
+	fss_mkfs ext4 64
+	local c pid pol
+	for c in idle normal; do
+		FSYNCSCOPE_CONSUMER="$c" "$FSS_BIN" run --json --method fdatasync \
+			-s 3 "$FSS_MNT" > "$FSS_SCRATCH/c.$c.json" &
+		pid=$!
+		pol="$(consumer_policy "$pid" || echo none)"
+		wait "$pid"
+		[ "$pol" = "$([ "$c" = idle ] && echo 5 || echo 0)" ] || {
+			echo "$c: policy $pol" >&2; return 1; }
+		fss_jq "$FSS_SCRATCH/c.$c.json" ".strategy.consumer == \"$c\" and
+			.tests[0].syncs_traced > 100"
+	done
+	FSYNCSCOPE_CONSUMER=rt run --separate-stderr "$FSS_BIN" run \
+		--method fdatasync -s 1 "$FSS_MNT"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"FSYNCSCOPE_CONSUMER: 'rt' is not idle or normal"* ]]
+}
+
 @test "kpaint: off by default; a bad FSYNCSCOPE_KPAINT is one line" {
 	fss_mkfs ext4 64
 	"$FSS_BIN" run --json --method fdatasync -s 1 "$FSS_MNT" \

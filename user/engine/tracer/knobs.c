@@ -18,6 +18,10 @@
  * phase clocks"); only: the kernel paints and sends no request records,
  * and the syncs are counted, not reported (a benchmark of one record per
  * sync, docs/hotpath.md "One record per sync"); 0 or unset: off.
+ * FSYNCSCOPE_CONSUMER: idle (the default: the consumer thread runs only
+ * when a CPU would otherwise idle) or normal (it competes with the
+ * workload: drained, not summarized, under overload; docs/hotpath.md
+ * "One record per sync").
  * Test knobs of overload (docs/hotpath.md "Overload"): FSYNCSCOPE_RING_KB
  * sizes the ring buffer (a power of two, 4 and up; default 2048), so a
  * test can overload it; FSYNCSCOPE_RING_HIGH (0-100, default 75) is the
@@ -32,6 +36,7 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 
 	const char *rqr = getenv("FSYNCSCOPE_RQ_RECORDS");
 	const char *kp = getenv("FSYNCSCOPE_KPAINT");
+	const char *cons = getenv("FSYNCSCOPE_CONSUMER");
 
 	t->ring_high_pct = 101;
 	if (rqr && *rqr && strcmp(rqr, "fold") && strcmp(rqr, "events")) {
@@ -46,6 +51,12 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 			 "only", kp);
 		return -EINVAL;
 	}
+	if (cons && *cons && strcmp(cons, "idle") && strcmp(cons, "normal")) {
+		snprintf(err, errlen, "FSYNCSCOPE_CONSUMER: '%s' is not idle or "
+			 "normal", cons);
+		return -EINVAL;
+	}
+	t->consumer_normal = cons && !strcmp(cons, "normal");
 	t->kp_only = kp && !strcmp(kp, "only");
 	t->kpaint = t->kp_only || (kp && !strcmp(kp, "1"));
 	if (t->kp_only)

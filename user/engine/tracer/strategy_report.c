@@ -156,6 +156,8 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 		t->kp_only && kp_live(t) ? "none" :
 		t->skel && t->skel->rodata->rq_fold ? "fold" : "events"));
 	json_object_object_add(o, "kpaint", kpaint_json(t));
+	json_object_object_add(o, "consumer", json_object_new_string(
+		t->consumer_normal ? "normal" : "idle"));
 	iouring_desc(t, iou, sizeof(iou));
 	json_object_object_add(o, "io_uring", json_object_new_string(iou));
 	json_object_object_add(o, "filesystems", filesystems_json(t));

@@ -452,8 +452,10 @@ static void *consumer(void *arg)
 	 * Attribution runs only when a CPU would otherwise idle, so it never
 	 * delays the wake-up of a traced thread; the ring buffer holds a few
 	 * hundred ms of events at 10k syncs/s, and losses are counted.
+	 * FSYNCSCOPE_CONSUMER=normal: it competes with the workload instead.
 	 */
-	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	if (!t->consumer_normal)
+		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 	pthread_setname_np(pthread_self(), "fss-consumer");
 
 	while (!t->stop) {

@@ -85,6 +85,8 @@ struct fss_tracer {
 	bool kpaint;
 	/* FSYNCSCOPE_KPAINT=only: it alone, no request records (a benchmark) */
 	bool kp_only;
+	/* FSYNCSCOPE_CONSUMER=normal: not SCHED_IDLE (knobs.c) */
+	bool consumer_normal;
 	struct fss_kp_stats kp;		/* its phases against attr's */
 	__u64 records;			/* ring records read since open */
 	/* the summ map at the window's begin: a window's syncs are the rest */
