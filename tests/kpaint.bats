@@ -122,6 +122,7 @@ kp_exact() {
 		2> "$FSS_SCRATCH/only.err"
 	local j="$FSS_SCRATCH/only.json" n
 	fss_jq "$j" '.strategy.rq_records == "none"'
+	fss_jq "$j" '.strategy.blame | test("^off .FSYNCSCOPE_KPAINT=only")'
 	fss_jq "$j" '.strategy.kpaint | .only and .compared == 0 and
 		.syncs > 100 and .painted == .syncs'
 	# every sync of the workload is painted or summarized, and none is

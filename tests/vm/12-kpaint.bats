@@ -63,3 +63,28 @@ kp_guest_run() {
 @test "kpaint on 6.1 and NVMe, tracepoint fs hooks: every sync painted as attribution does" {
 	kp_guest_run tracepoint
 }
+
+# FSYNCSCOPE_KPAINT=only (docs/hotpath.md "One record per sync"): the
+# request and NVMe programs move the clocks and send nothing, here where
+# the NVMe commands' programs do too (the host has no NVMe): every sync
+# painted, none reported, about one record per sync
+@test "kpaint only on 6.1 and NVMe: every sync painted, one record each, no request records" {
+	FSYNCSCOPE_KPAINT=only vm_traced_run only --method fdatasync --bs 8k \
+		--pattern overwrite --file-size 1m --count "$KP_N" "$VM_MNT"
+	vm_jq_all "$VM_DIR/only.json" \
+		'.strategy.block == "tp_btf"' \
+		'.strategy.rq_records == "none"' \
+		'.strategy.blame | test("^off .FSYNCSCOPE_KPAINT=only")' \
+		'.strategy.kpaint.only' \
+		'.strategy.kpaint.syncs == '"$KP_N" \
+		'.strategy.kpaint.painted == '"$KP_N" \
+		'.tests[0].syncs_traced == 0' \
+		'.tests[0].syncs_summarized == 0'
+	grep -q "kernel painter alone: $KP_N of $KP_N syncs painted" \
+		"$VM_DIR/only.err"
+	local n
+	n="$(sed -n 's/^fsyncscope: ring records read: \([0-9]*\) (no request records)$/\1/p' \
+		"$VM_DIR/only.err")"
+	[ -n "$n" ] && [ "$n" -ge "$KP_N" ] && [ "$n" -le $((KP_N + 30)) ] || {
+		echo "ring records read: '$n' for $KP_N syncs" >&2; return 1; }
+}

@@ -16,8 +16,9 @@
  * events (one per event, as before; docs/hotpath.md).  FSYNCSCOPE_KPAINT:
  * 1 paints in the kernel too, to compare (docs/hotpath.md "Cumulative
  * phase clocks"); only: the kernel paints and sends no request records,
- * and the syncs are counted, not reported (a benchmark of one record per
- * sync, docs/hotpath.md "One record per sync"); 0 or unset: off.
+ * blame is off, and the syncs are counted, not reported (a benchmark of
+ * one record per sync, docs/hotpath.md "One record per sync"); 0 or
+ * unset: off.
  * FSYNCSCOPE_CONSUMER: idle (the default: the consumer thread runs only
  * when a CPU would otherwise idle) or normal (it competes with the
  * workload: drained, not summarized, under overload; docs/hotpath.md
@@ -59,6 +60,12 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 	t->consumer_normal = cons && !strcmp(cons, "normal");
 	t->kp_only = kp && !strcmp(kp, "only");
 	t->kpaint = t->kp_only || (kp && !strcmp(kp, "1"));
+	/* blame's records are per request too, and no sync is reported */
+	if (t->kp_only && t->blame_on) {
+		t->blame_on = false;
+		snprintf(t->blame_desc, sizeof(t->blame_desc), "off "
+			 "(FSYNCSCOPE_KPAINT=only: no sync is reported)");
+	}
 	if (t->kp_only)
 		fprintf(stderr, "fsyncscope: FSYNCSCOPE_KPAINT=only: the kernel "
 			"paints and sends one record per sync, no request "
