@@ -204,8 +204,6 @@ static __always_inline int rq_start_owned(struct request *rq)
 		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev,
 			     FSS_EV_RQ_START, rq_flags(rq, true, true) |
 			     FSS_RQ_CREATE, now));
-	if (kp_only)
-		return 0;
 	if (rq_fold && rq_fold_event(rq, FSS_EV_RQ_START, dev, -1, true,
 				     FSS_RQ_CREATE, blame_disk_dev(dev), now,
 				     f))

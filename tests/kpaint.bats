@@ -132,7 +132,7 @@ kp_exact() {
 	grep -q "FSYNCSCOPE_KPAINT=only: .* not reported" "$FSS_SCRATCH/only.err"
 	grep -q "kernel painter alone: [0-9]* of [0-9]* syncs painted" \
 		"$FSS_SCRATCH/only.err"
-	# about one record per sync (a few more: commits, comms, blame's)
+	# about one record per sync (a few more: commits, comms; blame is off)
 	n="$(sed -n 's/^fsyncscope: ring records read: \([0-9]*\) (no request records)$/\1/p' \
 		"$FSS_SCRATCH/only.err")"
 	[ -n "$n" ]

@@ -66,11 +66,6 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 		snprintf(t->blame_desc, sizeof(t->blame_desc), "off "
 			 "(FSYNCSCOPE_KPAINT=only: no sync is reported)");
 	}
-	if (t->kp_only)
-		fprintf(stderr, "fsyncscope: FSYNCSCOPE_KPAINT=only: the kernel "
-			"paints and sends one record per sync, no request "
-			"records; the syncs are counted, not reported (a "
-			"benchmark)\n");
 	if (kb && *kb) {
 		if (!fss_parse_long(kb, &v) || v < 4 || v > (1 << 20) ||
 		    (v & (v - 1))) {
@@ -107,7 +102,6 @@ int strat_knobs(struct fss_tracer *t, struct strat_plan *p, char *err,
 			return -EINVAL;
 		}
 		t->floor_only = true;
-		fprintf(stderr, "fsyncscope: FSYNCSCOPE_FLOOR=1: the BPF programs only count their hooks; nothing is recorded (a benchmark floor)\n");
 	}
 	if (plan_ring_knobs(t, err, errlen))
 		return -EINVAL;
@@ -118,5 +112,13 @@ int strat_knobs(struct fss_tracer *t, struct strat_plan *p, char *err,
 		snprintf(err, errlen, "FSYNCSCOPE_BLOCK_HOOKS: '%s' is not tp_btf or raw_tp", blk_env);
 		return -EINVAL;
 	}
+	/* the benchmarks say so once every knob is valid: bad input is one line */
+	if (t->floor_only)
+		fprintf(stderr, "fsyncscope: FSYNCSCOPE_FLOOR=1: the BPF programs only count their hooks; nothing is recorded (a benchmark floor)\n");
+	if (t->kp_only)
+		fprintf(stderr, "fsyncscope: FSYNCSCOPE_KPAINT=only: the kernel "
+			"paints and sends one record per sync, no request "
+			"records; the syncs are counted, not reported (a "
+			"benchmark)\n");
 	return 0;
 }

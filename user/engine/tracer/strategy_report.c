@@ -153,7 +153,7 @@ struct json_object *fss_tracer_strategy_json(struct fss_tracer *t)
 	json_object_object_add(o, "setup_ms", json_object_new_double(t->setup_ms));
 	json_object_object_add(o, "blame", json_object_new_string(t->blame_desc));
 	json_object_object_add(o, "rq_records", json_object_new_string(
-		t->kp_only && kp_live(t) ? "none" :
+		kp_alone(t) ? "none" :
 		t->skel && t->skel->rodata->rq_fold ? "fold" : "events"));
 	json_object_object_add(o, "kpaint", kpaint_json(t));
 	json_object_object_add(o, "consumer", json_object_new_string(

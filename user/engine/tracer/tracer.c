@@ -635,7 +635,7 @@ void fss_tracer_close(struct fss_tracer *t)
 	if (t->opts.verbose)
 		fprintf(stderr, "fsyncscope: ring records read: %llu (%s)\n",
 			(unsigned long long)t->records,
-			t->kp_only && kp_live(t) ? "no request records" :
+			kp_alone(t) ? "no request records" :
 			t->fold ? "fold transport" : "per-event transport");
 	if (t->opts.verbose && t->kpaint)
 		kp_print(t);	/* before the skeleton goes (kp_live) */

@@ -177,4 +177,10 @@ static inline bool kp_live(const struct fss_tracer *t)
 	       t->layer_ok[L_BLOCK] && t->layer_set[L_BLOCK] == HS_BLOCK_BTF;
 }
 
+/* FSYNCSCOPE_KPAINT=only, painting: no request record is sent. */
+static inline bool kp_alone(const struct fss_tracer *t)
+{
+	return t->kp_only && kp_live(t);
+}
+
 #endif /* __FSS_TRACE_INT_H */
