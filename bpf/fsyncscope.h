@@ -64,6 +64,9 @@ enum fss_summ_why {
 	FSS_SUMM_LOST_AFTER,	/* user space: painted with a request whose
 				 * completion was lost after its exit */
 	FSS_SUMM_SAMPLED,	/* at entry: not drawn by --sample 1/N */
+	FSS_SUMM_UNPAINTED,	/* user space: the kernel painter alone
+				 * (exporter --painter kernel) could not
+				 * paint it (its FSS_KP_* flags say why) */
 	FSS_SUMM_WHY_MAX,
 };
 

@@ -263,6 +263,65 @@ bucket_index() {
 	stop_pid "$exp_pid"
 }
 
+# kind_sum FILE FAMILY: the sum of FAMILY's fdatasync samples in FILE
+kind_sum() {
+	grep -E "^$2\{[^}]*kind=\"fdatasync\"" "$1" |
+		awk '{ s += $NF } END { printf "%.9f\n", s }'
+}
+
+@test "exporter: --painter kernel: one record per sync; counts equal the workload's, phases add up, no flush counter, the painter named, its consumer at normal priority" {
+	local port n=300 u="" got painted unp ph tot pol i
+	fss_mkfs ext4 256
+	port=$(free_port)
+	u="http://127.0.0.1:$port/metrics"
+	start_exporter exp --painter kernel --listen "127.0.0.1:$port" \
+		--mount "$FSS_MNT" --interval 1
+	pol="$(fss_consumer_policy "$exp_pid" || echo none)"
+	[ "$pol" = 0 ] || { echo "consumer policy $pol" >&2; return 1; }
+	workload "$n"
+	# every fdatasync is in the histograms, or counted as unpainted
+	for ((i = 0; i < 200; i++)); do
+		scrape "$u" "$FSS_SCRATCH/m.txt"
+		got=$(metric "$FSS_SCRATCH/m.txt" "$FD")
+		unp=$(metric "$FSS_SCRATCH/m.txt" \
+			'fsyncscope_syncs_summarized_total\{kind="fdatasync",reason="unpainted"\}')
+		[ $(( ${got:-0} + ${unp:-0} )) -eq "$n" ] && break
+		sleep 0.1
+	done
+	echo "painted $got, unpainted ${unp:-0} of $n" >&2
+	[ $(( ${got:-0} + ${unp:-0} )) -eq "$n" ]
+	# a race or two at most (tests/kpaint.bats: one job paints them all)
+	[ $(( ${unp:-0} * 50 )) -lt "$n" ]
+	painted=$(metric "$FSS_SCRATCH/m.txt" \
+		'fsyncscope_syncs_traced_in_full_total\{kind="fdatasync"\}')
+	[ "$painted" -eq "$got" ]
+	grep -q '^fsyncscope_painter_info{painter="kernel"} 1$' "$FSS_SCRATCH/m.txt"
+	# the kernel's phases add up to each sync's total, so to their sum
+	ph=$(kind_sum "$FSS_SCRATCH/m.txt" fsyncscope_phase_seconds_total)
+	tot=$(kind_sum "$FSS_SCRATCH/m.txt" fsyncscope_sync_duration_seconds_sum)
+	echo "phases $ph s, total $tot s" >&2
+	awk -v a="$ph" -v b="$tot" 'BEGIN { d = a - b; if (d < 0) d = -d
+		exit !(b > 0 && d / b < 1e-9) }'
+	[ "$(grep -cE '^fsyncscope_phase_duration_seconds_count\{kind="fdatasync"[^}]*\} '"$got"'$' \
+		"$FSS_SCRATCH/m.txt")" -eq 6 ]
+	# no request record, no flush fact: absent, never a made-up 0
+	! grep -qE '^(# [A-Z]+ )?fsyncscope_(flushes|flush_syncs_served|syncs_without_flush|fua_writes|fua_emulated_writes|preflush_requests|nvme_flush_commands)_total' \
+		"$FSS_SCRATCH/m.txt"
+	if [ -x "$PROMTOOL" ]; then
+		run "$PROMTOOL" check metrics < "$FSS_SCRATCH/m.txt"
+		echo "$output" >&2
+		[ "$status" -eq 0 ] && [ -z "$output" ]
+	fi
+	stop_pid "$exp_pid"
+	# by default the user-space painter, named too
+	start_exporter exp2 --listen "127.0.0.1:$port" --mount "$FSS_MNT" \
+		--interval 1
+	scrape "$u" "$FSS_SCRATCH/m2.txt"
+	grep -q '^fsyncscope_painter_info{painter="user"} 1$' "$FSS_SCRATCH/m2.txt"
+	grep -q '^fsyncscope_flushes_total ' "$FSS_SCRATCH/m2.txt"
+	stop_pid "$exp_pid"
+}
+
 @test "exporter: promtool check metrics has no errors or lint warnings; OpenMetrics when Accept asks" {
 	local port out
 	[ -x "$PROMTOOL" ] || skip "promtool not installed (make deps)"
@@ -388,6 +447,9 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("up", flush=True); t
 	[[ "$output" == *"--max-series"* ]]
 	run -2 "$FSS_BIN" exporter --labels kind,inode
 	[ "${#lines[@]}" -eq 1 ]
+	run -2 "$FSS_BIN" exporter --painter fast
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--painter: 'fast' is not user or kernel"* ]]
 	# an unwritable directory: a read-only tmpfs (root may write anywhere else)
 	ro="$FSS_SCRATCH/ro"
 	mkdir -p "$ro"

@@ -140,21 +140,6 @@ kp_exact() {
 		$n <= \$s * 1.1 + 50"
 }
 
-# consumer_policy PID: the scheduling policy of its fss-consumer thread
-# (/proc stat field 41: 0 SCHED_OTHER, 5 SCHED_IDLE), once it runs
-consumer_policy() {
-	local t i
-	for i in $(seq 100); do
-		for t in /proc/"$1"/task/*; do
-			[ "$(cat "$t/comm" 2>/dev/null)" = fss-consumer ] || continue
-			sed 's/.*) //' "$t/stat" | awk '{print $39}'
-			return 0
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
 @test "kpaint: the consumer thread idles by default, FSYNCSCOPE_CONSUMER=normal competes; a bad value is one line" {
 	fss_mkfs ext4 64
 	local c pid pol
@@ -162,7 +147,7 @@ consumer_policy() {
 		FSYNCSCOPE_CONSUMER="$c" "$FSS_BIN" run --json --method fdatasync \
 			-s 3 "$FSS_MNT" > "$FSS_SCRATCH/c.$c.json" &
 		pid=$!
-		pol="$(consumer_policy "$pid" || echo none)"
+		pol="$(fss_consumer_policy "$pid" || echo none)"
 		wait "$pid"
 		[ "$pol" = "$([ "$c" = idle ] && echo 5 || echo 0)" ] || {
 			echo "$c: policy $pol" >&2; return 1; }

@@ -166,3 +166,18 @@ wait_for() {
 	cat "$1" >&2 2>/dev/null || true
 	return 1
 }
+
+# fss_consumer_policy PID: the scheduling policy of its fss-consumer thread
+# (/proc stat field 41: 0 SCHED_OTHER, 5 SCHED_IDLE), once it runs
+fss_consumer_policy() {
+	local t i
+	for i in $(seq 100); do
+		for t in /proc/"$1"/task/*; do
+			[ "$(cat "$t/comm" 2>/dev/null)" = fss-consumer ] || continue
+			sed 's/.*) //' "$t/stat" | awk '{print $39}'
+			return 0
+		done
+		sleep 0.1
+	done
+	return 1
+}

@@ -57,6 +57,7 @@ static struct {
 	unsigned int labels;
 	unsigned long long max_series;
 	double interval;
+	bool kernel_paint;		/* --painter kernel */
 } env;
 
 static const char doc[] =
@@ -83,13 +84,22 @@ static const char doc[] =
 "one series with every label \"other\" when even that has no room;\n"
 "fsyncscope_series_folded_total counts those syncs.  See docs/prometheus.md.\n"
 "\n"
+"--painter kernel: the kernel splits each sync into its phases and sends\n"
+"one record per sync, no request records (the fastest hosts: no sync\n"
+"summarized where the user-space painter's records would fill the ring);\n"
+"the flush and FUA counters are then not exported, and a sync the kernel\n"
+"could not paint counts in fsyncscope_syncs_summarized_total\n"
+"{reason=\"unpainted\"}.  It needs the tp_btf block hooks; without them\n"
+"user space paints, as by default.  See docs/hotpath.md.\n"
+"\n"
 "EXAMPLES:\n"
 "  fsyncscope exporter                          # :" DEFAULT_LISTEN "/metrics, every sync\n"
 "  fsyncscope exporter --listen 127.0.0.1:9469 --labels kind,device,comm\n"
 "  fsyncscope exporter -c postgres --labels kind,comm   # PostgreSQL only\n"
 "  fsyncscope exporter --web.config.file /etc/fsyncscope/web-config.yml\n"
 "  fsyncscope exporter --textfile /var/lib/prometheus/node-exporter\n"
-"  fsyncscope exporter --mount /var/lib/postgresql --max-series 100\n";
+"  fsyncscope exporter --mount /var/lib/postgresql --max-series 100\n"
+"  fsyncscope exporter --painter kernel         # one record per sync\n";
 
 enum {
 	OPT_LISTEN = 0x100,
@@ -99,6 +109,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_WEB_CONFIG,
 	OPT_USER,
+	OPT_PAINTER,
 };
 
 static const struct argp_option opts[] = {
@@ -112,6 +123,9 @@ static const struct argp_option opts[] = {
 	{ "interval", OPT_INTERVAL, "SECS", 0, "Drain the tracer and write the textfile every SECS (default 5)", 0 },
 	{ "labels", OPT_LABELS, "LIST", 0, "Labels of the sync series: kind,device,comm,cgroup (default kind,device)", 0 },
 	{ "max-series", OPT_MAX_SERIES, "N", 0, "At most N label sets (default 500); the rest folded into comm=\"other\"", 0 },
+	{ "painter", OPT_PAINTER, "WHO", 0,
+	  "user (default: from request records, with flush facts) or kernel "
+	  "(one record per sync)", 0 },
 	{},
 };
 
@@ -155,6 +169,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_LABELS:
 		if (fss_metrics_parse_labels(arg, &env.labels))
 			return bad(state, "--labels: '%s': a list of kind, device, comm, cgroup", arg);
+		break;
+	case OPT_PAINTER:
+		if (strcmp(arg, "user") && strcmp(arg, "kernel"))
+			return bad(state, "--painter: '%s' is not user or kernel",
+				   arg);
+		env.kernel_paint = !strcmp(arg, "kernel");
 		break;
 	case OPT_MAX_SERIES:
 		if (fss_parse_uint(arg, FSS_M_MAX_SERIES, &env.max_series))
@@ -415,6 +435,12 @@ static void set_info(void)
 
 	snprintf(M.info.version, sizeof(M.info.version), "%s", FSS_VERSION);
 	M.info.sample_every = env.live.sample ? env.live.sample : 1;
+	snprintf(M.info.painter, sizeof(M.info.painter), "%s",
+		 fss_tracer_kernel_painted(T) ? "kernel" : "user");
+	if (env.kernel_paint && !fss_tracer_kernel_painted(T))
+		fprintf(stderr, PROG ": --painter kernel: n/a here (the kernel "
+			"painter needs the tp_btf block hooks): user space "
+			"paints\n");
 	if (!uname(&u))
 		snprintf(M.info.kernel, sizeof(M.info.kernel), "%s", u.release);
 	M.start_time = (double)time(NULL);
@@ -672,6 +698,7 @@ int cmd_exporter(int argc, char **argv)
 	to.comm = env.live.comm;
 	to.sample_every = env.live.sample;
 	to.live = true;
+	to.kernel_paint = env.kernel_paint;
 	to.on_sync = on_sync;
 	to.on_event = on_event;
 	if (fss_user_clear_bounding(err, sizeof(err))) {

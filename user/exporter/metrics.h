@@ -83,6 +83,11 @@ struct fss_m_info {
 	char hooks[8][32];			/* their hook sets, "n/a" when not attached */
 	int nlayers;
 	unsigned int sample_every;		/* --sample N; 1: every sync */
+	/*
+	 * who paints the syncs: "user" (from request records) or "kernel"
+	 * (--painter kernel, one record per sync: the flush facts are n/a)
+	 */
+	char painter[8];
 };
 
 struct fss_metrics {

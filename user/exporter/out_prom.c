@@ -348,6 +348,16 @@ static void render_self(struct buf *b, const struct fss_metrics *s, enum fss_pro
 	lset_add(&l, "version", s->info.version);
 	lset_add(&l, "kernel", s->info.kernel);
 	sample_u64(b, "fsyncscope_build_info", &l, 1);
+	l.n = 0;
+	l.s[0] = '\0';
+	family(b, fmt, "fsyncscope_painter_info", T_INFO, NULL,
+	       "Who splits the syncs into phases: user (from the request "
+	       "records; flush facts exported) or kernel (--painter kernel, "
+	       "one record per sync; the flush facts are not exported).");
+	lset_add(&l, "painter", s->info.painter[0] ? s->info.painter : "user");
+	sample_u64(b, "fsyncscope_painter_info", &l, 1);
+	l.n = 0;
+	l.s[0] = '\0';
 	family(b, fmt, "fsyncscope_attach_info", T_INFO, NULL,
 	       "How each tracer layer is attached (hooks \"n/a\": not attached).");
 	for (int i = 0; i < s->info.nlayers; i++) {
@@ -370,7 +380,9 @@ char *fss_prom_render(const struct fss_metrics *s, enum fss_prom_fmt fmt, size_t
 	b.p[0] = '\0';
 	render_syncs(&b, s, fmt);
 	render_devs(&b, s, fmt);
-	render_flush(&b, s, fmt);
+	/* painted in the kernel: no request record, no flush fact (absent) */
+	if (strcmp(s->info.painter, "kernel"))
+		render_flush(&b, s, fmt);
 	render_self(&b, s, fmt);
 	if (fmt == FSS_PROM_OPENMETRICS)
 		bprintf(&b, "# EOF\n");

@@ -51,6 +51,7 @@ static const char *const why_names[FSS_SUMM_WHY_MAX] = {
 	[FSS_SUMM_RING_FULL]	= "ring_full",
 	[FSS_SUMM_LOST_AFTER]	= "lost_after",
 	[FSS_SUMM_SAMPLED]	= "sampled",
+	[FSS_SUMM_UNPAINTED]	= "unpainted",
 };
 
 const char *fss_summ_why_name(enum fss_summ_why why)

@@ -119,7 +119,8 @@ void calib_read_summ(struct fss_tracer *t, struct fss_summ *out)
 	/* sent by the kernel, then summarized by the tracer (tracer.c) */
 	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++) {
 		out[k].syncs[FSS_SUMM_TRACED] -=
-			t->demoted[k].syncs[FSS_SUMM_LOST_AFTER];
+			t->demoted[k].syncs[FSS_SUMM_LOST_AFTER] +
+			t->demoted[k].syncs[FSS_SUMM_UNPAINTED];
 		fss_summ_add(&out[k], &t->demoted[k], 1);
 	}
 }

@@ -57,14 +57,22 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 			 "normal", cons);
 		return -EINVAL;
 	}
-	t->consumer_normal = cons && !strcmp(cons, "normal");
-	t->kp_only = kp && !strcmp(kp, "only");
+	/* one record per sync: a consumer at idle priority would starve */
+	t->consumer_normal = cons && *cons ? !strcmp(cons, "normal") :
+			     t->opts.kernel_paint;
+	t->kp_only = (kp && !strcmp(kp, "only")) || t->opts.kernel_paint;
+	t->kp_report = t->opts.kernel_paint;
 	t->kpaint = t->kp_only || (kp && !strcmp(kp, "1"));
 	/* blame's records are per request too, and no sync is reported */
 	if (t->kp_only && t->blame_on) {
 		t->blame_on = false;
 		snprintf(t->blame_desc, sizeof(t->blame_desc), "off "
 			 "(FSYNCSCOPE_KPAINT=only: no sync is reported)");
+	}
+	if (t->opts.kernel_paint && kp && *kp && strcmp(kp, "only")) {
+		snprintf(err, errlen, "FSYNCSCOPE_KPAINT: '%s' with the kernel "
+			 "painter reporting: unset it", kp);
+		return -EINVAL;
 	}
 	if (kb && *kb) {
 		if (!fss_parse_long(kb, &v) || v < 4 || v > (1 << 20) ||
@@ -115,7 +123,7 @@ int strat_knobs(struct fss_tracer *t, struct strat_plan *p, char *err,
 	/* the benchmarks say so once every knob is valid: bad input is one line */
 	if (t->floor_only)
 		fprintf(stderr, "fsyncscope: FSYNCSCOPE_FLOOR=1: the BPF programs only count their hooks; nothing is recorded (a benchmark floor)\n");
-	if (t->kp_only)
+	if (t->kp_only && !t->kp_report)
 		fprintf(stderr, "fsyncscope: FSYNCSCOPE_KPAINT=only: the kernel "
 			"paints and sends one record per sync, no request "
 			"records; the syncs are counted, not reported (a "

@@ -77,23 +77,73 @@ static __u32 disk_of(__u32 fs_dev, void *arg)
  * request with no completion while records were being lost, is counted
  * as summarized (FSS_SUMM_LOST_AFTER) instead of handed on.
  */
+static void summ_demote(struct fss_tracer *t, __u32 kind, __u32 why,
+			__u64 total)
+{
+	struct fss_summ *s;
+	__u32 b = 0;
+
+	if (kind >= FSS_SYNC_KIND_MAX)
+		return;
+	s = &t->demoted[kind];
+	s->syncs[why]++;
+	s->total_ns += total;
+	while (b + 1 < FSS_SUMM_BUCKETS && (total >> (b + 1)))
+		b++;
+	s->hist[b]++;
+}
+
 static bool demote(struct fss_tracer *t, const struct fss_sync_result *res)
 {
 	__u64 lost = t->skel->bss->last_loss_ns;
-	struct fss_summ *s;
-	__u32 b = 0;
 
 	if (!res->nr_incomplete || !lost ||
 	    lost + t->skel->rodata->loss_grace_ns < res->start ||
 	    res->kind >= FSS_SYNC_KIND_MAX)
 		return false;
-	s = &t->demoted[res->kind];
-	s->syncs[FSS_SUMM_LOST_AFTER]++;
-	s->total_ns += res->total;
-	while (b + 1 < FSS_SUMM_BUCKETS && (res->total >> (b + 1)))
-		b++;
-	s->hist[b]++;
+	summ_demote(t, res->kind, FSS_SUMM_LOST_AFTER, res->total);
 	return true;
+}
+
+/*
+ * The kernel painter alone, reporting (opts.kernel_paint): a painted
+ * sync's phases are its breakdown, whole (the kernel made them add up to
+ * its total, clock.bpf.c clk_exact); one it could not paint is counted
+ * as summarized (FSS_SUMM_UNPAINTED, its reason in t->kp), never handed
+ * on with made-up phases.  No request record exists for it: its request
+ * counts are 0 and n/a (fss_tracer_kernel_painted).
+ */
+static void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev)
+{
+	struct fss_sync_result r;
+	__u64 sum = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.total = ev->ts_end > ev->ts ? ev->ts_end - ev->ts : 0;
+	for (int p = 0; p < FSS_PH_MAX; p++)
+		sum += ev->sync.kph[p];
+	if (!(ev->sync.kflags & FSS_KP_VALID) || sum != r.total) {
+		summ_demote(t, ev->sync.kind, FSS_SUMM_UNPAINTED, r.total);
+		return;
+	}
+	r.start = ev->ts;
+	r.tid = ev->tid;
+	r.pid = ev->pid;
+	r.kind = ev->sync.kind;
+	r.dev = ev->dev;
+	r.ino = ev->sync.ino;
+	r.ret = ev->sync.ret;
+	r.kflags = ev->sync.kflags;
+	memcpy(r.phase_ns, ev->sync.kph, sizeof(r.phase_ns));
+	memcpy(r.kphase_ns, ev->sync.kph, sizeof(r.kphase_ns));
+	memcpy(r.comm, ev->comm, sizeof(r.comm));
+	if (t->opts.on_sync)
+		t->opts.on_sync(&r, t->opts.on_sync_arg);
+}
+
+bool fss_tracer_kernel_painted(const struct fss_tracer *t)
+{
+	return t && t->kp_report && kp_alone(t);
 }
 
 /* -v, FSYNCSCOPE_KPAINT=1: the kernel's painter against ours. */
@@ -315,10 +365,15 @@ static void dispatch_event(struct fss_tracer *t, const struct fss_event *ev)
 	/* syncs that began before the window belong to no test */
 	if (ev->type == FSS_EV_SYNC && ev->ts < t->window_start)
 		return;
-	/* FSYNCSCOPE_KPAINT=only: counted, not attributed (a benchmark) */
-	if (ev->type == FSS_EV_SYNC && t->kp_only) {
-		if (kp_live(t))
-			fss_kp_note_kernel(&t->kp, ev->sync.kflags);
+	/*
+	 * the kernel painter alone: counted, and reported when asked
+	 * (opts.kernel_paint), else not attributed (FSYNCSCOPE_KPAINT=only, a
+	 * benchmark); where it cannot paint, user space does
+	 */
+	if (ev->type == FSS_EV_SYNC && kp_alone(t)) {
+		fss_kp_note_kernel(&t->kp, ev->sync.kflags);
+		if (t->kp_report)
+			kp_report_sync(t, ev);
 		return;
 	}
 	if (fss_attr_add(t->attr, ev) < 0)

@@ -63,6 +63,16 @@ struct fss_trace_opts {
 	__u64 cgroup_id;	/* only syncs of tasks in this cgroup v2 (0: any) */
 	bool live;		/* collect continuously from open; no begin/end */
 	/*
+	 * Live only (exporter --painter kernel, docs/hotpath.md "The kernel
+	 * painter, reporting"): the kernel paints each sync and sends one
+	 * record per sync, no request records; its phases are the breakdown
+	 * and its request counts are n/a (fss_tracer_kernel_painted), blame
+	 * is off, the consumer runs at normal priority (FSYNCSCOPE_CONSUMER
+	 * may say idle).  Where the kernel cannot paint (no tp_btf block
+	 * hooks) user space paints, as without it.
+	 */
+	bool kernel_paint;
+	/*
 	 * Each attributed sync, in exit order: from the consumer thread, or
 	 * inside fss_tracer_end / fss_tracer_live_flush; the tracer's lock is
 	 * held (so calls never overlap).  NULL: attributed and dropped.
@@ -75,6 +85,12 @@ struct fss_trace_opts {
 };
 
 struct fss_tracer;
+
+/*
+ * opts.kernel_paint and the kernel paints: each sync's breakdown is the
+ * kernel's, and its request counts and the flush facts are n/a.
+ */
+bool fss_tracer_kernel_painted(const struct fss_tracer *t);
 
 /*
  * Load, attach, calibrate.  On failure returns NULL and writes one line

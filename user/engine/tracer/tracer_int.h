@@ -85,6 +85,8 @@ struct fss_tracer {
 	bool kpaint;
 	/* FSYNCSCOPE_KPAINT=only: it alone, no request records (a benchmark) */
 	bool kp_only;
+	/* opts.kernel_paint: kp_only, and its syncs reported (tracer.c) */
+	bool kp_report;
 	/* FSYNCSCOPE_CONSUMER=normal: not SCHED_IDLE (knobs.c) */
 	bool consumer_normal;
 	struct fss_kp_stats kp;		/* its phases against attr's */
