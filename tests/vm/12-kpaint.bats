@@ -24,6 +24,12 @@ teardown_file() {
 setup() {
 	vm_setup
 	VM_TAG=kpaint-
+	exp_pid=
+}
+
+teardown() {
+	[ -z "$exp_pid" ] || { kill -TERM "$exp_pid" 2> /dev/null
+		wait "$exp_pid" 2> /dev/null || true; }
 }
 
 KP_N=40
@@ -87,4 +93,44 @@ kp_guest_run() {
 		"$VM_DIR/only.err")"
 	[ -n "$n" ] && [ "$n" -ge "$KP_N" ] && [ "$n" -le $((KP_N + 30)) ] || {
 		echo "ring records read: '$n' for $KP_N syncs" >&2; return 1; }
+}
+
+# exporter --painter kernel (docs/hotpath.md "The kernel painter,
+# reporting") on 6.1 and NVMe: the kernel's phases as the breakdown, with
+# the NVMe Flush commands' device time; every sync painted, the flush
+# counters absent
+@test "exporter --painter kernel on 6.1 and NVMe: every sync painted and counted, phases add up, flush time seen, no flush counter" {
+	local i v= u=http://127.0.0.1:19471/metrics ph tot fl
+	ip link set lo up 2> /dev/null || true
+	"$FSS_BIN" exporter --painter kernel --listen 127.0.0.1:19471 \
+		--interval 1 --mount "$VM_MNT" 2> "$VM_DIR/pk.err" &
+	exp_pid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^fsyncscope: exporting' "$VM_DIR/pk.err" && break
+		sleep 0.1
+	done
+	"$FSS_BIN" run --no-trace --count "$KP_N" --method fdatasync --bs 8k \
+		--pattern overwrite --file-size 1m "$VM_MNT" > /dev/null 2>&1
+	for ((i = 0; i < 100; i++)); do
+		curl -sf "$u" -o "$VM_DIR/pk.txt" &&
+			v=$(grep -E '^fsyncscope_sync_duration_seconds_count\{kind="fdatasync"' \
+				"$VM_DIR/pk.txt" | awk '{ print $NF }')
+		[ "$v" = "$KP_N" ] && break
+		sleep 0.1
+	done
+	kill -TERM "$exp_pid"; wait "$exp_pid" || true; exp_pid=
+	cat "$VM_DIR/pk.err"
+	[ "$v" = "$KP_N" ]
+	grep -q '^fsyncscope_painter_info{painter="kernel"} 1$' "$VM_DIR/pk.txt"
+	! grep -q 'reason="unpainted"' "$VM_DIR/pk.txt" || false
+	! grep -q '^fsyncscope_flushes_total' "$VM_DIR/pk.txt" || false
+	ph=$(grep -E '^fsyncscope_phase_seconds_total\{kind="fdatasync"' "$VM_DIR/pk.txt" |
+		awk '{ s += $NF } END { printf "%.9f", s }')
+	tot=$(grep -E '^fsyncscope_sync_duration_seconds_sum\{kind="fdatasync"' "$VM_DIR/pk.txt" |
+		awk '{ printf "%.9f", $NF }')
+	fl=$(grep -E '^fsyncscope_phase_seconds_total\{kind="fdatasync".*phase="device_flush"' \
+		"$VM_DIR/pk.txt" | awk '{ print $NF }')
+	echo "phases $ph s, total $tot s, device_flush $fl s"
+	awk -v a="$ph" -v b="$tot" -v f="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d
+		exit !(b > 0 && d / b < 1e-9 && f > 0) }'
 }
