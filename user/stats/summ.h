@@ -18,7 +18,7 @@ __u64 fss_summ_summarized(const struct fss_summ *by_kind);
 
 /*
  * {"traced": N, "summarized": N, "why": {"ring_high", "lost_near",
- * "ring_full", "lost_after", "sampled"}, "by_kind": {KIND: {"traced", "summarized"}},
+ * "ring_full", "lost_after", "sampled", "unpainted"}, "by_kind": {KIND: {"traced", "summarized"}},
  * "summarized_total_us": {"mean", "p50_le", "p99_le", "max_le"} (null when
  * none), "summarized_hist_log2_ns": [count of [2^i, 2^(i+1)) ns, ...]}.
  * "traced" is the kernel's count of syncs whose record it sent.

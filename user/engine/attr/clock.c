@@ -369,9 +369,9 @@ static bool kp_painted(struct fss_kp_stats *st, __u32 kflags)
 	return true;
 }
 
-void fss_kp_note_kernel(struct fss_kp_stats *st, __u32 kflags)
+bool fss_kp_note_kernel(struct fss_kp_stats *st, __u32 kflags)
 {
-	kp_painted(st, kflags);
+	return kp_painted(st, kflags);
 }
 
 void fss_kp_note(struct fss_kp_stats *st, const struct fss_sync_result *r)

@@ -125,9 +125,10 @@ struct fss_kp_stats {
 struct fss_sync_result;
 void fss_kp_note(struct fss_kp_stats *st, const struct fss_sync_result *r);
 /*
- * FSYNCSCOPE_KPAINT=only: a sync record's FSS_KP_* flags alone (no
- * request records, nothing attributed): painted or why not.
+ * The kernel painter alone (FSYNCSCOPE_KPAINT=only, exporter --painter
+ * kernel): a sync record's FSS_KP_* flags alone (no request records,
+ * nothing attributed): painted in full (true), or counted why not.
  */
-void fss_kp_note_kernel(struct fss_kp_stats *st, __u32 kflags);
+bool fss_kp_note_kernel(struct fss_kp_stats *st, __u32 kflags);
 
 #endif

@@ -69,14 +69,7 @@ static __u32 disk_of(__u32 fs_dev, void *arg)
 	return d;
 }
 
-/*
- * Never half a sync, after its exit too: the kernel summarizes a sync
- * near a record lost before it returned (bpf/common.bpf.h); a request it
- * was painted with can still lose its completion after that (another
- * thread's flush in flight at its exit).  Such a sync, painted with a
- * request with no completion while records were being lost, is counted
- * as summarized (FSS_SUMM_LOST_AFTER) instead of handed on.
- */
+/* A sync the kernel sent that the tracer counts as summarized (why). */
 static void summ_demote(struct fss_tracer *t, __u32 kind, __u32 why,
 			__u64 total)
 {
@@ -93,6 +86,14 @@ static void summ_demote(struct fss_tracer *t, __u32 kind, __u32 why,
 	s->hist[b]++;
 }
 
+/*
+ * Never half a sync, after its exit too: the kernel summarizes a sync
+ * near a record lost before it returned (bpf/common.bpf.h); a request it
+ * was painted with can still lose its completion after that (another
+ * thread's flush in flight at its exit).  Such a sync, painted with a
+ * request with no completion while records were being lost, is counted
+ * as summarized (FSS_SUMM_LOST_AFTER) instead of handed on.
+ */
 static bool demote(struct fss_tracer *t, const struct fss_sync_result *res)
 {
 	__u64 lost = t->skel->bss->last_loss_ns;
@@ -108,12 +109,14 @@ static bool demote(struct fss_tracer *t, const struct fss_sync_result *res)
 /*
  * The kernel painter alone, reporting (opts.kernel_paint): a painted
  * sync's phases are its breakdown, whole (the kernel made them add up to
- * its total, clock.bpf.c clk_exact); one it could not paint is counted
- * as summarized (FSS_SUMM_UNPAINTED, its reason in t->kp), never handed
- * on with made-up phases.  No request record exists for it: its request
- * counts are 0 and n/a (fss_tracer_kernel_painted).
+ * its total, clock.bpf.c clk_exact); one it could not paint (painted:
+ * fss_kp_note_kernel's word: no key, two disks, a full table, a race)
+ * is counted as summarized (FSS_SUMM_UNPAINTED, its reason in t->kp),
+ * never handed on with made-up phases.  No request record exists for
+ * it: its request counts are 0 and n/a (fss_tracer_kernel_painted).
  */
-static void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev)
+static void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev,
+			   bool painted)
 {
 	struct fss_sync_result r;
 	__u64 sum = 0;
@@ -122,7 +125,7 @@ static void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev)
 	r.total = ev->ts_end > ev->ts ? ev->ts_end - ev->ts : 0;
 	for (int p = 0; p < FSS_PH_MAX; p++)
 		sum += ev->sync.kph[p];
-	if (!(ev->sync.kflags & FSS_KP_VALID) || sum != r.total) {
+	if (!painted || sum != r.total) {
 		summ_demote(t, ev->sync.kind, FSS_SUMM_UNPAINTED, r.total);
 		return;
 	}
@@ -371,9 +374,10 @@ static void dispatch_event(struct fss_tracer *t, const struct fss_event *ev)
 	 * benchmark); where it cannot paint, user space does
 	 */
 	if (ev->type == FSS_EV_SYNC && kp_alone(t)) {
-		fss_kp_note_kernel(&t->kp, ev->sync.kflags);
+		bool painted = fss_kp_note_kernel(&t->kp, ev->sync.kflags);
+
 		if (t->kp_report)
-			kp_report_sync(t, ev);
+			kp_report_sync(t, ev, painted);
 		return;
 	}
 	if (fss_attr_add(t->attr, ev) < 0)
