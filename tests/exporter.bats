@@ -320,6 +320,19 @@ kind_sum() {
 	grep -q '^fsyncscope_painter_info{painter="user"} 1$' "$FSS_SCRATCH/m2.txt"
 	grep -q '^fsyncscope_flushes_total ' "$FSS_SCRATCH/m2.txt"
 	stop_pid "$exp_pid"
+	# where the kernel cannot paint (the raw_tp block set): one line, and
+	# user space paints, its consumer idle as by default
+	exp_prefix=(env FSYNCSCOPE_BLOCK_HOOKS=raw_tp)
+	start_exporter exp3 --painter kernel --listen "127.0.0.1:$port" \
+		--mount "$FSS_MNT" --interval 1
+	grep -q -- '--painter kernel: n/a here' "$FSS_SCRATCH/exp3.err"
+	pol="$(fss_consumer_policy "$exp_pid" || echo none)"
+	[ "$pol" = 5 ] || { echo "fallback consumer policy $pol" >&2; return 1; }
+	workload 20
+	exp_wait "$u" "$FD" 20
+	grep -q '^fsyncscope_painter_info{painter="user"} 1$' "$FSS_SCRATCH/wait.txt"
+	grep -q '^fsyncscope_flushes_total ' "$FSS_SCRATCH/wait.txt"
+	stop_pid "$exp_pid"
 }
 
 @test "exporter: promtool check metrics has no errors or lint warnings; OpenMetrics when Accept asks" {

@@ -58,7 +58,8 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	/* one record per sync: a consumer at idle priority would starve */
-	t->consumer_normal = cons && *cons ? !strcmp(cons, "normal") :
+	t->consumer_set = cons && *cons;
+	t->consumer_normal = t->consumer_set ? !strcmp(cons, "normal") :
 			     t->opts.kernel_paint;
 	t->kp_only = (kp && !strcmp(kp, "only")) || t->opts.kernel_paint;
 	t->kp_report = t->opts.kernel_paint;

@@ -563,6 +563,12 @@ static int open_filter(struct fss_tracer *t, char *err, size_t errlen)
 /* The ring buffer and the thread that consumes it. */
 static int open_consumer(struct fss_tracer *t, char *err, size_t errlen)
 {
+	/*
+	 * opts.kernel_paint where the kernel cannot paint: user space reads
+	 * every request's records, so its consumer idles as by default
+	 */
+	if (!t->consumer_set && t->kp_report && !kp_alone(t))
+		t->consumer_normal = false;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events),
 				 handle_event, t, NULL);
 	if (!t->rb) {

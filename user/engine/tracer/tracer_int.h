@@ -89,6 +89,7 @@ struct fss_tracer {
 	bool kp_report;
 	/* FSYNCSCOPE_CONSUMER=normal: not SCHED_IDLE (knobs.c) */
 	bool consumer_normal;
+	bool consumer_set;		/* FSYNCSCOPE_CONSUMER given */
 	struct fss_kp_stats kp;		/* its phases against attr's */
 	__u64 records;			/* ring records read since open */
 	/* the summ map at the window's begin: a window's syncs are the rest */
