@@ -62,11 +62,13 @@ kp_guest_run() {
 		"$VM_DIR/$s.err"
 }
 
-@test "kpaint on 6.1 and NVMe, fentry fs hooks: every sync painted as attribution does" {
+# bats test_tags=kpaint
+@test "kpaint on this kernel and NVMe, fentry fs hooks: every sync painted as attribution does" {
 	kp_guest_run fentry
 }
 
-@test "kpaint on 6.1 and NVMe, tracepoint fs hooks: every sync painted as attribution does" {
+# bats test_tags=kpaint
+@test "kpaint on this kernel and NVMe, tracepoint fs hooks: every sync painted as attribution does" {
 	kp_guest_run tracepoint
 }
 
@@ -74,7 +76,8 @@ kp_guest_run() {
 # request and NVMe programs move the clocks and send nothing, here where
 # the NVMe commands' programs do too (the host has no NVMe): every sync
 # painted, none reported, about one record per sync
-@test "kpaint only on 6.1 and NVMe: every sync painted, one record each, no request records" {
+# bats test_tags=kpaint
+@test "kpaint only on this kernel and NVMe: every sync painted, one record each, no request records" {
 	FSYNCSCOPE_KPAINT=only vm_traced_run only --method fdatasync --bs 8k \
 		--pattern overwrite --file-size 1m --count "$KP_N" "$VM_MNT"
 	vm_jq_all "$VM_DIR/only.json" \
@@ -99,7 +102,8 @@ kp_guest_run() {
 # reporting") on 6.1 and NVMe: the kernel's phases as the breakdown, with
 # the NVMe Flush commands' device time; every sync painted, the flush
 # counters absent
-@test "exporter --painter kernel on 6.1 and NVMe: every sync painted and counted, phases add up, flush time seen, no flush counter" {
+# bats test_tags=kpaint
+@test "exporter --painter kernel on this kernel and NVMe: every sync painted and counted, phases add up, flush time seen, no flush counter" {
 	local i v= u=http://127.0.0.1:19471/metrics ph tot fl
 	ip link set lo up 2> /dev/null || true
 	"$FSS_BIN" exporter --painter kernel --listen 127.0.0.1:19471 \

@@ -107,6 +107,9 @@ static struct json_object *kpaint_json(const struct fss_tracer *t)
 	np = json_object_new_object();
 	if (t->kp_only)		/* FSYNCSCOPE_KPAINT=only: nothing compared */
 		json_object_object_add(o, "only", json_object_new_boolean(true));
+	if (t->kp_report)	/* exporter --painter kernel: its syncs reported */
+		json_object_object_add(o, "reporting",
+				       json_object_new_boolean(true));
 	json_object_object_add(o, "syncs", u64j(k->syncs));
 	json_object_object_add(o, "painted", u64j(k->painted));
 	json_object_object_add(o, "compared", u64j(k->compared));
