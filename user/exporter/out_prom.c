@@ -304,8 +304,9 @@ static void render_summ(struct buf *b, const struct fss_metrics *s,
 			   s->summ[k].syncs[FSS_SUMM_TRACED]);
 	}
 	family(b, fmt, "fsyncscope_syncs_summarized_total", T_COUNTER, NULL,
-	       "Syncs only counted in the kernel under overload or --sample, by "
-	       "kind and reason (not in the histograms).");
+	       "Syncs not in the histograms: only counted in the kernel under "
+	       "overload or --sample, or not painted by it (--painter kernel), "
+	       "by kind and reason.");
 	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
 		for (int w = FSS_SUMM_RING_HIGH; w < FSS_SUMM_WHY_MAX; w++) {
 			if (!s->summ[k].syncs[w])
