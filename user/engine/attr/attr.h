@@ -94,6 +94,12 @@ struct fss_sync_result {
 	const struct fss_blame_list *blame;
 };
 
+/*
+ * A sync record's own facts (times, who, what, the kernel's phases when
+ * it painted them) into res, the rest zero: no phase, no request.
+ */
+void fss_sync_result_of(const struct fss_event *ev, struct fss_sync_result *res);
+
 /* Per-device flush facts accumulated over all drained syncs. */
 struct fss_flush_stats {
 	__u64 flushes;			/* distinct pure flush requests attributed to >= 1 sync */

@@ -217,6 +217,25 @@ static bool paint_rq(struct fss_attr *a, struct paint *p, struct rq *r,
 	       nvme_flush;
 }
 
+void fss_sync_result_of(const struct fss_event *ev, struct fss_sync_result *res)
+{
+	const struct fss_sync_rec *sr = &ev->sync;
+
+	memset(res, 0, sizeof(*res));
+	res->start = ev->ts;
+	res->total = ev->ts_end - ev->ts;
+	res->tid = ev->tid;
+	res->pid = ev->pid;
+	res->kind = sr->kind;
+	res->dev = ev->dev;
+	res->ino = sr->ino;
+	res->ret = sr->ret;
+	memcpy(res->comm, ev->comm, sizeof(res->comm));
+	res->kflags = sr->kflags;
+	if (sr->kflags & FSS_KP_VALID)
+		memcpy(res->kphase_ns, sr->kph, sizeof(res->kphase_ns));
+}
+
 int attr_paint_sync(struct fss_attr *a, const struct fss_event *ev,
 		    struct fss_sync_result *res)
 {
@@ -228,19 +247,7 @@ int attr_paint_sync(struct fss_attr *a, const struct fss_event *ev,
 	size_t i;
 	int err;
 
-	memset(res, 0, sizeof(*res));
-	res->start = p.s;
-	res->total = p.e - p.s;
-	res->tid = ev->tid;
-	res->pid = ev->pid;
-	res->kind = sr->kind;
-	res->dev = ev->dev;
-	res->ino = sr->ino;
-	res->ret = sr->ret;
-	memcpy(res->comm, ev->comm, sizeof(res->comm));
-	res->kflags = sr->kflags;
-	if (sr->kflags & FSS_KP_VALID)
-		memcpy(res->kphase_ns, sr->kph, sizeof(res->kphase_ns));
+	fss_sync_result_of(ev, res);
 	a->npts = 0;
 	memset(&a->detail, 0, sizeof(a->detail));
 	a->detail_err = 0;

@@ -118,28 +118,18 @@ static bool demote(struct fss_tracer *t, const struct fss_sync_result *res)
 static void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev,
 			   bool painted)
 {
+	__u64 sum = 0, total = ev->ts_end > ev->ts ? ev->ts_end - ev->ts : 0;
 	struct fss_sync_result r;
-	__u64 sum = 0;
 
-	memset(&r, 0, sizeof(r));
-	r.total = ev->ts_end > ev->ts ? ev->ts_end - ev->ts : 0;
 	for (int p = 0; p < FSS_PH_MAX; p++)
 		sum += ev->sync.kph[p];
-	if (!painted || sum != r.total) {
-		summ_demote(t, ev->sync.kind, FSS_SUMM_UNPAINTED, r.total);
+	if (!painted || sum != total) {
+		summ_demote(t, ev->sync.kind, FSS_SUMM_UNPAINTED, total);
 		return;
 	}
-	r.start = ev->ts;
-	r.tid = ev->tid;
-	r.pid = ev->pid;
-	r.kind = ev->sync.kind;
-	r.dev = ev->dev;
-	r.ino = ev->sync.ino;
-	r.ret = ev->sync.ret;
-	r.kflags = ev->sync.kflags;
+	fss_sync_result_of(ev, &r);
+	r.total = total;
 	memcpy(r.phase_ns, ev->sync.kph, sizeof(r.phase_ns));
-	memcpy(r.kphase_ns, ev->sync.kph, sizeof(r.kphase_ns));
-	memcpy(r.comm, ev->comm, sizeof(r.comm));
 	if (t->opts.on_sync)
 		t->opts.on_sync(&r, t->opts.on_sync_arg);
 }
