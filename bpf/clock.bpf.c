@@ -46,6 +46,149 @@ static __always_inline int clk_top(const __u32 *n)
 }
 
 /*
+ * clk_rq.fl: a request's flush facts (as attribution's paint_rq reads
+ * them from its records), and how it is counted in its scope's flush
+ * counts (clk_flush_count) and in clk_flc[] (clk_flush_done).
+ */
+#define CLKF_PF_ASK	(1u << 0)	/* asked for a preflush */
+#define CLKF_FUA_ASK	(1u << 1)	/* asked for FUA */
+#define CLKF_FUA_ISS	(1u << 2)	/* issued with FUA */
+#define CLKF_NVFL	(1u << 3)	/* its NVMe command is a Flush */
+#define CLKF_NVDONE	(1u << 4)	/* and that command completed */
+#define CLKF_SERVED	(1u << 5)	/* a traced sync of its scope
+					 * overlapped it */
+#define CLKF_FC_IN	(1u << 6)	/* in its scope's fc_in */
+#define CLKF_FC_ST	(1u << 7)	/* counted in fc_st (once) */
+#define CLKF_PF_IN	(1u << 8)	/* in pf_in */
+#define CLKF_PF_ST	(1u << 9)	/* counted in pf_st (once) */
+
+static __always_inline bool clk_flushy(const struct clk_rq *r)
+{
+	return r->pure_flush ||
+	       (r->fl & (CLKF_PF_ASK | CLKF_FUA_ASK | CLKF_FUA_ISS | CLKF_NVFL));
+}
+
+static __always_inline void clk_cnt(__u64 *in, __u64 *st, int d, bool start)
+{
+	if (d > 0)
+		(*in)++;
+	else if (d < 0 && *in)
+		(*in)--;
+	if (start)
+		(*st)++;
+}
+
+/*
+ * The flush counts of request r's scope, after its level or its flush
+ * facts changed (under the lock): a flush-class request is "in" while
+ * it is at a level (in flight), and counted once as started; a sync's
+ * overlapped ones are then those in at its entry plus those started
+ * before its exit.  Its scope is the keys it counts in (a shared
+ * request), or its thread (its own: flushes are shared, never own).
+ */
+static __always_inline void clk_flush_count(struct clk_disk *d,
+					    struct clk_rq *r,
+					    struct clk_thr *th)
+{
+	__u16 fl = r->fl;
+	bool fin = r->lvl && clk_flushy(r), pin = r->lvl && r->pure_flush;
+	bool fst = fin && !(fl & CLKF_FC_ST), pst = pin && !(fl & CLKF_PF_ST);
+	int df = (int)fin - !!(fl & CLKF_FC_IN);
+	int dp = (int)pin - !!(fl & CLKF_PF_IN);
+
+	if (!df && !dp)
+		return;
+	if (r->shared == CLK_OWN) {
+		if (th && r->own && r->gen == th->gen)
+			clk_cnt(&th->fc_in, &th->fc_st, df, fst);
+	} else {
+		for (__u32 k = 0; k < CLK_KEYS; k++) {
+			struct clk_key *key = &d->keys[k];
+
+			if (!key->fs)
+				continue;
+			if (r->shared != CLK_ALL && r->shared != k)
+				continue;
+			clk_cnt(&key->fc_in, &key->fc_st, df, fst);
+			clk_cnt(&key->pf_in, &key->pf_st, dp, pst);
+		}
+	}
+	fl &= ~(CLKF_FC_IN | CLKF_PF_IN);
+	fl |= (fin ? CLKF_FC_IN : 0) | (pin ? CLKF_PF_IN : 0) |
+	      (fst ? CLKF_FC_ST : 0) | (pst ? CLKF_PF_ST : 0);
+	r->fl = fl;
+}
+
+/*
+ * The traced syncs of request r's scope entered so far; *now: one is in
+ * flight.  NULL: none can be (its own thread's slot is gone).
+ */
+static __always_inline __u64 *clk_scope_sent(struct clk_disk *d,
+					     struct clk_rq *r,
+					     struct clk_thr *th, bool *now)
+{
+	if (r->shared == CLK_ALL) {
+		*now = d->nsync > 0;
+		return &d->sent;
+	}
+	if (r->shared < CLK_KEYS) {
+		struct clk_key *k = &d->keys[r->shared & CLK_KMASK];
+
+		*now = k->nsync > 0;
+		return &k->sent;
+	}
+	if (!th)
+		return NULL;
+	*now = th->counted && (th->counted >> 8) == r->dslot;
+	return &th->sent;
+}
+
+/* At its first event: a sync of its scope in flight serves it. */
+static __always_inline void clk_serve_init(struct clk_disk *d,
+					   struct clk_rq *r,
+					   struct clk_thr *th)
+{
+	bool now = false;
+	__u64 *sent = clk_scope_sent(d, r, th, &now);
+
+	r->sv = sent ? (__u32)*sent : 0;
+	if (now)
+		r->fl |= CLKF_SERVED;
+}
+
+/*
+ * Request r ends (its completion, or its address's next request): if a
+ * traced sync of its scope overlapped it (one in flight at its first
+ * event, or one entered since), its flush facts are counted once, as
+ * attribution's count_once counts a request painted into >= 1 sync.
+ */
+static __always_inline void clk_flush_done(struct clk_disk *d,
+					   struct clk_rq *r,
+					   struct clk_thr *th)
+{
+	__u16 fl = r->fl;
+	bool now = false;
+	__u64 *sent;
+
+	if (!(fl & CLKF_SERVED)) {
+		sent = clk_scope_sent(d, r, th, &now);
+		if (!sent || (__u32)*sent == r->sv)
+			return;
+	}
+	if (r->pure_flush)
+		__sync_fetch_and_add(&clk_flc[FSS_KFL_FLUSHES], 1);
+	else if (fl & CLKF_PF_ASK)
+		__sync_fetch_and_add(&clk_flc[FSS_KFL_PREFLUSH], 1);
+	if (fl & CLKF_FUA_ISS)
+		__sync_fetch_and_add(&clk_flc[FSS_KFL_FUA], 1);
+	else if ((fl & CLKF_FUA_ASK) && r->issued)
+		__sync_fetch_and_add(&clk_flc[FSS_KFL_FUA_EMU], 1);
+	if ((fl & CLKF_NVFL) && (fl & CLKF_NVDONE))
+		__sync_fetch_and_add(&clk_flc[FSS_KFL_NVME_FLUSH], 1);
+	r->fl = fl & ~CLKF_SERVED;
+}
+
+/*
  * Raise the disk's last time to t (a CAS loop: the sync programs raise it
  * without the lock).  Returns the time an event at t takes effect: t, or
  * the later time of a change already made (another CPU's, or a sync
@@ -175,6 +318,34 @@ __noinline int clk_disk_slot(__u32 disk, int create)
 	return -1;
 }
 
+/*
+ * A traced sync of key dk is in flight (add) or no longer: its key's and
+ * disk's nsync (atomics: the sync programs take no lock), and the count
+ * of syncs entered that a request compares (clk_scope_sent).
+ */
+static __always_inline void clk_sync_count(struct clk_thr *th, __u32 dk,
+					   bool add)
+{
+	struct clk_disk *d = dk ? clk_disk_at((dk >> 8) - 1) : NULL;
+	struct clk_key *k;
+
+	if (!d)
+		return;
+	k = &d->keys[dk & CLK_KMASK];
+	if (add) {
+		__sync_fetch_and_add(&k->sent, 1);
+		__sync_fetch_and_add(&d->sent, 1);
+		th->sent++;
+		__sync_fetch_and_add(&k->nsync, 1);
+		__sync_fetch_and_add(&d->nsync, 1);
+		th->counted = dk;
+	} else {
+		__sync_fetch_and_add(&k->nsync, -1);
+		__sync_fetch_and_add(&d->nsync, -1);
+		th->counted = 0;
+	}
+}
+
 static __always_inline struct clk_thr *clk_thr_of(__u32 tid, bool create)
 {
 	__u32 slot = tid & (CLK_THREADS - 1);
@@ -192,9 +363,12 @@ static __always_inline struct clk_thr *clk_thr_of(__u32 tid, bool create)
 		__sync_fetch_and_add(&clk_full, 1);
 		return NULL;
 	}
+	if (th->counted)	/* the last one's exit was not seen */
+		clk_sync_count(th, th->counted, false);
 	th->own = 0;
 	for (__u32 i = 0; i < CLK_LVLS; i++)
 		th->n[i] = 0;
+	th->fc_in = 0;
 	th->sdisk = 0;
 	th->own_stale = 0;
 	th->flags = 0;
@@ -215,8 +389,10 @@ static __always_inline void clk_move(struct clk_disk *d, struct clk_rq *r,
 	bool mine = false;
 
 	lv &= CLK_LMASK;
-	if (lv == old)
+	if (lv == old) {
+		clk_flush_count(d, r, th);	/* its facts may have changed */
 		return;
+	}
 	if (s && clk_busy(s)) {
 		struct clk_key *k = &d->keys[s->skey & CLK_KMASK];
 
@@ -240,6 +416,7 @@ static __always_inline void clk_move(struct clk_disk *d, struct clk_rq *r,
 	if (th && th->own_stale) {	/* its last sync left some: lost */
 		for (__u32 i = 0; i < CLK_LVLS; i++)
 			th->n[i] = 0;
+		th->fc_in = 0;
 		th->gen++;
 		th->own_stale = 0;
 	}
@@ -250,6 +427,7 @@ static __always_inline void clk_move(struct clk_disk *d, struct clk_rq *r,
 			th->n[lv]++;
 	}
 	r->lvl = lv;
+	clk_flush_count(d, r, th);
 	if (mine) {
 		s->lvl = clk_own_level(s);
 		clk_idle(s);
@@ -289,6 +467,7 @@ static __always_inline void clk_rq_end(struct clk_rq *r, __u64 now)
 	bpf_spin_lock(lk);
 	clk_wbegin(d);
 	clk_move(d, r, th, 0, clk_now(d, now));
+	clk_flush_done(d, r, th);
 	r->dslot = 0;
 	clk_wend(d);
 	bpf_spin_unlock(lk);
@@ -321,11 +500,14 @@ static __always_inline void clk_rq_init(struct clk_disk *d, struct clk_rq *r,
 	r->shared = clk_class(d, tid, flags);
 	r->own = 0;
 	r->nvme = 0;
+	r->fl = 0;
+	clk_serve_init(d, r, th);
 	if (!th)
 		return;
 	if (th->own_stale) {		/* as clk_move */
 		for (__u32 i = 0; i < CLK_LVLS; i++)
 			th->n[i] = 0;
+		th->fc_in = 0;
 		th->gen++;
 		th->own_stale = 0;
 	}
@@ -400,6 +582,19 @@ __noinline int clk_rq_event(struct clk_rq *r, __u32 disk, __u32 type,
 		clk_rq_init(d, r, th, slot, cur, flags);
 	if (flags & FSS_RQ_FLUSH)
 		r->pure_flush = 1;
+	/*
+	 * what it asked: its first event's flags (its creation's; a later
+	 * insert, after the flush machinery cleared them, is the same one)
+	 */
+	if (fresh)
+		r->fl |= (flags & FSS_RQ_PREFLUSH ? CLKF_PF_ASK : 0) |
+			 (flags & FSS_RQ_FUA ? CLKF_FUA_ASK : 0);
+	if (type == FSS_EV_RQ_ISSUE && (flags & FSS_RQ_FUA))
+		r->fl |= CLKF_FUA_ISS;
+	if (type == FSS_EV_NVME_SETUP && (flags & FSS_RQ_NVME_FLUSH))
+		r->fl |= CLKF_NVFL;
+	if (type == FSS_EV_NVME_COMPLETE)
+		r->fl |= CLKF_NVDONE;
 	if (type == FSS_EV_RQ_START) {
 		lv = r->issued ? r->lvl : CLK_QUEUE;
 	} else if (type == FSS_EV_RQ_ISSUE) {
@@ -417,8 +612,10 @@ __noinline int clk_rq_event(struct clk_rq *r, __u32 disk, __u32 type,
 		lv = 0;		/* its command's completion, or its own */
 	}
 	clk_move(d, r, th, lv, at);
-	if (type == FSS_EV_RQ_COMPLETE)
+	if (type == FSS_EV_RQ_COMPLETE) {
+		clk_flush_done(d, r, th);
 		r->dslot = 0;
+	}
 	clk_wend(d);
 	bpf_spin_unlock(lk);
 	return clk_pack(at - t, 0);
@@ -515,6 +712,8 @@ struct clk_rd {
 	__u32 top, pad;
 	__u64 last;
 	__u64 cum[CLK_LVLS];
+	/* flush counts: the key's, the thread's own */
+	__u64 pf_in, pf_st, fc_in, fc_st, ofc_in, ofc_st;
 };
 
 static __always_inline bool clk_rd_once(struct clk_disk *d, struct clk_thr *th,
@@ -530,6 +729,12 @@ static __always_inline bool clk_rd_once(struct clk_disk *d, struct clk_thr *th,
 	rd->last = key->last;
 	for (__u32 lv = 0; lv < CLK_LVLS; lv++)
 		rd->cum[lv] = key->cum[lv];
+	rd->pf_in = key->pf_in;
+	rd->pf_st = key->pf_st;
+	rd->fc_in = key->fc_in;
+	rd->fc_st = key->fc_st;
+	rd->ofc_in = th->fc_in;
+	rd->ofc_st = th->fc_st;
 	/* one try: a writer holding it is done soon, or waits on us */
 	if (__sync_val_compare_and_swap(&th->busy, 0, 1) != 0)
 		return false;
@@ -592,8 +797,18 @@ static __always_inline __u32 clk_own_change(struct clk_thr *th,
 			th->snap[lv] = rd.cum[lv];
 			th->acc[lv] = 0;
 		}
+		/* in flight now, less started so far (mod 2^64) */
+		th->pf_base = rd.pf_in - rd.pf_st;
+		th->fc_base = rd.fc_in - rd.fc_st;
+		th->ofc_base = rd.ofc_in - rd.ofc_st;
+		th->knflush = (__u32)rd.pf_in;
+		th->kflushy = (__u32)(rd.fc_in + rd.ofc_in);
 	} else {
 		clk_close_at(th, rd.cum);
+		/* those in flight at entry and those started since */
+		th->knflush = (__u32)(th->pf_base + rd.pf_st);
+		th->kflushy = (__u32)(th->fc_base + rd.fc_st +
+				      th->ofc_base + rd.ofc_st);
 	}
 	if (fs >= 0)
 		th->fs_open = fs;
@@ -601,6 +816,18 @@ static __always_inline __u32 clk_own_change(struct clk_thr *th,
 		th->log_open = log;
 	th->lvl = clk_own_level(th);
 	clk_idle(th);
+	return 0;
+}
+
+__noinline int clk_sync_drop(void)
+{
+	struct clk_thr *th;
+
+	if (!kpaint)
+		return 0;
+	th = clk_thr_of((__u32)bpf_get_current_pid_tgid(), false);
+	if (th && th->counted)
+		clk_sync_count(th, th->counted, false);
 	return 0;
 }
 
@@ -619,6 +846,8 @@ __noinline int clk_sync_begin(__u64 ts, __u32 dk)
 	if (!th)
 		return clk_pack(0, FSS_KP_FULL);
 	th->sdisk = 0;
+	if (th->counted)	/* its last sync's exit was not seen */
+		clk_sync_count(th, th->counted, false);
 	if (!dk)
 		return clk_pack(0, FSS_KP_NOKEY);
 	d = clk_disk_at((dk >> 8) - 1);
@@ -629,6 +858,7 @@ __noinline int clk_sync_begin(__u64 ts, __u32 dk)
 	th->lvl = 0;
 	/* published first: a request moving from here on closes it */
 	th->sdisk = dk >> 8;
+	clk_sync_count(th, dk, true);
 	fl = clk_own_change(th, d, &t, true, 0, 0);
 	return clk_pack(t - ts, fl);
 }
@@ -708,6 +938,8 @@ __noinline int clk_sync_end(__u64 t, __u64 total)
 	if (th->own == th->sdisk && clk_top(th->n))
 		th->own_stale = 1;
 	th->sdisk = 0;
+	if (th->counted)
+		clk_sync_count(th, th->counted, false);
 	/* a request event may still hold the stretch: it flags it */
 	if (!clk_busy(th))
 		return clk_pack(at - t, th->flags | FSS_KP_RACE | FSS_KP_VALID);

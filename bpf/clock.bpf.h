@@ -62,6 +62,13 @@ struct clk_key {
 	__u32 n[CLK_LVLS];		/* shared contributors per level */
 	__u64 last;			/* cum advanced to here */
 	__u64 cum[CLK_LVLS];		/* ns at each level so far */
+	/*
+	 * flush facts of the requests counted here (clk_flush_count): pure
+	 * flushes and flush-class requests in flight, and started so far
+	 */
+	__u64 pf_in, pf_st, fc_in, fc_st;
+	/* its traced syncs in flight, and entered so far (atomics) */
+	__u64 nsync, sent;
 };
 
 /*
@@ -76,6 +83,8 @@ struct clk_disk {
 	__u32 seq;
 	__u32 pad;
 	__u64 last;			/* latest time of any change here */
+	/* its traced syncs in flight, and entered so far (atomics) */
+	__u64 nsync, sent;
 	struct clk_key keys[CLK_KEYS];
 };
 
@@ -109,6 +118,20 @@ struct clk_thr {
 	__u64 busy;			/* the stretch is being written */
 	__u64 snap[CLK_LVLS];
 	__u64 acc[CLK_LVLS];		/* by enum fss_phase */
+	/* its own flush-class requests in flight, and started (lock) */
+	__u64 fc_in, fc_st;
+	__u64 sent;			/* its traced syncs entered so far */
+	/*
+	 * its sync's flush facts: in flight at entry less started by then
+	 * (mod 2^64), so that adding the started count at any later time
+	 * gives those it overlapped up to then; and those counts
+	 */
+	__u64 pf_base, fc_base, ofc_base;
+	__u32 knflush, kflushy;
+	/* its sync's key ((disk slot + 1) << 8 | key) in the keys' and
+	 * disk's nsync, 0: none */
+	__u32 counted;
+	__u32 cpad;
 };
 
 /* a request's state: in its rq_folds entry (fsyncscope.h) */
@@ -161,6 +184,8 @@ static __always_inline struct clk_thr *clk_thr_at(__u32 tid)
 
 /* Events a full table could not take (requests, threads, disks). */
 __u64 clk_full __weak = 0;
+/* Distinct flush facts of traced syncs, by enum fss_kfl (clock.bpf.c). */
+__u64 clk_flc[FSS_KFL_MAX] __weak = {};
 
 /*
  * A step returns how many ns later than its time it took effect (the
@@ -195,6 +220,8 @@ int clk_sync_begin(__u64 ts, __u32 dk);
 int clk_sync_flags(int fs, int log, __u64 t);
 /* it exits at t; its phases are then in clk_thrs[tid].acc */
 int clk_sync_end(__u64 t, __u64 total);
+/* it exits unpainted (its entry flagged it): no longer in flight */
+int clk_sync_drop(void);
 
 /*
  * The key of filesystem dev (superblock sb) for a sync, cached in the
@@ -235,12 +262,13 @@ static __always_inline void clk_sync_enter(struct sync_state *st,
 }
 
 /*
- * It exits at *t: its phases into ph[FSS_KP_PHASES], *t moved to when
- * that took effect, and its FSS_KP_* flags returned (0: the kernel did
- * not paint it).
+ * It exits at *t: its phases into ph[FSS_KP_PHASES], its flush facts
+ * into fl[2] (fss_sync_rec.knflush, kflushy), *t moved to when that took
+ * effect, and its FSS_KP_* flags returned (0: the kernel did not paint
+ * it).
  */
 static __always_inline __u32 clk_sync_exit(struct sync_state *st, __u64 *t,
-					   __u64 *ph)
+					   __u64 *ph, __u16 *fl)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct clk_thr *th;
@@ -249,8 +277,10 @@ static __always_inline __u32 clk_sync_exit(struct sync_state *st, __u64 *t,
 
 	if (!kpaint)
 		return 0;
-	if (st->clk_flags)
+	if (st->clk_flags) {
+		clk_sync_drop();
 		return st->clk_flags;
+	}
 	r = clk_sync_end(*t, *t - st->ts);
 	*t += CLK_DELTA(r);
 	flags = CLK_FLAGS(r);
@@ -261,6 +291,8 @@ static __always_inline __u32 clk_sync_exit(struct sync_state *st, __u64 *t,
 		return FSS_KP_FULL;
 	for (int i = 0; i < FSS_KP_PHASES; i++)
 		ph[i] = th->acc[i];
+	fl[0] = th->knflush > 0xffff ? 0xffff : th->knflush;
+	fl[1] = th->kflushy > 0xffff ? 0xffff : th->kflushy;
 	return flags;
 }
 

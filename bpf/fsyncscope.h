@@ -169,7 +169,29 @@ struct fss_sync_rec {
 	 */
 	__u64 kph[FSS_KP_PHASES];
 	__u32 kflags;		/* FSS_KP_* */
-	__u32 kpad;
+	/*
+	 * and its flush facts, counted as attribution's paint_rq counts them
+	 * (capped at 65535): the pure flushes it overlapped (its nr_flush),
+	 * and its flush-class requests (a flush, a preflush, a FUA write, an
+	 * NVMe Flush; 0: "saw no flush")
+	 */
+	__u16 knflush;
+	__u16 kflushy;
+};
+
+/*
+ * The in-kernel painter's distinct flush facts (bpf/clock.bpf.h
+ * clk_flc[]), cumulative since load: each request counted once, at its
+ * completion, when a traced sync of its scope overlapped it (the
+ * counts of attribution's struct fss_flush_stats).
+ */
+enum fss_kfl {
+	FSS_KFL_FLUSHES,	/* pure flushes */
+	FSS_KFL_PREFLUSH,	/* requests that asked for a preflush */
+	FSS_KFL_FUA,		/* writes issued with FUA */
+	FSS_KFL_FUA_EMU,	/* FUA asked, issued without: emulated */
+	FSS_KFL_NVME_FLUSH,	/* NVMe Flush commands */
+	FSS_KFL_MAX,
 };
 
 struct fss_journal_rec {
@@ -361,6 +383,11 @@ struct fss_rq_fold_event {
 		__u8 muted;		/* a summarized sync's (fold_mute) */
 		__u8 nvme;		/* its NVMe command set up */
 		__u32 gen;		/* its thread's generation of n[] */
+		__u16 fl;		/* CLKF_* (bpf/clock.bpf.c): its flush
+					 * facts and how they are counted */
+		__u16 fpad;
+		__u32 sv;		/* its scope's syncs entered, at its
+					 * first event */
 	} clk;
 };
 

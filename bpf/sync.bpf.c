@@ -116,6 +116,7 @@ static __always_inline int sync_exit(long ret)
 	struct sync_state *st;
 	struct fss_event *e;
 	__u64 kph[FSS_KP_PHASES] = {}, now;
+	__u16 kfq[2] = {};
 	__u32 slot, kfl;
 
 	if (floor_only)
@@ -124,7 +125,7 @@ static __always_inline int sync_exit(long ret)
 	if (!st)
 		return 0;
 	now = bpf_ktime_get_ns();
-	kfl = st->summ ? 0 : clk_sync_exit(st, &now, kph);
+	kfl = st->summ ? 0 : clk_sync_exit(st, &now, kph, kfq);
 	if (st->summ) {
 		summ_count(st->kind, st->summ, bpf_ktime_get_ns() - st->ts);
 		__sync_fetch_and_add(&summ_inflight, -1);
@@ -152,6 +153,8 @@ static __always_inline int sync_exit(long ret)
 			for (int i = 0; i < FSS_KP_PHASES; i++)
 				e->sync.kph[i] = kph[i];
 			e->sync.kflags = kfl;
+			e->sync.knflush = kfq[0];
+			e->sync.kflushy = kfq[1];
 		}
 		e->sync.fs_start = st->fs_start;
 		e->sync.fs_end = st->fs_end;

@@ -53,6 +53,34 @@ kp_exact() {
 	[ "$nd" -gt 0 ] || fss_jq "$j" '.strategy.kpaint.diff_ns == 0'
 	grep -q "kernel painter: .* compared, .* identical" \
 		"$FSS_SCRATCH/$1.err"
+	kp_flush_exact "$1" "$inc"
+}
+
+# kp_flush_exact NAME INCOMPLETE: the flush facts the kernel counted are
+# attribution's -- each sync's pure flushes and whether it saw a
+# flush-class request (in --events and the document's count), and the
+# distinct flushes, preflushes, FUA writes and NVMe Flushes of the
+# window -- but near a request whose completion was never reported, as
+# in kp_exact (up to 4 per incomplete one)
+kp_flush_exact() {
+	local j="$FSS_SCRATCH/$1.json" e="$FSS_SCRATCH/$1.jsonl" inc="$2" nd
+	nd="$(jq -s 'map(select(.kernel_phases as $k | $k.nr_flush != .nr_flush
+		or (($k.flush_class > 0) != .flush_seen))) | length' "$e")"
+	fss_jq "$j" ".strategy.kpaint.flush_differ == $nd"
+	[ "$nd" -le $((4 * inc)) ] || {
+		echo "$nd syncs with other flush facts, $inc incomplete" >&2
+		return 1; }
+	fss_jq "$j" ".strategy.kpaint.flush as \$f | .tests[0].flush as \$t |
+		(\$f.user | .flushes == \$t.flushes and
+		 .preflush == \$t.preflush and .fua_writes == \$t.fua_writes and
+		 .fua_emulated == \$t.fua_emulated and
+		 .nvme_flush_cmds == \$t.nvme_flush_cmds) and
+		([\$f.kernel, \$f.user] | map(to_entries) | transpose |
+		 all(.[0].value - .[1].value | fabs <= 4 * $inc))"
+	# a flush per sync here: the counts are not all 0
+	fss_jq "$j" '.strategy.kpaint.flush.kernel.flushes > 0'
+	run jq -e -s 'map(.kernel_phases.nr_flush) | add > 0' "$e"
+	[ "$status" -eq 0 ]
 }
 
 @test "kpaint: ext4 fdatasync and fsync, one job: the painters agree" {
@@ -96,6 +124,12 @@ kp_exact() {
 		.not_painted.race * 50 < .syncs and
 		(.compared - .identical) * 200 <= .compared + 800 * $i and
 		($i > 0 or .diff_ns * 10000 <= .total_ns)'
+	# their flush facts too, within the same bounds; the distinct
+	# requests' within 1 % (a race moves a count, never the kind)
+	fss_jq "$j" '.tests[0].syncs_incomplete as $i | .strategy.kpaint |
+		.flush_differ * 200 <= .compared + 800 * $i and
+		([.flush.kernel, .flush.user] | map(to_entries) | transpose |
+		 all((.[0].value - .[1].value | fabs) * 100 <= .[1].value + 4 * $i))'
 	# in --events, the syncs compared are those painted without a race
 	local n
 	n="$(jq -s 'map(select(.kernel_phases and

@@ -45,7 +45,10 @@ kp_guest_run() {
 		'.strategy.kpaint.syncs == .tests[0].syncs_traced' \
 		'.strategy.kpaint.compared == .strategy.kpaint.syncs' \
 		'.strategy.kpaint.identical == .strategy.kpaint.syncs' \
-		'[.strategy.kpaint.not_painted[]] | add == 0'
+		'[.strategy.kpaint.not_painted[]] | add == 0' \
+		'.strategy.kpaint.flush_differ == 0' \
+		'.strategy.kpaint.flush.kernel == .strategy.kpaint.flush.user' \
+		'.strategy.kpaint.flush.kernel.nvme_flush_cmds >= '"$KP_N"
 	vm_ev_expect "$VM_DIR/$s.ev" "$KP_N" \
 		'.kernel_phases.flags % 2 == 1' \
 		'(.kernel_phases | .fs_ns + .journal_ns + .queue_ns +
@@ -99,12 +102,12 @@ kp_guest_run() {
 }
 
 # exporter --painter kernel (docs/hotpath.md "The kernel painter,
-# reporting") on 6.1 and NVMe: the kernel's phases as the breakdown, with
-# the NVMe Flush commands' device time; every sync painted, the flush
-# counters absent
+# reporting"): the kernel's phases as the breakdown, with the NVMe Flush
+# commands' device time; every sync painted; the flush facts counted in
+# the kernel (an overwrite fdatasync here: a flush each, an NVMe Flush)
 # bats test_tags=kpaint
-@test "exporter --painter kernel on this kernel and NVMe: every sync painted and counted, phases add up, flush time seen, no flush counter" {
-	local i v= u=http://127.0.0.1:19471/metrics ph tot fl
+@test "exporter --painter kernel on this kernel and NVMe: every sync painted and counted, phases add up, flush time and flush facts seen" {
+	local i v= u=http://127.0.0.1:19471/metrics ph tot fl f
 	ip link set lo up 2> /dev/null || true
 	"$FSS_BIN" exporter --painter kernel --listen 127.0.0.1:19471 \
 		--interval 1 --mount "$VM_MNT" 2> "$VM_DIR/pk.err" &
@@ -127,7 +130,12 @@ kp_guest_run() {
 	[ "$v" = "$KP_N" ]
 	grep -q '^fsyncscope_painter_info{painter="kernel"} 1$' "$VM_DIR/pk.txt"
 	! grep -q 'reason="unpainted"' "$VM_DIR/pk.txt" || false
-	! grep -q '^fsyncscope_flushes_total' "$VM_DIR/pk.txt" || false
+	for f in flushes flush_syncs_served nvme_flush_commands; do
+		v=$(awk -v m="fsyncscope_${f}_total" '$1 == m { print $2 }' "$VM_DIR/pk.txt")
+		echo "$f $v"
+		[ -n "$v" ] && [ "$v" -ge "$KP_N" ]
+	done
+	grep -q '^fsyncscope_syncs_without_flush_total 0$' "$VM_DIR/pk.txt"
 	ph=$(grep -E '^fsyncscope_phase_seconds_total\{kind="fdatasync"' "$VM_DIR/pk.txt" |
 		awk '{ s += $NF } END { printf "%.9f", s }')
 	tot=$(grep -E '^fsyncscope_sync_duration_seconds_sum\{kind="fdatasync"' "$VM_DIR/pk.txt" |

@@ -87,9 +87,8 @@ static const char doc[] =
 "--painter kernel: the kernel splits each sync into its phases and sends\n"
 "one record per sync, no request records (the fastest hosts: no sync\n"
 "summarized where the user-space painter's records would fill the ring);\n"
-"the flush and FUA counters are then not exported, and a sync the kernel\n"
-"could not paint counts in fsyncscope_syncs_summarized_total\n"
-"{reason=\"unpainted\"}.  It needs the tp_btf block hooks; without them\n"
+"it counts the flush and FUA facts too.  A sync the kernel could not\n"
+"paint counts in fsyncscope_syncs_summarized_total{reason=\"unpainted\"}.  It needs the tp_btf block hooks; without them\n"
 "user space paints, as by default.  See docs/hotpath.md.\n"
 "\n"
 "EXAMPLES:\n"
@@ -435,8 +434,7 @@ static void set_info(void)
 
 	snprintf(M.info.version, sizeof(M.info.version), "%s", FSS_VERSION);
 	M.info.sample_every = env.live.sample ? env.live.sample : 1;
-	snprintf(M.info.painter, sizeof(M.info.painter), "%s",
-		 fss_tracer_kernel_painted(T) ? "kernel" : "user");
+	M.info.kernel_painter = fss_tracer_kernel_painted(T);
 	if (env.kernel_paint && !fss_tracer_kernel_painted(T))
 		fprintf(stderr, PROG ": --painter kernel: n/a here (the kernel "
 			"painter needs the tp_btf block hooks): user space "

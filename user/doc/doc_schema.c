@@ -192,6 +192,7 @@ static const struct rule sync_rules[] = {
 	{ "journal_ns", 'u' }, { "queue_ns", 'u' }, { "device_write_ns", 'u' },
 	{ "device_flush_ns", 'u' }, { "other_ns", 'u' },
 	{ "kernel_phases", 'o' }, { "kernel_phases.*", 'u' },
+	{ "flush_seen", 'b' },
 	{ "segments", 'a' }, { "segments.[]", 'a' },
 	{ "rqs", 'a' }, { "rqs.[]", 'o' }, { "rqs.[].start_ns", 'u' },
 	{ "rqs.[].issue_ns", 'u' }, { "rqs.[].end_ns", 'u' },

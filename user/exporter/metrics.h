@@ -84,10 +84,11 @@ struct fss_m_info {
 	int nlayers;
 	unsigned int sample_every;		/* --sample N; 1: every sync */
 	/*
-	 * who paints the syncs: "user" (from request records) or "kernel"
-	 * (--painter kernel, one record per sync: the flush facts are n/a)
+	 * who paints the syncs: the kernel (--painter kernel, one record per
+	 * sync, its flush facts counted there too), or user space (from the
+	 * request records)
 	 */
-	char painter[8];
+	bool kernel_painter;
 };
 
 struct fss_metrics {

@@ -352,10 +352,10 @@ static void render_self(struct buf *b, const struct fss_metrics *s, enum fss_pro
 	l.n = 0;
 	l.s[0] = '\0';
 	family(b, fmt, "fsyncscope_painter_info", T_INFO, NULL,
-	       "Who splits the syncs into phases: user (from the request "
-	       "records; flush facts exported) or kernel (--painter kernel, "
-	       "one record per sync; the flush facts are not exported).");
-	lset_add(&l, "painter", s->info.painter[0] ? s->info.painter : "user");
+	       "Who splits the syncs into phases and counts their flushes: "
+	       "user (from the request records) or kernel (--painter kernel, "
+	       "one record per sync).");
+	lset_add(&l, "painter", s->info.kernel_painter ? "kernel" : "user");
 	sample_u64(b, "fsyncscope_painter_info", &l, 1);
 	l.n = 0;
 	l.s[0] = '\0';
@@ -381,9 +381,7 @@ char *fss_prom_render(const struct fss_metrics *s, enum fss_prom_fmt fmt, size_t
 	b.p[0] = '\0';
 	render_syncs(&b, s, fmt);
 	render_devs(&b, s, fmt);
-	/* painted in the kernel: no request record, no flush fact (absent) */
-	if (strcmp(s->info.painter, "kernel"))
-		render_flush(&b, s, fmt);
+	render_flush(&b, s, fmt);
 	render_self(&b, s, fmt);
 	if (fmt == FSS_PROM_OPENMETRICS)
 		bprintf(&b, "# EOF\n");

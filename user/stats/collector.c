@@ -521,11 +521,15 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 			json_object_object_add(k, key, json_u64(r->kphase_ns[ph]));
 		}
 		json_object_object_add(k, "flags", json_u64(r->kflags));
+		/* its flush facts, as attribution's nr_flush and flush_seen */
+		json_object_object_add(k, "nr_flush", json_u64(r->knflush));
+		json_object_object_add(k, "flush_class", json_u64(r->kflushy));
 		json_object_object_add(o, "kernel_phases", k);
 	}
 	json_object_object_add(o, "nr_rq", json_object_new_int64(r->nr_rq));
 	json_object_object_add(o, "nr_write", json_object_new_int64(r->nr_write));
 	json_object_object_add(o, "nr_flush", json_object_new_int64(r->nr_flush));
+	json_object_object_add(o, "flush_seen", json_object_new_boolean(r->flush_seen));
 	/*
 	 * PREFLUSH and FUA emulation are known from a request's creation
 	 * flags: when none of the sync's own requests was seen created (the

@@ -85,9 +85,13 @@ struct fss_sync_result {
 	__u32 nr_journal;		/* journal commits overlapping this sync */
 	bool journal_seen;		/* a journal interval was painted */
 	bool device_flush_from_nvme;	/* flush time came from NVMe Flush commands */
+	bool flush_seen;		/* a flush-class request was painted
+					 * (fss_flush_stats.syncs_with_flush) */
 	/* the kernel's painter (FSYNCSCOPE_KPAINT), when kflags & FSS_KP_VALID */
 	__u32 kflags;			/* FSS_KP_* */
 	__u64 kphase_ns[FSS_PH_MAX];
+	/* and its flush facts: pure flushes, flush-class requests overlapped */
+	__u32 knflush, kflushy;
 	char comm[FSS_COMM_LEN];
 	const struct fss_sync_detail *detail;	/* NULL unless opts.detail */
 	/* who caused its time (blame.h), set by the tracer; NULL: no blame */

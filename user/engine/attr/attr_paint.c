@@ -232,8 +232,11 @@ void fss_sync_result_of(const struct fss_event *ev, struct fss_sync_result *res)
 	res->ret = sr->ret;
 	memcpy(res->comm, ev->comm, sizeof(res->comm));
 	res->kflags = sr->kflags;
-	if (sr->kflags & FSS_KP_VALID)
+	if (sr->kflags & FSS_KP_VALID) {
 		memcpy(res->kphase_ns, sr->kph, sizeof(res->kphase_ns));
+		res->knflush = sr->knflush;
+		res->kflushy = sr->kflushy;
+	}
 }
 
 int attr_paint_sync(struct fss_attr *a, const struct fss_event *ev,
@@ -305,6 +308,7 @@ int attr_paint_sync(struct fss_attr *a, const struct fss_event *ev,
 		res->detail = &a->detail;
 
 	a->stats.syncs++;
+	res->flush_seen = saw_flush;
 	if (saw_flush)
 		a->stats.syncs_with_flush++;
 	else

@@ -384,6 +384,8 @@ void fss_kp_note(struct fss_kp_stats *st, const struct fss_sync_result *r)
 	st->total_ns += r->total;
 	if (r->kflags & FSS_KP_CLAMPED)
 		st->clamped++;
+	if (r->knflush != r->nr_flush || (r->kflushy > 0) != r->flush_seen)
+		st->flush_differ++;
 	for (int ph = 0; ph < FSS_PH_MAX; ph++) {
 		if (r->kphase_ns[ph] > r->phase_ns[ph])
 			over += r->kphase_ns[ph] - r->phase_ns[ph];

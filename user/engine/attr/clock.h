@@ -26,6 +26,7 @@
 #define FSS_ENGINE_ATTR_CLOCK_H
 
 #include <linux/types.h>
+#include "fsyncscope.h"
 #include "lib/phase.h"
 
 #define FSS_CLK_KEYS	8	/* filesystems */
@@ -117,6 +118,13 @@ struct fss_kp_stats {
 	__u64 not_painted[5];		/* not painted: no key (no disk), two
 					 * disks, a full table, a race, other
 					 * (off, or not sent) */
+	__u64 flush_differ;		/* of those compared: flush facts apart
+					 * (nr_flush, or flush seen or not) */
+	/*
+	 * the distinct flush facts of the windows (enum fss_kfl): the
+	 * kernel's clk_flc[], and attribution's fss_flush_stats
+	 */
+	__u64 kflc[FSS_KFL_MAX], uflc[FSS_KFL_MAX];
 	__u64 diff_ns;			/* time painted differently, all syncs */
 	__u64 max_diff_ns;		/* the most in one sync */
 	__u64 total_ns;			/* total time of the syncs compared */

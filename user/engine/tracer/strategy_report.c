@@ -88,6 +88,33 @@ static struct json_object *u64j(__u64 v)
 }
 
 /*
+ * The distinct flush facts of the windows, each painter's: {"kernel":
+ * {"flushes":..,"preflush":..,"fua_writes":..,"fua_emulated":..,
+ * "nvme_flush_cmds":..},"user":{...}} (fss_flush_stats' names).
+ */
+static struct json_object *kp_flush_json(const struct fss_kp_stats *k)
+{
+	static const char *names[FSS_KFL_MAX] = {
+		[FSS_KFL_FLUSHES] = "flushes",
+		[FSS_KFL_PREFLUSH] = "preflush",
+		[FSS_KFL_FUA] = "fua_writes",
+		[FSS_KFL_FUA_EMU] = "fua_emulated",
+		[FSS_KFL_NVME_FLUSH] = "nvme_flush_cmds",
+	};
+	struct json_object *o = json_object_new_object();
+	struct json_object *ko = json_object_new_object();
+	struct json_object *uo = json_object_new_object();
+
+	for (int i = 0; i < FSS_KFL_MAX; i++) {
+		json_object_object_add(ko, names[i], u64j(k->kflc[i]));
+		json_object_object_add(uo, names[i], u64j(k->uflc[i]));
+	}
+	json_object_object_add(o, "kernel", ko);
+	json_object_object_add(o, "user", uo);
+	return o;
+}
+
+/*
  * FSYNCSCOPE_KPAINT=1: the kernel's painter against attribution's, over
  * the syncs attributed so far (docs/hotpath.md); null when off.
  */
@@ -115,6 +142,9 @@ static struct json_object *kpaint_json(const struct fss_tracer *t)
 	json_object_object_add(o, "compared", u64j(k->compared));
 	json_object_object_add(o, "identical", u64j(k->identical));
 	json_object_object_add(o, "clamped", u64j(k->clamped));
+	json_object_object_add(o, "flush_differ", u64j(k->flush_differ));
+	if (!t->kp_only)
+		json_object_object_add(o, "flush", kp_flush_json(k));
 	json_object_object_add(o, "diff_ns", u64j(k->diff_ns));
 	json_object_object_add(o, "max_diff_ns", u64j(k->max_diff_ns));
 	json_object_object_add(o, "total_ns", u64j(k->total_ns));

@@ -130,6 +130,15 @@ static void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev,
 	fss_sync_result_of(ev, &r);
 	r.total = total;
 	memcpy(r.phase_ns, ev->sync.kph, sizeof(r.phase_ns));
+	/* its flush facts, as attr_paint_sync counts a painted sync's */
+	r.nr_flush = ev->sync.knflush;
+	r.flush_seen = ev->sync.kflushy > 0;
+	t->kflush.syncs++;
+	t->kflush.flush_sync_refs += ev->sync.knflush;
+	if (r.flush_seen)
+		t->kflush.syncs_with_flush++;
+	else
+		t->kflush.syncs_no_flush++;
 	if (t->opts.on_sync)
 		t->opts.on_sync(&r, t->opts.on_sync_arg);
 }
@@ -137,6 +146,58 @@ static void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev,
 bool fss_tracer_kernel_painted(const struct fss_tracer *t)
 {
 	return t && t->kp_report && kp_alone(t);
+}
+
+/* The kernel painter's distinct flush facts so far (clk_flc[], .bss). */
+static void kp_flc_now(const struct fss_tracer *t, __u64 *out)
+{
+	volatile const __u64 *flc = t->skel->bss->clk_flc;
+
+	for (int i = 0; i < FSS_KFL_MAX; i++)
+		out[i] = flc[i];
+}
+
+/*
+ * FSYNCSCOPE_KPAINT=1, a window ends: its distinct flush facts, the
+ * kernel's and attribution's (strategy.kpaint.flush).
+ */
+static void kp_flc_window(struct fss_tracer *t, const struct fss_flush_stats *f)
+{
+	__u64 now[FSS_KFL_MAX];
+
+	if (!kp_live(t) || t->kp_only)
+		return;
+	kp_flc_now(t, now);
+	for (int i = 0; i < FSS_KFL_MAX; i++)
+		t->kp.kflc[i] += now[i] - t->kflc_begin[i];
+	t->kp.uflc[FSS_KFL_FLUSHES] += f->flushes;
+	t->kp.uflc[FSS_KFL_PREFLUSH] += f->preflush;
+	t->kp.uflc[FSS_KFL_FUA] += f->fua_writes;
+	t->kp.uflc[FSS_KFL_FUA_EMU] += f->fua_emulated;
+	t->kp.uflc[FSS_KFL_NVME_FLUSH] += f->nvme_flush_cmds;
+}
+
+/*
+ * The kernel painter's flush facts since the last call: its syncs' own
+ * (kp_report_sync) and the distinct requests it counted (clk_flc[],
+ * read from its .bss: cumulative, so differences).  Under t->lock.
+ */
+static void kp_flush_stats(struct fss_tracer *t, struct fss_flush_stats *f)
+{
+	__u64 now[FSS_KFL_MAX], d[FSS_KFL_MAX];
+
+	kp_flc_now(t, now);
+	for (int i = 0; i < FSS_KFL_MAX; i++) {
+		d[i] = now[i] - t->kflc_seen[i];
+		t->kflc_seen[i] = now[i];
+	}
+	*f = t->kflush;
+	f->flushes = d[FSS_KFL_FLUSHES];
+	f->preflush = d[FSS_KFL_PREFLUSH];
+	f->fua_writes = d[FSS_KFL_FUA];
+	f->fua_emulated = d[FSS_KFL_FUA_EMU];
+	f->nvme_flush_cmds = d[FSS_KFL_NVME_FLUSH];
+	memset(&t->kflush, 0, sizeof(t->kflush));
 }
 
 /* -v, FSYNCSCOPE_KPAINT=1: the kernel's painter against ours. */
@@ -164,12 +225,14 @@ static void kp_print(const struct fss_tracer *t)
 	}
 	fprintf(stderr, "fsyncscope: kernel painter: %llu of %llu syncs "
 		"compared, %llu identical, max %llu ns apart, %llu ns of "
-		"%llu painted differently; not painted: %llu no disk, %llu "
-		"two disks, %llu table full, %llu race, %llu other\n",
+		"%llu painted differently, %llu with other flush facts; not "
+		"painted: %llu no disk, %llu two disks, %llu table full, %llu "
+		"race, %llu other\n",
 		(unsigned long long)k->compared, (unsigned long long)k->syncs,
 		(unsigned long long)k->identical,
 		(unsigned long long)k->max_diff_ns,
 		(unsigned long long)k->diff_ns, (unsigned long long)k->total_ns,
+		(unsigned long long)k->flush_differ,
 		(unsigned long long)k->not_painted[0],
 		(unsigned long long)k->not_painted[1],
 		(unsigned long long)k->not_painted[2],
@@ -748,6 +811,11 @@ int fss_tracer_begin(struct fss_tracer *t)
 	calib_read_hits(t, t->hits_at_begin);
 	t->add_errors = 0;
 	t->window_start = now_ns();
+	if (kp_live(t)) {	/* the kernel painter's flush facts from here */
+		kp_flc_now(t, t->kflc_begin);
+		memcpy(t->kflc_seen, t->kflc_begin, sizeof(t->kflc_seen));
+		memset(&t->kflush, 0, sizeof(t->kflush));
+	}
 	t->collecting = rc == 0;
 	pthread_mutex_unlock(&t->lock);
 	return rc;
@@ -798,6 +866,7 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 	settle(t);
 	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
 	fss_attr_flush_stats(t->attr, &out->flush);
+	kp_flc_window(t, &out->flush);
 	out->drops = fss_tracer_drops(t) - t->drops_at_begin;
 	calib_read_summ(t, out->summ);
 	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)
@@ -839,7 +908,9 @@ int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
 	/* syncs still running have no SYNC record yet: what they overlap stays */
 	hold_inflight(t, now);
 	rc = fss_attr_drain(t->attr, now, on_sync, t);
-	if (flush) {
+	if (flush && fss_tracer_kernel_painted(t))
+		kp_flush_stats(t, flush);
+	else if (flush) {
 		fss_attr_flush_stats(t->attr, flush);
 		fss_attr_reset_stats(t->attr);
 	}

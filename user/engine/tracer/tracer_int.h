@@ -91,6 +91,14 @@ struct fss_tracer {
 	bool consumer_normal;
 	bool consumer_set;		/* FSYNCSCOPE_CONSUMER given */
 	struct fss_kp_stats kp;		/* its phases against attr's */
+	/*
+	 * opts.kernel_paint: the flush facts of the syncs it reported since
+	 * the last fss_tracer_live_flush, and the kernel's distinct counts
+	 * (clk_flc[], cumulative) as of then
+	 */
+	struct fss_flush_stats kflush;
+	__u64 kflc_seen[FSS_KFL_MAX];
+	__u64 kflc_begin[FSS_KFL_MAX];	/* FSYNCSCOPE_KPAINT=1: at the window's begin */
 	__u64 records;			/* ring records read since open */
 	/* the summ map at the window's begin: a window's syncs are the rest */
 	struct fss_summ summ_at_begin[FSS_SYNC_KIND_MAX];
