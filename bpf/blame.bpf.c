@@ -236,7 +236,7 @@ int BPF_PROG(blame_dirty, struct inode *inode)
 	 * the sync is of) stays dirty, with no enqueue, until the flusher
 	 * cleans it (dirty_expire_centisecs): its dirtier must be known.
 	 */
-	if (targ_fs_dev && k.dev != targ_fs_dev)
+	if (targ_fs_dev && !targ_fs_is(k.dev))
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	o.pid = id >> 32;

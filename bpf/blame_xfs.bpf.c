@@ -62,7 +62,7 @@ struct {
 static __always_inline bool xfs_dev_wanted(__u32 dev)
 {
 	if (targ_fs_dev)
-		return dev == targ_fs_dev;
+		return targ_fs_is(dev);
 	return !blame_dev_filter || bpf_map_lookup_elem(&blame_devs, &dev);
 }
 

@@ -18,6 +18,13 @@
  *  - per request (in its rq_folds entry, bpf/common.bpf.h: one lookup for
  *    the records and the clocks; entries kept for the next request at the
  *    address): its thread, disk, level, sharing class.
+ * And the flush facts (docs/hotpath.md "Flush facts in the kernel"):
+ * per key and per thread, flush-class requests and pure flushes in
+ * flight and started, which a sync reads at entry and exit as it reads
+ * the clocks (its overlapped ones: in flight at entry + started since);
+ * per disk, key and thread, traced syncs in flight and entered, which a
+ * request reads at its first event and its completion (served: a sync
+ * overlapped it), counting its distinct facts once in clk_flc[].
  * Everything of one disk changes under its lock, with the time read
  * before the lock and clamped there to the disk's last move, so the
  * clocks of a disk never go backwards whatever CPU an event runs on; no
@@ -225,26 +232,36 @@ int clk_sync_drop(void);
 
 /*
  * The key of filesystem dev (superblock sb) for a sync, cached in the
- * thread's sync state; 0: none (no disk, or a table is full).
+ * thread's sync state: its own disk's, or for an overlay its upper
+ * filesystem's (fs_alias); 0: none (no disk, or a table is full).
  */
 static __always_inline __u32 clk_key_of(struct sync_state *st,
 					struct super_block *sb, __u32 dev)
 {
+	struct fss_fs_alias *al;
 	struct gendisk *gd;
-	__u32 disk;
+	__u32 disk, fs = dev;
 
-	if (st->clk_fs == dev)
+	/* none is not kept: an overlay's alias may come later */
+	if (st->clk_fs == dev && st->clk_dk)
 		return st->clk_dk;
 	st->clk_fs = dev;
 	st->clk_dk = 0;
 	if (!sb)
 		return 0;
 	gd = BPF_CORE_READ(sb, s_bdev, bd_disk);
-	if (!gd)
-		return 0;
-	disk = ((__u32)BPF_CORE_READ(gd, major) << 20) |
-	       (__u32)BPF_CORE_READ(gd, first_minor);
-	st->clk_dk = clk_key_get(disk, dev);
+	if (gd) {
+		disk = ((__u32)BPF_CORE_READ(gd, major) << 20) |
+		       (__u32)BPF_CORE_READ(gd, first_minor);
+	} else {
+		/* an overlay: its upper filesystem's key (fsyncscope.h) */
+		al = bpf_map_lookup_elem(&fs_alias, &dev);
+		if (!al)
+			return 0;
+		disk = al->disk;
+		fs = al->fs;
+	}
+	st->clk_dk = clk_key_get(disk, fs);
 	return st->clk_dk;
 }
 

@@ -29,7 +29,15 @@
 const volatile __u32 targ_tgid __weak = 0;	/* 0: any process */
 const volatile bool filter_tgids __weak = false;	/* use the tgids map */
 const volatile __u32 targ_fs_dev __weak = 0;	/* 0: any filesystem */
+/* targ_fs_dev an overlay: its upper filesystem, whose work its syncs are */
+const volatile __u32 targ_fs_upper __weak = 0;
 const volatile __u32 targ_disk_dev __weak = 0;	/* 0: any disk */
+
+/* Is dev the target filesystem, or the one a target overlay syncs? */
+static __always_inline bool targ_fs_is(__u32 dev)
+{
+	return dev == targ_fs_dev || (targ_fs_upper && dev == targ_fs_upper);
+}
 const volatile char targ_comm[FSS_COMM_LEN] __weak = {};	/* "": any */
 const volatile __u64 targ_cgroup __weak = 0;	/* cgroup v2 id, 0: any */
 /*
@@ -115,6 +123,14 @@ struct {
 	__type(key, __u32);			/* disk dev_t */
 	__type(value, __u8);
 } rq_devs SEC(".maps") __weak;
+
+/* Overlay fs dev -> its upper filesystem and disk (fsyncscope.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* the overlay's fs dev_t */
+	__type(value, struct fss_fs_alias);
+} fs_alias SEC(".maps") __weak;
 
 /* Per-journal state of an in-flight jbd2 commit; start == 0: none. */
 struct commit_state {
@@ -605,12 +621,18 @@ static __always_inline void rq_dev_mark(struct sync_state *st,
 
 	if (!rq_dev_filter || st->rq_marked == dev)
 		return;
-	st->rq_marked = dev;
 	disk = BPF_CORE_READ(sb, s_bdev, bd_disk);
-	if (!disk)
-		return;
-	d = ((__u32)BPF_CORE_READ(disk, major) << 20) |
-	    (__u32)BPF_CORE_READ(disk, first_minor);
+	if (disk) {
+		d = ((__u32)BPF_CORE_READ(disk, major) << 20) |
+		    (__u32)BPF_CORE_READ(disk, first_minor);
+	} else {	/* an overlay: its upper's disk, once user space knows */
+		struct fss_fs_alias *al = bpf_map_lookup_elem(&fs_alias, &dev);
+
+		if (!al)
+			return;
+		d = al->disk;
+	}
+	st->rq_marked = dev;
 	bpf_map_update_elem(&rq_devs, &d, &one, BPF_NOEXIST);
 }
 

@@ -180,6 +180,17 @@ struct fss_sync_rec {
 };
 
 /*
+ * A filesystem with no disk of its own whose syncs go to another's: an
+ * overlayfs mount and its upper filesystem (ovl_fsync syncs the upper
+ * file).  fs_alias map (bpf/common.bpf.h), by the overlay's dev, filled
+ * by user space from mountinfo (user/sys/fsnote.c fss_overlays).
+ */
+struct fss_fs_alias {
+	__u32 fs;		/* the upper filesystem's dev_t */
+	__u32 disk;		/* its disk's dev_t */
+};
+
+/*
  * The in-kernel painter's distinct flush facts (bpf/clock.bpf.h
  * clk_flc[]), cumulative since load: each request counted once, at its
  * completion, when a traced sync of its scope overlapped it (the

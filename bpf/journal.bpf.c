@@ -22,7 +22,7 @@ const volatile bool kp_jbd2 = false;
 
 static __always_inline bool want_fs_dev(__u32 dev)
 {
-	return !targ_fs_dev || dev == targ_fs_dev;
+	return !targ_fs_dev || targ_fs_is(dev);
 }
 
 /* The current (journal) thread's commit slot; create: make it if missing. */

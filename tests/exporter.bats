@@ -356,6 +356,25 @@ kind_sum() {
 	stop_pid "$exp_pid"
 }
 
+@test "exporter: --painter kernel on overlayfs: its syncs keyed to the upper filesystem, all painted, labelled with the upper's device" {
+	local port u n=100 got unp dev
+	fss_mkfs ext4 256
+	fss_mkoverlay
+	dev="$(basename "$FSS_LOOP")"
+	port=$(free_port)
+	u="http://127.0.0.1:$port/metrics"
+	start_exporter exp --painter kernel --listen "127.0.0.1:$port" \
+		--interval 1
+	FSS_MNT="$FSS_OVL" workload "$n"
+	exp_wait "$u" 'fsyncscope_sync_duration_seconds_count\{kind="fdatasync",device="'"$dev"'"[^}]*\}' "$n"
+	unp=$(metric "$FSS_SCRATCH/wait.txt" \
+		'fsyncscope_syncs_summarized_total\{kind="fdatasync",reason="unpainted"\}')
+	echo "unpainted '${unp:-0}'" >&2
+	[ "${unp:-0}" -le 2 ]
+	grep -qE '^fsyncscope_flushes_total [1-9]' "$FSS_SCRATCH/wait.txt"
+	stop_pid "$exp_pid"
+}
+
 @test "exporter: promtool check metrics has no errors or lint warnings; OpenMetrics when Accept asks" {
 	local port out
 	[ -x "$PROMTOOL" ] || skip "promtool not installed (make deps)"

@@ -94,6 +94,22 @@ kp_flush_exact() {
 	[ "$status" -eq 0 ]
 }
 
+@test "kpaint: overlayfs on ext4: its syncs keyed to its upper filesystem, painted by both, the upper's journal theirs" {
+	local up
+	fss_mkfs ext4 128
+	fss_mkoverlay
+	FSS_MNT="$FSS_OVL" kp_run ovl --method fsync
+	kp_exact ovl
+	fss_jq "$FSS_SCRATCH/ovl.json" '.strategy.kpaint.not_painted.no_disk == 0'
+	# a sync record of the overlay is its upper filesystem's: its dev,
+	# and the upper's jbd2 commits in its breakdown
+	up="$(mountpoint -d "$FSS_UPPER_MNT")"
+	run jq -e -s --arg d "$up" 'all(.dev == $d) and
+		(map(.journal_ns) | add > 0) and (map(.nr_journal) | add > 0)' \
+		"$FSS_SCRATCH/ovl.jsonl"
+	[ "$status" -eq 0 ]
+}
+
 @test "kpaint: the per-event transport (the fold map kept for the clocks alone): the painters agree" {
 	fss_mkfs ext4 128
 	FSYNCSCOPE_RQ_RECORDS=events kp_run events --method fdatasync

@@ -46,6 +46,19 @@ fss_mkfs() {
 	export FSS_IMG FSS_MNT FSS_LOOP
 }
 
+# fss_mkoverlay: an overlayfs mount whose upper (and lower) layer is on
+# $FSS_MNT (fss_mkfs first), at $FSS_OVL; $FSS_UPPER_MNT is that
+# filesystem's mountpoint.  Unmounted before it by fss_cleanup.
+fss_mkoverlay() {
+	FSS_UPPER_MNT="$FSS_MNT"
+	FSS_OVL="$FSS_SCRATCH/ovl"
+	mkdir -p "$FSS_MNT/low" "$FSS_MNT/up" "$FSS_MNT/work" "$FSS_OVL"
+	mount -t overlay overlay -o "lowerdir=$FSS_MNT/low,upperdir=$FSS_MNT/up,workdir=$FSS_MNT/work" \
+		"$FSS_OVL"
+	echo "$FSS_OVL" >> "$FSS_SCRATCH/.mounts"
+	export FSS_OVL FSS_UPPER_MNT
+}
+
 # A tmpfs mount (for O_DIRECT n/a cases).
 fss_mktmpfs() {
 	fss_scratch

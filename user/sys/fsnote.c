@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <libmount/libmount.h>
 #include "sys/devinfo.h"
 #include "sys/fsnote.h"
@@ -53,6 +55,54 @@ static void unescape(char *s)
 		}
 	}
 	*o = '\0';
+}
+
+/* An overlay's upperdir= (unescaped, malloc'ed), or NULL: none. */
+static char *ovl_upperdir(struct libmnt_fs *fs)
+{
+	const char *opts = mnt_fs_get_fs_options(fs);
+	char *val = NULL, *dir;
+	size_t len = 0;
+
+	if (!opts || mnt_optstr_get_option(opts, "upperdir", &val, &len) ||
+	    !val || !len)
+		return NULL;
+	dir = strndup(val, len);
+	if (dir)
+		unescape(dir);
+	return dir;
+}
+
+int fss_overlays(struct fss_ovl *out, int max)
+{
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	int n = 0;
+
+	if (!tb || !it) {
+		n = errno ? -errno : -ENOMEM;
+		goto out;
+	}
+	while (n < max && mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *type = mnt_fs_get_fstype(fs);
+		struct stat st;
+		char *dir;
+
+		if (!type || strcmp(type, "overlay"))
+			continue;
+		dir = ovl_upperdir(fs);
+		if (dir && !stat(dir, &st)) {
+			out[n].ovl = fss_kdev_from_dev(mnt_fs_get_devno(fs));
+			out[n].upper = fss_kdev_from_dev(st.st_dev);
+			n++;
+		}
+		free(dir);
+	}
+out:
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return n;
 }
 
 int fss_mountpoint_of(__u32 kdev, char *buf, size_t len)

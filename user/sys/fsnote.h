@@ -23,6 +23,19 @@ int fss_fstype_of(__u32 kdev, char *buf, size_t len);
  */
 int fss_mountpoint_of(__u32 kdev, char *buf, size_t len);
 
+/* An overlayfs mount, and the upper filesystem its syncs go to. */
+struct fss_ovl {
+	__u32 ovl;			/* the overlay's superblock dev (kernel) */
+	__u32 upper;			/* its upper layer's filesystem */
+};
+
+/*
+ * The overlayfs mounts with an upper layer, from mountinfo (upperdir=
+ * in their superblock options, stat'ed for its filesystem): at most max
+ * into out.  Their count, or -errno.
+ */
+int fss_overlays(struct fss_ovl *out, int max);
+
 /*
  * Why a traced filesystem of this type shows no jbd2 commit by a kernel
  * thread, in a few words that fit after "MAJ:MIN TYPE: " on 80 columns.

@@ -24,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "engine/tracer/tracer_int.h"
+#include "sys/devinfo.h"
 #include "probe.skel.h"
 
 const char *const layer_names[L_MAX] = {
@@ -466,6 +467,11 @@ static int open_skel(struct fss_tracer *t)
 	t->skel->rodata->self_tgid = t->opts.live ? (__u32)getpid() : 0;
 	t->skel->rodata->targ_fs_dev = t->opts.fs_dev;
 	t->skel->rodata->targ_disk_dev = t->opts.disk_dev;
+	/* an overlay target: its upper's journal and disk are its syncs' */
+	t->skel->rodata->targ_fs_upper = alias_target(t, t->opts.fs_dev);
+	if (t->skel->rodata->targ_fs_upper && !t->opts.disk_dev)
+		t->skel->rodata->targ_disk_dev =
+			fss_disk_of(t->skel->rodata->targ_fs_upper);
 	t->skel->rodata->targ_cgroup = t->opts.cgroup_id;
 	t->skel->rodata->floor_only = t->floor_only;
 	if (t->ring_high_pct <= 100)

@@ -507,6 +507,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 		if (size < sizeof(ev))
 			return 0;
 		memcpy(&ev, data, sizeof(ev));
+		/* an overlay's sync is its upper filesystem's (fsalias.c) */
+		if (ev.type == FSS_EV_SYNC && ev.dev && !disk_of(ev.dev, t))
+			ev.dev = alias_of(t, ev.dev);
 	}
 	dispatch_event(t, &ev);
 	return 0;
@@ -665,8 +668,11 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 		goto fail;
 	}
 	if (strat_plan(t, &plan, err, errlen) ||
-	    strat_load(t, &plan, err, errlen) ||
-	    open_filter(t, err, errlen) ||
+	    strat_load(t, &plan, err, errlen))
+		goto fail;
+	/* the overlays known before the first sync (fsalias.c) */
+	alias_scan(t);
+	if (open_filter(t, err, errlen) ||
 	    strat_attach(t, &plan, err, errlen) ||
 	    open_consumer(t, err, errlen) ||
 	    calib_run(t, err, errlen))
@@ -904,6 +910,7 @@ int fss_tracer_live_flush(struct fss_tracer *t, struct fss_flush_stats *flush)
 	while (ring_buffer__consume(t->rb) > 0)
 		;
 	now = now_ns();
+	alias_refresh(t, now);
 	consume(t, now);
 	/* syncs still running have no SYNC record yet: what they overlap stays */
 	hold_inflight(t, now);

@@ -65,8 +65,9 @@ struct fss_trace_opts {
 	/*
 	 * Live only (exporter --painter kernel, docs/hotpath.md "The kernel
 	 * painter, reporting"): the kernel paints each sync and sends one
-	 * record per sync, no request records; its phases are the breakdown
-	 * and its request counts are n/a (fss_tracer_kernel_painted), blame
+	 * record per sync, no request records; its phases are the breakdown,
+	 * its flush facts counted there too, and its request counts are n/a
+	 * (fss_tracer_kernel_painted), blame
 	 * is off, the consumer runs at normal priority (FSYNCSCOPE_CONSUMER
 	 * may say idle).  Where the kernel cannot paint (no tp_btf block
 	 * hooks) user space paints, as without it.
@@ -88,7 +89,9 @@ struct fss_tracer;
 
 /*
  * opts.kernel_paint and the kernel paints: each sync's breakdown is the
- * kernel's, and its request counts and the flush facts are n/a.
+ * kernel's, its request counts are n/a but its pure flushes and whether
+ * it saw a flush (nr_flush, flush_seen), and the flush facts of
+ * fss_tracer_live_flush are the kernel's counts (clock.bpf.h clk_flc).
  */
 bool fss_tracer_kernel_painted(const struct fss_tracer *t);
 

@@ -25,6 +25,7 @@
 #include "engine/blame/comms.h"
 #include "engine/tracer/fold.h"
 #include "lib/scratch.h"
+#include "sys/fsnote.h"
 #include "fsyncscope.skel.h"
 
 enum layer { L_SYNC, L_FS, L_JOURNAL, L_BLOCK, L_NVME, L_MAX };
@@ -133,6 +134,13 @@ struct fss_tracer {
 	/* fs dev -> disk dev cache for the attribution engine */
 	struct { __u32 fs, disk; } disk_cache[32];
 	int ndisk_cache;
+
+	/* overlayfs mounts and their upper filesystems (fsalias.c) */
+	struct fss_ovl ovl[64];
+	int novl;
+	__u32 not_ovl[64];		/* sync devs checked: no overlay */
+	int nnot_ovl;
+	__u64 ovl_scan_ns;		/* when mountinfo was last read */
 };
 
 /* What strat_plan() decided to try, for strat_load() and strat_attach(). */
@@ -177,6 +185,23 @@ int calib_run(struct fss_tracer *t, char *err, size_t errlen);
 void calib_read_hits(struct fss_tracer *t, __u64 *hits);
 /* The summ map summed over CPUs, FSS_SYNC_KIND_MAX entries. */
 void calib_read_summ(struct fss_tracer *t, struct fss_summ *out);
+
+/* fsalias.c */
+
+/*
+ * Read the overlayfs mounts (mountinfo) into t->ovl and the fs_alias
+ * map: the kernel keys an overlay's syncs to its upper filesystem.
+ */
+void alias_scan(struct fss_tracer *t);
+/*
+ * The filesystem a sync on fs dev (one with no disk) goes to: its
+ * overlay's upper, or dev.
+ */
+__u32 alias_of(struct fss_tracer *t, __u32 dev);
+/* Before load: the upper filesystem of target overlay fs_dev, or 0. */
+__u32 alias_target(struct fss_tracer *t, __u32 fs_dev);
+/* Live: mountinfo read again now and then (mounts come and go). */
+void alias_refresh(struct fss_tracer *t, __u64 now);
 
 /*
  * The in-kernel painter paints only with the tp_btf block hooks: raw_tp
