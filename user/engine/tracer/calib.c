@@ -288,4 +288,18 @@ int calib_run(struct fss_tracer *t, char *err, size_t errlen)
 	return 0;
 }
 
-/* ---- open / close ---- */
+/* A sync the kernel sent that the tracer counts as summarized (why). */
+void summ_demote(struct fss_tracer *t, __u32 kind, __u32 why, __u64 total)
+{
+	struct fss_summ *s;
+	__u32 b = 0;
+
+	if (kind >= FSS_SYNC_KIND_MAX)
+		return;
+	s = &t->demoted[kind];
+	s->syncs[why]++;
+	s->total_ns += total;
+	while (b + 1 < FSS_SUMM_BUCKETS && (total >> (b + 1)))
+		b++;
+	s->hist[b]++;
+}

@@ -185,6 +185,22 @@ int calib_run(struct fss_tracer *t, char *err, size_t errlen);
 void calib_read_hits(struct fss_tracer *t, __u64 *hits);
 /* The summ map summed over CPUs, FSS_SYNC_KIND_MAX entries. */
 void calib_read_summ(struct fss_tracer *t, struct fss_summ *out);
+/* A sync the kernel sent, counted as summarized after all (why). */
+void summ_demote(struct fss_tracer *t, __u32 kind, __u32 why, __u64 total);
+
+/* kpreport.c: the in-kernel painter's reports (docs/hotpath.md) */
+
+/* Its painted sync to opts.on_sync, or counted as unpainted. */
+void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev,
+		    bool painted);
+/* Its distinct flush facts so far (clk_flc[], .bss). */
+void kp_flc_now(const struct fss_tracer *t, __u64 *out);
+/* FSYNCSCOPE_KPAINT=1: a window's flush facts, both painters'. */
+void kp_flc_window(struct fss_tracer *t, const struct fss_flush_stats *f);
+/* opts.kernel_paint: its flush facts since the last call. */
+void kp_flush_stats(struct fss_tracer *t, struct fss_flush_stats *f);
+/* -v: its line at exit. */
+void kp_print(const struct fss_tracer *t);
 
 /* fsalias.c */
 
