@@ -105,29 +105,16 @@ kp_guest_run() {
 # reporting"): the kernel's phases as the breakdown, with the NVMe Flush
 # commands' device time; every sync painted; the flush facts counted in
 # the kernel (an overwrite fdatasync here: a flush each, an NVMe Flush)
-# bats test_tags=kpaint
+# bats test_tags=kpaint,smoke
 @test "exporter --painter kernel on this kernel and NVMe: every sync painted and counted, phases add up, flush time and flush facts seen" {
-	local i v= u=http://127.0.0.1:19471/metrics ph tot fl f
-	ip link set lo up 2> /dev/null || true
-	"$FSS_BIN" exporter --painter kernel --listen 127.0.0.1:19471 \
-		--interval 1 --mount "$VM_MNT" 2> "$VM_DIR/pk.err" &
-	exp_pid=$!
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^fsyncscope: exporting' "$VM_DIR/pk.err" && break
-		sleep 0.1
-	done
+	local v ph tot fl f rc=0
+	vm_exporter_start pk 19471 --painter kernel --mount "$VM_MNT"
 	"$FSS_BIN" run --no-trace --count "$KP_N" --method fdatasync --bs 8k \
 		--pattern overwrite --file-size 1m "$VM_MNT" > /dev/null 2>&1
-	for ((i = 0; i < 100; i++)); do
-		curl -sf "$u" -o "$VM_DIR/pk.txt" &&
-			v=$(grep -E '^fsyncscope_sync_duration_seconds_count\{kind="fdatasync"' \
-				"$VM_DIR/pk.txt" | awk '{ print $NF }')
-		[ "$v" = "$KP_N" ] && break
-		sleep 0.1
-	done
+	vm_scrape_fdatasyncs 19471 "$VM_DIR/pk.txt" "$KP_N" || rc=$?
 	kill -TERM "$exp_pid"; wait "$exp_pid" || true; exp_pid=
 	cat "$VM_DIR/pk.err"
-	[ "$v" = "$KP_N" ]
+	[ "$rc" -eq 0 ]
 	grep -q '^fsyncscope_painter_info{painter="kernel"} 1$' "$VM_DIR/pk.txt"
 	! grep -q 'reason="unpainted"' "$VM_DIR/pk.txt" || false
 	for f in flushes flush_syncs_served nvme_flush_commands; do

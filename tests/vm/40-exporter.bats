@@ -33,28 +33,15 @@ teardown() {
 
 # bats test_tags=smoke
 @test "exporter as nobody on this kernel: every sync counted, lost events read (or n/a and absent)" {
-	local i n=30 url=http://127.0.0.1:19469/metrics v=
-	"$FSS_BIN" exporter --listen 127.0.0.1:19469 --interval 1 \
-		--mount /tmp/fss-vm/exp 2> "$VM_DIR/exp.err" &
-	exp_pid=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q '^fsyncscope: exporting' "$VM_DIR/exp.err" && break
-		sleep 0.1
-	done
+	local n=30
+	vm_exporter_start exp 19469 --mount /tmp/fss-vm/exp
 	cat "$VM_DIR/exp.err"
 	grep -q 'as nobody' "$VM_DIR/exp.err"
 	grep -qE "^Uid:\s+$(id -u nobody)\s" /proc/$exp_pid/status
 	grep -q '^CapEff:\s*0000000000000000$' /proc/$exp_pid/status
 	"$FSS_BIN" run --no-trace --count "$n" --method fdatasync /tmp/fss-vm/exp \
 		> /dev/null 2>&1
-	for ((i = 0; i < 100; i++)); do
-		curl -sf "$url" -o "$VM_DIR/m.txt" &&
-			v=$(grep -E '^fsyncscope_sync_duration_seconds_count\{kind="fdatasync"' \
-				"$VM_DIR/m.txt" | awk '{ print $NF }')
-		[ "$v" = "$n" ] && break
-		sleep 0.1
-	done
-	[ "$v" = "$n" ]
+	vm_scrape_fdatasyncs 19469 "$VM_DIR/m.txt" "$n"
 	if grep -q 'fsyncscope_events_lost_total is n/a' "$VM_DIR/exp.err"; then
 		! grep -q fsyncscope_events_lost "$VM_DIR/m.txt" || false
 	else

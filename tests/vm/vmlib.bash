@@ -174,3 +174,38 @@ vm_ev_expect() {
 	done
 	return "$rc"
 }
+
+# vm_exporter_start NAME PORT ARGS...: `fsyncscope exporter ARGS` on
+# 127.0.0.1:PORT (--interval 1) in the background, its stderr in
+# $VM_DIR/NAME.err, until it says it is exporting (60 s); sets exp_pid
+# (the caller's teardown stops it)
+vm_exporter_start() {
+	local name="$1" port="$2" i
+	shift 2
+	ip link set lo up 2> /dev/null || true
+	"$FSS_BIN" exporter --listen "127.0.0.1:$port" --interval 1 "$@" \
+		2> "$VM_DIR/$name.err" &
+	exp_pid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^fsyncscope: exporting' "$VM_DIR/$name.err" && return 0
+		sleep 0.1
+	done
+	echo "exporter $name did not start:" >&2
+	cat "$VM_DIR/$name.err" >&2
+	return 1
+}
+
+# vm_scrape_fdatasyncs PORT FILE N: scrape the exporter on PORT into
+# FILE until its fdatasync histogram counts N (10 s); fails otherwise
+vm_scrape_fdatasyncs() {
+	local url="http://127.0.0.1:$1/metrics" f="$2" n="$3" i v=
+	for ((i = 0; i < 100; i++)); do
+		curl -sf "$url" -o "$f" &&
+			v=$(grep -E '^fsyncscope_sync_duration_seconds_count\{kind="fdatasync"' \
+				"$f" | awk '{ print $NF }')
+		[ "$v" = "$n" ] && return 0
+		sleep 0.1
+	done
+	echo "exporter on $1: $v fdatasyncs counted, $n expected" >&2
+	return 1
+}
