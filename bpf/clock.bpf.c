@@ -62,6 +62,13 @@ static __always_inline int clk_top(const __u32 *n)
 #define CLKF_PF_IN	(1u << 8)	/* in pf_in */
 #define CLKF_PF_ST	(1u << 9)	/* counted in pf_st (once) */
 
+/* Does shared request r count in key k (key) of its disk? */
+static __always_inline bool clk_counts_in(const struct clk_rq *r,
+					  const struct clk_key *key, __u32 k)
+{
+	return key->fs && (r->shared == CLK_ALL || r->shared == k);
+}
+
 static __always_inline bool clk_flushy(const struct clk_rq *r)
 {
 	return r->pure_flush ||
@@ -105,9 +112,7 @@ static __always_inline void clk_flush_count(struct clk_disk *d,
 		for (__u32 k = 0; k < CLK_KEYS; k++) {
 			struct clk_key *key = &d->keys[k];
 
-			if (!key->fs)
-				continue;
-			if (r->shared != CLK_ALL && r->shared != k)
+			if (!clk_counts_in(r, key, k))
 				continue;
 			clk_cnt(&key->fc_in, &key->fc_st, df, fst);
 			clk_cnt(&key->pf_in, &key->pf_st, dp, pst);
@@ -403,9 +408,7 @@ static __always_inline void clk_move(struct clk_disk *d, struct clk_rq *r,
 	for (__u32 k = 0; k < CLK_KEYS; k++) {
 		struct clk_key *key = &d->keys[k];
 
-		if (!key->fs)
-			continue;
-		if (r->shared != CLK_ALL && r->shared != k)
+		if (!clk_counts_in(r, key, k))
 			continue;
 		clk_key_adv(key, t);
 		if (old && key->n[old])

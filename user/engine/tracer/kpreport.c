@@ -103,6 +103,18 @@ void kp_flush_stats(struct fss_tracer *t, struct fss_flush_stats *f)
 	memset(&t->kflush, 0, sizeof(t->kflush));
 }
 
+/* The syncs it did not paint, by why (kp_print's lines). */
+static void kp_print_unpainted(const struct fss_kp_stats *k)
+{
+	fprintf(stderr, "%llu no disk, %llu two disks, %llu table full, "
+		"%llu race, %llu other",
+		(unsigned long long)k->not_painted[0],
+		(unsigned long long)k->not_painted[1],
+		(unsigned long long)k->not_painted[2],
+		(unsigned long long)k->not_painted[3],
+		(unsigned long long)k->not_painted[4]);
+}
+
 /* -v, FSYNCSCOPE_KPAINT=1: the kernel's painter against ours. */
 void kp_print(const struct fss_tracer *t)
 {
@@ -115,30 +127,22 @@ void kp_print(const struct fss_tracer *t)
 	}
 	if (t->kp_only) {
 		fprintf(stderr, "fsyncscope: kernel painter alone: %llu of "
-			"%llu syncs painted (not: %llu no disk, %llu two "
-			"disks, %llu table full, %llu race, %llu other)\n",
+			"%llu syncs painted (not: ",
 			(unsigned long long)k->painted,
-			(unsigned long long)k->syncs,
-			(unsigned long long)k->not_painted[0],
-			(unsigned long long)k->not_painted[1],
-			(unsigned long long)k->not_painted[2],
-			(unsigned long long)k->not_painted[3],
-			(unsigned long long)k->not_painted[4]);
+			(unsigned long long)k->syncs);
+		kp_print_unpainted(k);
+		fprintf(stderr, ")\n");
 		return;
 	}
 	fprintf(stderr, "fsyncscope: kernel painter: %llu of %llu syncs "
 		"compared, %llu identical, max %llu ns apart, %llu ns of "
 		"%llu painted differently, %llu with other flush facts; not "
-		"painted: %llu no disk, %llu two disks, %llu table full, %llu "
-		"race, %llu other\n",
+		"painted: ",
 		(unsigned long long)k->compared, (unsigned long long)k->syncs,
 		(unsigned long long)k->identical,
 		(unsigned long long)k->max_diff_ns,
 		(unsigned long long)k->diff_ns, (unsigned long long)k->total_ns,
-		(unsigned long long)k->flush_differ,
-		(unsigned long long)k->not_painted[0],
-		(unsigned long long)k->not_painted[1],
-		(unsigned long long)k->not_painted[2],
-		(unsigned long long)k->not_painted[3],
-		(unsigned long long)k->not_painted[4]);
+		(unsigned long long)k->flush_differ);
+	kp_print_unpainted(k);
+	fprintf(stderr, "\n");
 }
