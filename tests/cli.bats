@@ -97,6 +97,17 @@ assert_empty_dir() {
 	run -2 --separate-stderr "$FSS_BIN" devices --probe "$DIR" --count 10000001
 	[ "$stderr" = "fsyncscope devices: bad --count '10000001': 1 to 10000000 (try 'fsyncscope devices --help')" ]
 	[ -z "$output" ]
+	# --painter: user or kernel; the kernel's records carry no request
+	# for --events-detail or perfetto to draw
+	run -2 --separate-stderr "$FSS_BIN" trace --painter fast
+	[ "$stderr" = "fsyncscope trace: --painter: 'fast' is not user or kernel (try 'fsyncscope trace --help')" ]
+	run -2 --separate-stderr "$FSS_BIN" trace --painter kernel \
+		--events "$DIR/ev.jsonl" --events-detail
+	[ "$stderr" = "fsyncscope trace: --events-detail and perfetto draw each sync's requests: not with --painter kernel (none is recorded) (try 'fsyncscope trace --help')" ]
+	run -2 --separate-stderr "$FSS_BIN" trace --painter kernel \
+		--format perfetto --events "$DIR/ev.jsonl" -o "$DIR/t.json"
+	[[ "$stderr" == *"not with --painter kernel (none is recorded)"* ]]
+	[ -z "$output" ]
 	assert_empty_dir
 }
 

@@ -366,6 +366,92 @@ pg_check() {
 	assert_exact_sums "$sw"
 }
 
+# --painter kernel (docs/hotpath.md "trace --painter kernel"): the kernel
+# paints each sync and sends one record for it; what is counted over
+# request records is null, never 0
+@test "trace --painter kernel: the kernel's phases, one record per sync; msync and io_uring fsync counted as not painted; request counts and blame n/a" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" $ALL_A
+	local a=$syncer_pid
+	start_syncer b "$FSS_MNT" --fsync 9
+	start_trace -p "$a" --json --painter kernel \
+		--events "$FSS_SCRATCH/ev.jsonl" --save "$FSS_SCRATCH/save.jsonl"
+	go a b
+	stop_trace
+	! grep -q -- '--painter kernel: n/a' "$terr"
+	s=$(summary)
+	fss_jq "$s" '.painter == "kernel" and .events_lost == 0'
+	# msync's file is known only at its fs hook, an io_uring fsync is done
+	# by another thread: counted with their totals, not painted
+	assert_kinds "$s" '{"fsync":7,"fdatasync":5,"dsync_write":4,"sync_file_range":3,"syncfs":1}'
+	fss_jq "$s" '.syncs_summarized == 5 and .overload.why.unpainted == 5 and
+		.overload.by_kind.msync.summarized == 2 and
+		.overload.by_kind.io_uring_fsync.summarized == 3'
+	assert_exact_sums "$s"
+	fss_jq "$s" '.devices | length == 1 and (.[0] | .syncs == 20 and
+		.syncs_with_flush > 0 and .flush_refs > 0 and
+		.preflush_refs == null and .fua_writes == null and
+		.fua_emulated == null and .syncs_waited_journal == null)'
+	fss_jq "$s" '.flush.flushes > 0 and .flush.preflush > 0'
+	fss_jq "$s" '.journal | length == 1 and .[0].commits > 0'
+	fss_jq "$s" '.blame == null and (.blame_strategy | test("--painter kernel"))'
+	run jq -e -s 'length == 20 and all(.painter == "kernel" and
+		.nr_rq == null and .nr_journal == null and .nr_fua == null and
+		.fs_ns + .journal_ns + .queue_ns + .device_write_ns +
+		.device_flush_ns + .other_ns == .total_ns)' "$FSS_SCRATCH/ev.jsonl"
+	[ "$status" -eq 0 ]
+	run -0 "$FSS_BIN" report "$FSS_SCRATCH/save.jsonl" --format text
+	[[ "$output" == *"painted in the kernel: one record per sync"* ]]
+	[[ "$output" == *"BLAMED: off (--painter kernel"* ]]
+	# the device's FUA writes, counted per sync over requests: n/a
+	echo "$output" | grep -qE '^[0-9]+:[0-9]+ +loop[0-9]+ .* n/a +[0-9.]+$'
+}
+
+@test "trace --painter kernel beside the default painter on the same syncs: the same syncs, flushes and preflushes" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" --fsync 40 --fdatasync 40 --dsync 20
+	local a=$syncer_pid
+	start_trace -p "$a" --json --painter kernel
+	local kpid=$trace_pid kout=$tout
+	mv "$tout" "$FSS_SCRATCH/k.out"
+	start_trace -p "$a" --json
+	go a
+	stop_trace
+	trace_pid=$kpid
+	stop_trace
+	local u k
+	u=$(summary)
+	k="$FSS_SCRATCH/k.summary.json"
+	jq -c 'select(.type == "summary")' "$FSS_SCRATCH/k.out" > "$k"
+	fss_jq "$k" '.painter == "kernel" and .all.syncs == 100'
+	fss_jq "$u" '.painter == "user" and .all.syncs == 100'
+	[ "$(jq -cS .by_kind "$k")" = "$(jq -cS .by_kind "$u")" ]
+	# the flush facts: counted in the kernel, and over request records
+	local f
+	for f in flushes preflush fua_emulated syncs_with_flush; do
+		[ "$(jq ".flush.$f" "$k")" = "$(jq ".flush.$f" "$u")" ] || {
+			echo "$f: kernel $(jq ".flush.$f" "$k"), user $(jq ".flush.$f" "$u")" >&2
+			return 1; }
+	done
+	fss_jq "$k" '.flush.flushes > 0'
+	assert_exact_sums "$k"
+}
+
+@test "trace --painter kernel where the kernel cannot paint (raw_tp block hooks): one line, user space paints with its request counts" {
+	fss_mkfs ext4
+	start_syncer a "$FSS_MNT" --fsync 5 --fdatasync 5
+	FSYNCSCOPE_BLOCK_HOOKS=raw_tp start_trace -p "$syncer_pid" --json \
+		--painter kernel
+	go a
+	stop_trace
+	[ "$(grep -c -- '--painter kernel: n/a here (the kernel painter needs the tp_btf block hooks): user space paints' "$terr")" -eq 1 ]
+	s=$(summary)
+	fss_jq "$s" '.painter == "user" and .all.syncs == 10'
+	assert_kinds "$s" '{"fsync":5,"fdatasync":5}'
+	fss_jq "$s" '.devices[0] | .preflush_refs > 0 and .fua_writes != null'
+	assert_exact_sums "$s"
+}
+
 @test "PostgreSQL on ext4: WAL syncs by process (-c postgres, -p walwriter)" {
 	pg_check ext4
 	fss_jq "$s" '.journal | length >= 1'

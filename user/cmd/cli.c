@@ -410,7 +410,10 @@ const struct argp fss_cli_shape_argp[] = {
 
 /* ---- the live commands' options (trace, exporter) ---- */
 
-enum { CLI_MOUNT = 0x1100, CLI_LIVE_STRATEGY, CLI_CALIB_DIR, CLI_SAMPLE };
+enum {
+	CLI_MOUNT = 0x1100, CLI_LIVE_STRATEGY, CLI_CALIB_DIR, CLI_SAMPLE,
+	CLI_PAINTER,
+};
 
 static const struct argp_option live_options[] = {
 	{ "pid", 'p', "PID", 0, "Only syncs of this process (all its threads); "
@@ -421,6 +424,9 @@ static const struct argp_option live_options[] = {
 	{ "sample", CLI_SAMPLE, "N", 0, "Trace 1 in N syncs in full (drawn at "
 	  "random); count the others with their totals in the kernel (default "
 	  "1: all)", 2 },
+	{ "painter", CLI_PAINTER, "WHO", 0, "user (default: from request "
+	  "records, with their counts and blame) or kernel (one record per "
+	  "sync: no sync lost to a full ring; docs/hotpath.md)", 2 },
 	{ "strategy", CLI_LIVE_STRATEGY, "auto|fentry|kprobe|tracepoint", 0,
 	  "Force an attach strategy (default auto)", 6 },
 	{ "calib-dir", CLI_CALIB_DIR, "DIR", 0, "Where the start-up calibration "
@@ -481,6 +487,14 @@ static error_t live_parse(int key, char *arg, struct argp_state *state)
 		}
 		l->sample = (__u32)v;
 		break;
+	case CLI_PAINTER:
+		if (strcmp(arg, "user") && strcmp(arg, "kernel")) {
+			argp_error(state, "--painter: '%s' is not user or "
+				   "kernel", arg);
+			return EINVAL;
+		}
+		l->kernel_paint = !strcmp(arg, "kernel");
+		break;
 	case 'v':
 		l->verbose++;
 		break;
@@ -494,3 +508,11 @@ const struct argp fss_cli_live_argp = {
 	.options = live_options,
 	.parser = live_parse,
 };
+
+void fss_cli_painter_note(const char *prog, bool asked, bool painted)
+{
+	if (asked && !painted)
+		fprintf(stderr, "%s: --painter kernel: n/a here (the kernel "
+			"painter needs the tp_btf block hooks): user space "
+			"paints\n", prog);
+}

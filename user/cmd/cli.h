@@ -118,8 +118,15 @@ struct fss_cli_live {
 	int strategy;			/* --strategy: an enum fss_strategy */
 	int verbose;			/* -v, repeatable */
 	__u32 sample;			/* --sample N (0: not given, = 1) */
+	bool kernel_paint;		/* --painter kernel */
 };
 
 extern const struct argp fss_cli_live_argp;
+
+/*
+ * --painter kernel was asked (asked) and the kernel paints (painted), or
+ * not: then one line on stderr says user space paints instead.
+ */
+void fss_cli_painter_note(const char *prog, bool asked, bool painted);
 
 #endif /* __FSS_CLI_H */

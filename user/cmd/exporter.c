@@ -57,7 +57,6 @@ static struct {
 	unsigned int labels;
 	unsigned long long max_series;
 	double interval;
-	bool kernel_paint;		/* --painter kernel */
 } env;
 
 static const char doc[] =
@@ -108,7 +107,6 @@ enum {
 	OPT_INTERVAL,
 	OPT_WEB_CONFIG,
 	OPT_USER,
-	OPT_PAINTER,
 };
 
 static const struct argp_option opts[] = {
@@ -122,9 +120,6 @@ static const struct argp_option opts[] = {
 	{ "interval", OPT_INTERVAL, "SECS", 0, "Drain the tracer and write the textfile every SECS (default 5)", 0 },
 	{ "labels", OPT_LABELS, "LIST", 0, "Labels of the sync series: kind,device,comm,cgroup (default kind,device)", 0 },
 	{ "max-series", OPT_MAX_SERIES, "N", 0, "At most N label sets (default 500); the rest folded into comm=\"other\"", 0 },
-	{ "painter", OPT_PAINTER, "WHO", 0,
-	  "user (default: from request records, with flush facts) or kernel "
-	  "(one record per sync)", 0 },
 	{},
 };
 
@@ -168,12 +163,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_LABELS:
 		if (fss_metrics_parse_labels(arg, &env.labels))
 			return bad(state, "--labels: '%s': a list of kind, device, comm, cgroup", arg);
-		break;
-	case OPT_PAINTER:
-		if (strcmp(arg, "user") && strcmp(arg, "kernel"))
-			return bad(state, "--painter: '%s' is not user or kernel",
-				   arg);
-		env.kernel_paint = !strcmp(arg, "kernel");
 		break;
 	case OPT_MAX_SERIES:
 		if (fss_parse_uint(arg, FSS_M_MAX_SERIES, &env.max_series))
@@ -435,10 +424,7 @@ static void set_info(void)
 	snprintf(M.info.version, sizeof(M.info.version), "%s", FSS_VERSION);
 	M.info.sample_every = env.live.sample ? env.live.sample : 1;
 	M.info.kernel_painter = fss_tracer_kernel_painted(T);
-	if (env.kernel_paint && !fss_tracer_kernel_painted(T))
-		fprintf(stderr, PROG ": --painter kernel: n/a here (the kernel "
-			"painter needs the tp_btf block hooks): user space "
-			"paints\n");
+	fss_cli_painter_note(PROG, env.live.kernel_paint, M.info.kernel_painter);
 	if (!uname(&u))
 		snprintf(M.info.kernel, sizeof(M.info.kernel), "%s", u.release);
 	M.start_time = (double)time(NULL);
@@ -696,7 +682,7 @@ int cmd_exporter(int argc, char **argv)
 	to.comm = env.live.comm;
 	to.sample_every = env.live.sample;
 	to.live = true;
-	to.kernel_paint = env.kernel_paint;
+	to.kernel_paint = env.live.kernel_paint;
 	to.on_sync = on_sync;
 	to.on_event = on_event;
 	if (fss_user_clear_bounding(err, sizeof(err))) {

@@ -29,7 +29,6 @@
 #include "lib/child.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "sys/devinfo.h"
 #include "doc/doc.h"
 #include "stats/live_agg.h"
 #include "live/live_db.h"
@@ -93,6 +92,11 @@ static const char doc[] =
 "group's sync time, in percent: fs, journal, queue, device_write,\n"
 "device_flush, other.  P50/P99 come from a histogram: within 0.8%.\n"
 "\n"
+"--painter kernel: the kernel splits each sync and sends one record per\n"
+"sync (the fastest hosts: none summarized for a full ring); counts over\n"
+"requests and blame are n/a.  It needs the tp_btf block hooks; without\n"
+"them user space paints.  See docs/hotpath.md.\n"
+"\n"
 "EXAMPLES:\n"
 "  fsyncscope trace                      # every sync on the host, Ctrl-C\n"
 "  fsyncscope trace -c postgres 5        # PostgreSQL, a report every 5 s\n"
@@ -101,6 +105,7 @@ static const char doc[] =
 "                                        # each sync over 10 ms, with why\n"
 "  fsyncscope trace --cgroup system.slice/etcd.service --json 10 6\n"
 "  fsyncscope trace --dev nvme0n1 --top 5 -d 60\n"
+"  fsyncscope trace --painter kernel --mount /var/lib/kafka 10\n"
 "  fsyncscope trace -- fio --name=x --rw=write --fdatasync=1 --size=8m\n"
 "                                        # one command and its children\n";
 
@@ -237,6 +242,7 @@ static struct {
 	bool slower;
 	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
 	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
+	bool kernel_painter;		/* --painter kernel, and it paints */
 	char blame[256];		/* strategy.blame, for the reports */
 	FILE *out;
 	FILE *events;			/* --events */
@@ -414,6 +420,11 @@ static int check_usage(void)
 					   "records: give --events FILE");
 	if (env.events_detail && !env.events)
 		return fss_cli_usage_error(PROG, "--events-detail adds to --events FILE");
+	if (env.live.kernel_paint &&
+	    (env.events_detail || env.format == FSS_FMT_PERFETTO))
+		return fss_cli_usage_error(PROG, "--events-detail and perfetto "
+					   "draw each sync's requests: not with "
+					   "--painter kernel (none is recorded)");
 	if (env.format == FSS_FMT_PERFETTO)
 		env.events_detail = true;
 	if (at_end_only() && (env.slower_ms >= 0 || env.json))
@@ -453,24 +464,10 @@ static int resolve_targets(__u64 *cg, __u32 *fs_dev, __u32 *disk_dev)
 			env.live.calib_dir = env.live.mount;
 	}
 	if (env.dev) {
-		__u32 blk, disk;
-
-		if (fss_dev_parse(env.dev, &blk, err, sizeof(err))) {
+		if (fss_dev_filter(env.dev, fs_dev, disk_dev, &whole_disk_dev,
+				   calib_buf, sizeof(calib_buf), err,
+				   sizeof(err))) {
 			fprintf(stderr, PROG ": %s\n", err);
-			return 1;
-		}
-		disk = fss_disk_of(blk);
-		if (!disk)
-			disk = blk;
-		*disk_dev = disk;
-		if (!fss_mount_of_dev(blk, disk, true, calib_buf, sizeof(calib_buf), fs_dev)) {
-			/* a filesystem directly on it: filter syncs in the kernel */
-		} else if (!fss_mount_of_dev(blk, disk, false, calib_buf, sizeof(calib_buf), fs_dev)) {
-			/* a whole disk with several filesystems: syncs filtered here */
-			*fs_dev = 0;
-			whole_disk_dev = true;
-		} else {
-			fprintf(stderr, PROG ": --dev %s: no mounted filesystem on it\n", env.dev);
 			return 1;
 		}
 		if (!env.live.calib_dir)
@@ -650,6 +647,7 @@ static int trace_open(struct trace_run *r)
 	to->cgroup_id = r->cg;
 	to->live = true;
 	to->blame = !env.no_blame;
+	to->kernel_paint = env.live.kernel_paint;
 	to->sample_every = env.live.sample;
 	to->on_sync = on_sync;
 	to->on_event = on_event;
@@ -688,6 +686,8 @@ static void trace_announce(struct trace_run *r)
 	};
 	char what[512];
 
+	L.kernel_painter = fss_tracer_kernel_painted(r->t);
+	fss_cli_painter_note(PROG, env.live.kernel_paint, L.kernel_painter);
 	L.journal_na = json_object_object_get_ex(st, "journal", &jv) &&
 		       !strcmp(json_object_get_string(jv), "n/a");
 	if (json_object_object_get_ex(st, "blame", &jv))
@@ -719,6 +719,7 @@ static struct live_report_ctx report_ctx(const char *type, int index)
 	struct live_report_ctx rc = {
 		.type = type, .index = index, .cmd_status = -1,
 		.top = env.top, .journal_na = L.journal_na,
+		.kernel_painter = L.kernel_painter,
 		.cmd = env.cmd != NULL, .blame = L.blame[0] ? L.blame : NULL,
 		.sample_every = env.live.sample > 1 ? env.live.sample : 0,
 	};

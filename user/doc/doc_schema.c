@@ -192,7 +192,7 @@ static const struct rule sync_rules[] = {
 	{ "journal_ns", 'u' }, { "queue_ns", 'u' }, { "device_write_ns", 'u' },
 	{ "device_flush_ns", 'u' }, { "other_ns", 'u' },
 	{ "kernel_phases", 'o' }, { "kernel_phases.*", 'u' },
-	{ "flush_seen", 'b' },
+	{ "flush_seen", 'b' }, { "painter", 's' },
 	{ "segments", 'a' }, { "segments.[]", 'a' },
 	{ "rqs", 'a' }, { "rqs.[]", 'o' }, { "rqs.[].start_ns", 'u' },
 	{ "rqs.[].issue_ns", 'u' }, { "rqs.[].end_ns", 'u' },
@@ -208,7 +208,7 @@ static const struct rule sync_rules[] = {
 
 static const struct rule trace_rules[] = {
 	{ "type", 's' }, { "strategy", 'o' }, { "filters", 'o' },
-	{ "filters.pids", 'a' },
+	{ "filters.pids", 'a' }, { "painter", 's' },
 	{ "all", 'T', group_rules },
 	{ "kinds", 'a' }, { "kinds.[]", 'T', group_rules },
 	{ "processes", 'a' }, { "processes.[]", 'o' },

@@ -252,8 +252,14 @@ static struct json_object *files_json(const struct table *t, int top)
 	return a;
 }
 
-/* one device: its facts and what its syncs asked of it */
-static struct json_object *dev_json(const struct group *dg)
+/* A count over request records: null under the kernel painter (none). */
+static struct json_object *rq_count(bool kernel_painter, __u64 v)
+{
+	return kernel_painter ? NULL : json_object_new_int64(v);
+}
+
+/* one device: its facts and what its syncs asked of it (kp: no records) */
+static struct json_object *dev_json(const struct group *dg, bool kp)
 {
 	const struct gstat *g = &dg->st;
 	struct dev_facts *d = live_names_dev(dg->k1);
@@ -275,23 +281,23 @@ static struct json_object *dev_json(const struct group *dg)
 	json_object_object_add(dobj, "syncs_with_flush", json_object_new_int64(g->with_flush));
 	json_object_object_add(dobj, "syncs_no_flush", json_object_new_int64(g->syncs - g->with_flush));
 	json_object_object_add(dobj, "flush_refs", json_object_new_int64(g->nr_flush));
-	json_object_object_add(dobj, "preflush_refs", json_object_new_int64(g->nr_preflush));
-	json_object_object_add(dobj, "fua_writes", json_object_new_int64(g->nr_fua));
-	json_object_object_add(dobj, "fua_emulated", json_object_new_int64(g->nr_fua_emulated));
-	json_object_object_add(dobj, "syncs_waited_journal", json_object_new_int64(g->with_journal));
+	json_object_object_add(dobj, "preflush_refs", rq_count(kp, g->nr_preflush));
+	json_object_object_add(dobj, "fua_writes", rq_count(kp, g->nr_fua));
+	json_object_object_add(dobj, "fua_emulated", rq_count(kp, g->nr_fua_emulated));
+	json_object_object_add(dobj, "syncs_waited_journal", rq_count(kp, g->with_journal));
 	json_object_object_add(dobj, "device_flush_ns", json_object_new_int64(g->phase_ns[FSS_PH_DEV_FLUSH]));
 	/* which kinds: a sync_file_range never flushes (docs/findings.md) */
 	json_object_object_add(dobj, "by_kind", by_kind_json(g));
 	return dobj;
 }
 
-static struct json_object *devs_json(const struct table *t)
+static struct json_object *devs_json(const struct table *t, bool kp)
 {
 	struct json_object *a = json_object_new_array();
 	struct group **s = live_tbl_sorted(t);
 
 	for (int i = 0; s && i < t->n; i++)
-		json_object_array_add(a, dev_json(s[i]));
+		json_object_array_add(a, dev_json(s[i], kp));
 	free(s);
 	return a;
 }
@@ -362,6 +368,9 @@ struct json_object *live_doc_report(const struct window *w,
 	json_object_object_add(o, "start", json_object_new_string(tbuf));
 	json_object_object_add(o, "seconds", json_object_new_double(rc->seconds));
 	json_object_object_add(o, "events_lost", json_object_new_int64(rc->drops));
+	/* who split the syncs: docs/hotpath.md, "trace --painter kernel" */
+	json_object_object_add(o, "painter", json_object_new_string(
+			       rc->kernel_painter ? "kernel" : "user"));
 	if (rc->has_summ) {
 		json_object_object_add(o, "syncs_summarized", json_object_new_uint64(
 			fss_summ_summarized(rc->summ)));
@@ -380,7 +389,8 @@ struct json_object *live_doc_report(const struct window *w,
 	json_object_object_add(o, "processes_total", json_object_new_int(w->tbl[G_PROC].n));
 	json_object_object_add(o, "files", files_json(&w->tbl[G_FILE], rc->top));
 	json_object_object_add(o, "files_total", json_object_new_int(w->tbl[G_FILE].n));
-	json_object_object_add(o, "devices", devs_json(&w->tbl[G_DEV]));
+	json_object_object_add(o, "devices", devs_json(&w->tbl[G_DEV],
+						       rc->kernel_painter));
 	json_object_object_add(o, "flush", flush_json(&w->flush));
 	json_object_object_add(o, "journal", journal_json(w));
 	json_object_object_add(o, "journal_traced", json_object_new_boolean(!rc->journal_na));
@@ -483,11 +493,13 @@ struct json_object *live_doc_sync(const struct fss_sync_result *r,
 		snprintf(k, sizeof(k), "%s_ns", fss_phase_name(p));
 		json_object_object_add(o, k, json_object_new_int64(r->phase_ns[p]));
 	}
-	json_object_object_add(o, "nr_rq", json_object_new_int(r->nr_rq));
-	json_object_object_add(o, "nr_write", json_object_new_int(r->nr_write));
+	json_object_object_add(o, "painter", json_object_new_string(
+			       r->kernel_painted ? "kernel" : "user"));
+	json_object_object_add(o, "nr_rq", rq_count(r->kernel_painted, r->nr_rq));
+	json_object_object_add(o, "nr_write", rq_count(r->kernel_painted, r->nr_write));
 	json_object_object_add(o, "nr_flush", json_object_new_int(r->nr_flush));
-	json_object_object_add(o, "nr_fua", json_object_new_int(r->nr_fua));
-	json_object_object_add(o, "nr_journal", json_object_new_int(r->nr_journal));
+	json_object_object_add(o, "nr_fua", rq_count(r->kernel_painted, r->nr_fua));
+	json_object_object_add(o, "nr_journal", rq_count(r->kernel_painted, r->nr_journal));
 	if (r->blame)
 		fss_blame_add_json(o, r->blame, fss_cgroup_path, NULL);
 	return o;

@@ -52,6 +52,8 @@ struct live_report_ctx {
 	const char *blame;	/* the strategy's blame ("off (--no-blame)", ...) */
 	bool has_summ;		/* summ is filled (a tracer ran) */
 	__u32 sample_every;	/* --sample N (0: every sync traced) */
+	/* --painter kernel, painting: counts over request records are n/a */
+	bool kernel_painter;
 	struct fss_summ summ[FSS_SYNC_KIND_MAX];	/* traced / summarized */
 };
 

@@ -742,6 +742,9 @@ static void render_trace(FILE *f, struct json_object *doc)
 	fact(f, "traced", buf);
 	snprintf(buf, sizeof(buf), "%lld", fss_jint(doc, "events_lost", 0));
 	fact(f, "events lost", buf);
+	if (fss_jstr(doc, "painter") && !strcmp(fss_jstr(doc, "painter"), "kernel"))
+		fact(f, "painted", "in the kernel, one record per sync (no "
+		     "request records: their counts and blame n/a)");
 	if (ov && fss_jint(ov, "sample_every", 0) > 1) {
 		snprintf(buf, sizeof(buf), "1 in %lld syncs traced in full, "
 			 "drawn at random (--sample)",

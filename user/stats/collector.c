@@ -484,13 +484,19 @@ struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b)
 	return o;
 }
 
+/* A count over a sync's request records: n/a (null) when it had none. */
+static struct json_object *rq_count(bool kernel_painted, __u64 v)
+{
+	return kernel_painted ? NULL : json_object_new_int64(v);
+}
+
 int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_result *r)
 {
 	char comm[FSS_COMM_UTF8_LEN(FSS_COMM_LEN)], dev[24], key[32];
+	bool known, kp = r && r->kernel_painted;
 	struct json_object *o;
 	const char *s;
 	int ph, rc = 0;
-	bool known;
 
 	if (!f || !r)
 		return -EINVAL;
@@ -526,8 +532,11 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 		json_object_object_add(k, "flush_class", json_u64(r->kflushy));
 		json_object_object_add(o, "kernel_phases", k);
 	}
-	json_object_object_add(o, "nr_rq", json_object_new_int64(r->nr_rq));
-	json_object_object_add(o, "nr_write", json_object_new_int64(r->nr_write));
+	/* the kernel painted it (--painter kernel): no request was seen */
+	json_object_object_add(o, "painter", json_object_new_string(kp ?
+			       "kernel" : "user"));
+	json_object_object_add(o, "nr_rq", rq_count(kp, r->nr_rq));
+	json_object_object_add(o, "nr_write", rq_count(kp, r->nr_write));
 	json_object_object_add(o, "nr_flush", json_object_new_int64(r->nr_flush));
 	json_object_object_add(o, "flush_seen", json_object_new_boolean(r->flush_seen));
 	/*
@@ -537,14 +546,15 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	 * Pure flushes are created by the kernel itself and never have a
 	 * creation event, so only the non-flush requests are asked.
 	 */
-	known = r->nr_started > 0 || r->nr_rq == r->nr_flush;
-	json_object_object_add(o, "creation_seen", json_object_new_boolean(known));
+	known = !kp && (r->nr_started > 0 || r->nr_rq == r->nr_flush);
+	json_object_object_add(o, "creation_seen", kp ? NULL :
+			       json_object_new_boolean(known));
 	json_object_object_add(o, "nr_preflush", known ? json_object_new_int64(r->nr_preflush) : NULL);
-	json_object_object_add(o, "nr_fua", json_object_new_int64(r->nr_fua));
+	json_object_object_add(o, "nr_fua", rq_count(kp, r->nr_fua));
 	json_object_object_add(o, "nr_fua_emulated", known ? json_object_new_int64(r->nr_fua_emulated) : NULL);
-	json_object_object_add(o, "nr_incomplete", json_object_new_int64(r->nr_incomplete));
-	json_object_object_add(o, "nr_journal", json_object_new_int64(r->nr_journal));
-	json_object_object_add(o, "device_flush_from_nvme",
+	json_object_object_add(o, "nr_incomplete", rq_count(kp, r->nr_incomplete));
+	json_object_object_add(o, "nr_journal", rq_count(kp, r->nr_journal));
+	json_object_object_add(o, "device_flush_from_nvme", kp ? NULL :
 			       json_object_new_boolean(r->device_flush_from_nvme));
 	json_object_object_add(o, "ret", json_object_new_int64(r->ret));
 	if (r->blame)

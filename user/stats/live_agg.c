@@ -28,6 +28,9 @@ __u64 live_quantile_ns(const struct fss_shist *h, double q)
 
 static bool saw_flush(const struct fss_sync_result *r)
 {
+	/* the kernel painter counts flush-class requests, not their kinds */
+	if (r->kernel_painted)
+		return r->flush_seen || r->phase_ns[FSS_PH_DEV_FLUSH];
 	return r->nr_flush || r->nr_preflush || r->nr_fua_emulated ||
 	       r->phase_ns[FSS_PH_DEV_FLUSH];
 }

@@ -18,6 +18,7 @@
 #include <libmount/libmount.h>
 #include <linux/magic.h>
 #include "lib/parse.h"
+#include "sys/devinfo.h"
 #include "sys/target.h"
 
 /* ---- target facts ----------------------------------------------------- */
@@ -444,4 +445,27 @@ int fss_pids_to_tgids(__u32 *ids, int *n, __u32 *missing)
 	}
 	*n = out;
 	return 0;
+}
+
+int fss_dev_filter(const char *arg, __u32 *fs_dev, __u32 *disk_dev,
+		   bool *whole_disk, char *dir, size_t dirlen,
+		   char *err, size_t errlen)
+{
+	__u32 blk, disk;
+	int rc = fss_dev_parse(arg, &blk, err, errlen);
+
+	if (rc)
+		return rc;
+	disk = fss_disk_of(blk);
+	*disk_dev = disk ? disk : blk;
+	*whole_disk = false;
+	if (!fss_mount_of_dev(blk, *disk_dev, true, dir, dirlen, fs_dev))
+		return 0;
+	if (!fss_mount_of_dev(blk, *disk_dev, false, dir, dirlen, fs_dev)) {
+		*fs_dev = 0;
+		*whole_disk = true;
+		return 0;
+	}
+	snprintf(err, errlen, "--dev %s: no mounted filesystem on it", arg);
+	return -ENOENT;
 }

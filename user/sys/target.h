@@ -48,6 +48,17 @@ int fss_cgroup_id(const char *arg, __u64 *id, char *err, size_t errlen);
 int fss_dev_parse(const char *arg, __u32 *kdev, char *err, size_t errlen);
 
 /*
+ * --dev DEV of the live commands as a filter: its disk in *disk_dev, and
+ * the filesystem directly on it in *fs_dev (filtered in the kernel), or
+ * *fs_dev 0 and *whole_disk when it is a disk under several filesystems
+ * (its syncs filtered in user space); a mountpoint on it in dir.  0, or
+ * -errno with one line in err ("--dev X: ...").
+ */
+int fss_dev_filter(const char *arg, __u32 *fs_dev, __u32 *disk_dev,
+		   bool *whole_disk, char *dir, size_t dirlen,
+		   char *err, size_t errlen);
+
+/*
  * Where a filesystem on device blk (exact; also a non-block fs's 0:N) or
  * on any partition of disk is mounted: its mountpoint in dir (the first,
  * or the first that mounts the filesystem's root rather than a bind of a

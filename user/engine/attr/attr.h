@@ -87,6 +87,12 @@ struct fss_sync_result {
 	bool device_flush_from_nvme;	/* flush time came from NVMe Flush commands */
 	bool flush_seen;		/* a flush-class request was painted
 					 * (fss_flush_stats.syncs_with_flush) */
+	/*
+	 * its breakdown, nr_flush and flush_seen are the kernel's (--painter
+	 * kernel): no request record, so the other request and commit
+	 * counts are n/a, not 0
+	 */
+	bool kernel_painted;
 	/* the kernel's painter (FSYNCSCOPE_KPAINT), when kflags & FSS_KP_VALID */
 	__u32 kflags;			/* FSS_KP_* */
 	__u64 kphase_ns[FSS_PH_MAX];

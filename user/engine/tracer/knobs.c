@@ -67,8 +67,10 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 	/* blame's records are per request too, and no sync is reported */
 	if (t->kp_only && t->blame_on) {
 		t->blame_on = false;
-		snprintf(t->blame_desc, sizeof(t->blame_desc), "off "
-			 "(FSYNCSCOPE_KPAINT=only: no sync is reported)");
+		snprintf(t->blame_desc, sizeof(t->blame_desc), "off (%s)",
+			 t->opts.kernel_paint ? "--painter kernel: blame needs "
+			 "per-request records" : "FSYNCSCOPE_KPAINT=only: no "
+			 "sync is reported");
 	}
 	/* no request record: only the exporter's live sync counts can do */
 	if (t->opts.kernel_paint && !t->opts.live) {

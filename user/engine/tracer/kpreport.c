@@ -36,6 +36,7 @@ void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev,
 	/* its flush facts, as attr_paint_sync counts a painted sync's */
 	r.nr_flush = ev->sync.knflush;
 	r.flush_seen = ev->sync.kflushy > 0;
+	r.kernel_painted = true;
 	t->kflush.syncs++;
 	t->kflush.flush_sync_refs += ev->sync.knflush;
 	if (r.flush_seen)

@@ -111,6 +111,9 @@ static bool print_head(FILE *f, struct json_object *doc)
 	if (fss_jcount(all, "errors"))
 		fprintf(f, " (%llu failed)", fss_jcount(all, "errors"));
 	fprintf(f, "\n");
+	if (!strcmp(str_or(doc, "painter", "user"), "kernel"))
+		fprintf(f, "painted in the kernel: one record per sync, no "
+			"request records (their counts, blame: n/a)\n");
 	if (lost && fss_j(doc, "overload"))
 		fprintf(f, "warning: %llu events lost (ring buffer or state map "
 			"full, or hook skipped);\nsyncs near them were "
@@ -176,13 +179,16 @@ static void print_devices(FILE *f, struct json_object *doc)
 		"SYNCS", "FLUSHED", "NO_FLUSH", "FUA_WR", "DFLUSH_s");
 	each(fss_j(doc, "devices"), i, d) {
 		const char *wc = fss_jstr(d, "write_cache");
+		char fw[24] = "n/a";	/* null: no request record */
 
+		if (fss_j(d, "fua_writes"))
+			snprintf(fw, sizeof(fw), "%llu", fss_jcount(d, "fua_writes"));
 		fua = fss_j(d, "fua");
-		fprintf(f, "%-9s %-8.8s %-13s %3s %7llu %7llu %8llu %7llu %8.3f\n",
+		fprintf(f, "%-9s %-8.8s %-13s %3s %7llu %7llu %8llu %7s %8.3f\n",
 			str_or(d, "dev", "?"), str_or(d, "disk", "n/a"), wc ? wc : "n/a",
 			!fua ? "n/a" : json_object_get_boolean(fua) ? "yes" : "no",
 			fss_jcount(d, "syncs"), fss_jcount(d, "syncs_with_flush"),
-			fss_jcount(d, "syncs_no_flush"), fss_jcount(d, "fua_writes"),
+			fss_jcount(d, "syncs_no_flush"), fw,
 			fss_jcount(d, "device_flush_ns") / 1e9);
 		if (wc && !strcmp(wc, "write through"))
 			fprintf(f, "  %s is write through: the kernel elides its flushes\n",
