@@ -65,6 +65,12 @@ static struct {
 	bool no_blame;		/* --no-blame */
 } env;
 
+/* The windows a sync goes into: [0] the interval (if any), [1] the run. */
+static int first_window(void)
+{
+	return env.interval ? 0 : 1;
+}
+
 /* html and perfetto: rendered once, from the summary, at the end */
 static bool at_end_only(void)
 {
@@ -304,9 +310,10 @@ static void on_sync(const struct fss_sync_result *r, void *arg)
 		return;
 	}
 	live_names_resolve_file(r->pid, r->dev, r->ino, false);
-	for (int w = 0; w < 2; w++)
+	/* without INTERVAL only the whole run's window is reported */
+	for (int w = first_window(); w < 2; w++)
 		live_window_add_sync(&L.win[w], r);
-	live_db_add(r);
+	live_db_add(r, first_window());
 	if (L.slower && r->total >= L.slower_ns)
 		print_slow(r);
 	pthread_mutex_unlock(&L.lock);
@@ -323,7 +330,7 @@ static void on_event(const struct fss_event *ev, void *arg)
 		pthread_mutex_unlock(&L.lock);
 	} else if (ev->type == FSS_EV_JOURNAL && ev->ts_end >= ev->ts) {
 		pthread_mutex_lock(&L.lock);
-		for (int w = 0; w < 2; w++)
+		for (int w = first_window(); w < 2; w++)
 			live_window_add_commit(&L.win[w], ev->dev,
 					       ev->ts_end - ev->ts,
 					       ev->journal.sync_commit);

@@ -51,8 +51,14 @@ static int role_index(struct fss_dbview *v, const char *name)
 void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 		    const char *path, const struct fss_dbrole *role)
 {
-	enum fss_fclass c = fss_fclass_of(r->kind == FSS_SYNC_MSYNC ? NULL :
-					  path, r->kind);
+	fss_dbview_add_class(v, r, fss_fclass_of(r->kind == FSS_SYNC_MSYNC ?
+						 NULL : path, r->kind), role);
+}
+
+void fss_dbview_add_class(struct fss_dbview *v,
+			  const struct fss_sync_result *r, enum fss_fclass c,
+			  const struct fss_dbrole *role)
+{
 	const char *rname = "none";
 	int ri;
 

@@ -48,6 +48,11 @@ void fss_dbview_reset(struct fss_dbview *v);
 void fss_dbview_add(struct fss_dbview *v, const struct fss_sync_result *r,
 		    const char *path, const struct fss_dbrole *role);
 
+/* The same with its file's class known (fss_fclass_of of its path). */
+void fss_dbview_add_class(struct fss_dbview *v,
+			  const struct fss_sync_result *r, enum fss_fclass c,
+			  const struct fss_dbrole *role);
+
 /* "classes": non-empty classes by total time, each a group (syncs,
  * total_ns, p50_us, ..., phases) with class, label, db, by_kind, by_role */
 struct json_object *fss_dbview_classes_json(const struct fss_dbview *v);

@@ -188,7 +188,7 @@ static struct file_name *name_from_datadir(const struct fss_sync_result *r,
 				  live_mono_ns());
 	f = path ? live_names_file(r->dev, r->ino, true) : NULL;
 	if (f && !f->path)
-		f->path = strdup(path);
+		live_names_set_path(f, strdup(path));
 	return f;
 }
 
@@ -213,7 +213,21 @@ void live_db_event(__u32 pid, __u32 tid)
 	fss_myroles_refresh(D.my, err, sizeof(err));
 }
 
-void live_db_add(const struct fss_sync_result *r)
+/* The class of a sync of kind on f (NULL: unresolved), once per path. */
+static enum fss_fclass file_class(struct file_name *f, unsigned int kind)
+{
+	const char *path = kind == FSS_SYNC_MSYNC || !f ? NULL : f->path;
+
+	if (!path)
+		return fss_fclass_of(NULL, kind);
+	if (f->fclass < 0 || f->fclass_kind != kind) {
+		f->fclass = fss_fclass_of(path, kind);
+		f->fclass_kind = kind;
+	}
+	return (enum fss_fclass)f->fclass;
+}
+
+void live_db_add(const struct fss_sync_result *r, int first_window)
 {
 	struct proc_name *p = live_names_proc_find(r->pid);
 	struct file_name *f = NULL;
@@ -234,8 +248,8 @@ void live_db_add(const struct fss_sync_result *r)
 		role = &thread;
 		D.v[0].my_source = D.v[1].my_source = fss_myroles_source(D.my);
 	}
-	for (int w = 0; w < 2; w++)
-		fss_dbview_add(&D.v[w], r, f ? f->path : NULL, role);
+	for (int w = first_window; w < 2; w++)
+		fss_dbview_add_class(&D.v[w], r, file_class(f, r->kind), role);
 }
 
 void live_db_doc_add(struct json_object *o, int w, __u64 now_mono,

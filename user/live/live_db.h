@@ -44,8 +44,9 @@ bool live_db_keep(__u32 pid);
 /* A sync record of pid/tid read (--mysql: learn a new thread's role now) */
 void live_db_event(__u32 pid, __u32 tid);
 
-/* One sync into both views (after live_names has named it). */
-void live_db_add(const struct fss_sync_result *r);
+/* One sync into the views from first_window on ([0]: the interval, [1]:
+ * the whole run), after live_names has named it. */
+void live_db_add(const struct fss_sync_result *r, int first_window);
 
 /*
  * The database keys into a report of window w: an interval (0) lists the

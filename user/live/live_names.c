@@ -86,6 +86,13 @@ struct proc_name *live_names_proc(__u32 pid, const char *comm)
 	return p;
 }
 
+void live_names_set_path(struct file_name *f, char *path)
+{
+	free(f->path);
+	f->path = path;
+	f->fclass = -1;
+}
+
 struct file_name *live_names_file(__u32 dev, __u64 ino, bool create)
 {
 	unsigned int h = (ino * 31 + dev) % NAME_BUCKETS;
@@ -101,6 +108,7 @@ struct file_name *live_names_file(__u32 dev, __u64 ino, bool create)
 		return NULL;
 	f->dev = dev;
 	f->ino = ino;
+	f->fclass = -1;
 	f->next = N.files[h];
 	N.files[h] = f;
 	N.nfiles++;
@@ -145,10 +153,8 @@ static bool scan_fds(__u32 pid, __u32 want_dev, __u64 want_ino)
 		if (!f->path || strcmp(f->path, target)) {
 			char *p = strdup(target);
 
-			if (p) {
-				free(f->path);
-				f->path = p;
-			}
+			if (p)
+				live_names_set_path(f, p);
 		}
 		if (dev == want_dev && st.st_ino == want_ino)
 			found = true;
@@ -180,8 +186,7 @@ static bool search_fs(struct file_name *f, __u64 now)
 	d->searched_ns = now;
 	if (fss_find_ino(d->mnt, f->ino, LIVE_FIND_MAX, path, sizeof(path)))
 		return false;
-	free(f->path);
-	f->path = strdup(path);
+	live_names_set_path(f, strdup(path));
 	return f->path != NULL;
 }
 

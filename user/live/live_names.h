@@ -36,6 +36,9 @@ struct file_name {
 	__u64 tried_ns;		/* last failed resolution ... */
 	__u32 tried_pid;	/* ... in this process's open files */
 	bool searched;		/* looked for by inode on its filesystem */
+	/* fss_fclass_of(path, fclass_kind), once per path; -1: not yet */
+	int fclass;
+	unsigned int fclass_kind;
 	struct file_name *next;
 };
 
@@ -50,6 +53,9 @@ struct dev_facts {
 	__u64 searched_ns;	/* its last search for a file by inode */
 	struct dev_facts *next;
 };
+
+/* f's path is now path (taken, freed later; NULL: none): its class anew */
+void live_names_set_path(struct file_name *f, char *path);
 
 /* the process pid, added (comm, its title now) when new; NULL: no memory */
 struct proc_name *live_names_proc(__u32 pid, const char *comm);
