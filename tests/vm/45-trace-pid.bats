@@ -54,3 +54,34 @@ teardown() {
 		'.devices | length == 1 and .[0].syncs_with_flush > 0' \
 		'.flush.flushes > 0 and .flush.nvme_flush_cmds == .flush.flushes'
 }
+
+# trace --painter kernel (docs/hotpath.md "trace --painter kernel"): the
+# same syncs, painted in the kernel and sent one record each; the NVMe
+# Flush commands counted there too; request counts null
+# bats test_tags=kpaint
+@test "trace -p --painter kernel on this kernel and NVMe: exact counts per kind, every sync painted, flush facts counted in the kernel" {
+	local a s="$BATS_TEST_TMPDIR/summary.json"
+	start_syncer a "$VM_MNT" --fsync 5 --fdatasync 4 --dsync 3
+	a=$syncer_pid
+	start_syncer b "$VM_MNT" --fsync 6 --fdatasync 6
+	# (calibrated on the NVMe disk: the guest's /tmp has no block device)
+	start_trace trace -v -p "$a" --json --painter kernel \
+		--calib-dir "$VM_MNT"
+	go a b
+	stop_trace "$trace_pid" ||
+		{ cat "$FSS_SCRATCH/trace.err" >&2; return 1; }
+	jq -c 'select(.type == "summary")' "$FSS_SCRATCH/trace.out" > "$s"
+	vm_artifact trace-pid-kpaint.json "$s"
+	vm_artifact trace-pid-kpaint.err "$FSS_SCRATCH/trace.err"
+	! grep -q -- '--painter kernel: n/a' "$FSS_SCRATCH/trace.err" || false
+	vm_jq_all "$s" \
+		'.painter == "kernel" and .events_lost == 0' \
+		'.syncs_summarized == 0' \
+		'.by_kind == {"fsync": 5, "fdatasync": 4, "dsync_write": 3}' \
+		"[.processes[].pid] == [$a]" \
+		'[.all, .kinds[], .processes[], .files[]] | all(([.phases[].ns] | add) == .total_ns)' \
+		'.devices | length == 1 and .[0].syncs_with_flush == 12 and .[0].fua_writes == null' \
+		'.all.phases.device_flush.ns > 0' \
+		'.flush.flushes > 0 and .flush.nvme_flush_cmds == .flush.flushes' \
+		'.blame == null'
+}
