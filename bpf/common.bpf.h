@@ -187,8 +187,9 @@ struct {
 
 /*
  * [0]: events lost (ring buffer full); [1]: sync state lost (no task storage
- * slot could be made for a sync or a journal commit, or the io_uring
- * request map was full); [2]: blame records lost (ring buffer full)
+ * slot could be made for a sync or a journal commit, or found at a sync's
+ * exit: seen at the thread's next sync; or the io_uring request map was
+ * full); [2]: blame records lost (ring buffer full)
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -81,6 +81,16 @@ static __always_inline int sync_enter(__u32 kind, __s64 fd, bool dsync_only,
 		count_drop(1);
 		return 0;
 	}
+	/*
+	 * Its last sync's exit found no state: the task storage lookup was
+	 * refused (on PREEMPT_RT a program preempted on this CPU may hold
+	 * it).  That sync is lost: counted so, never silently.
+	 */
+	if (st->ts) {
+		if (st->summ)
+			__sync_fetch_and_add(&summ_inflight, -1);
+		count_drop(1);
+	}
 	st->ts = bpf_ktime_get_ns();
 	/*
 	 * Traced in full or summarized, decided here for the whole sync: a
