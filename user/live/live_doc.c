@@ -15,6 +15,7 @@
 #include "stats/live_agg.h"
 #include "live/live_doc.h"
 #include "stats/summ.h"
+#include "stats/collector.h"
 #include "live/live_names.h"
 #include "doc/blame_json.h"
 #include "lib/cgpath.h"
@@ -252,12 +253,6 @@ static struct json_object *files_json(const struct table *t, int top)
 	return a;
 }
 
-/* A count over request records: null under the kernel painter (none). */
-static struct json_object *rq_count(bool kernel_painter, __u64 v)
-{
-	return kernel_painter ? NULL : json_object_new_int64(v);
-}
-
 /* one device: its facts and what its syncs asked of it (kp: no records) */
 static struct json_object *dev_json(const struct group *dg, bool kp)
 {
@@ -281,10 +276,10 @@ static struct json_object *dev_json(const struct group *dg, bool kp)
 	json_object_object_add(dobj, "syncs_with_flush", json_object_new_int64(g->with_flush));
 	json_object_object_add(dobj, "syncs_no_flush", json_object_new_int64(g->syncs - g->with_flush));
 	json_object_object_add(dobj, "flush_refs", json_object_new_int64(g->nr_flush));
-	json_object_object_add(dobj, "preflush_refs", rq_count(kp, g->nr_preflush));
-	json_object_object_add(dobj, "fua_writes", rq_count(kp, g->nr_fua));
-	json_object_object_add(dobj, "fua_emulated", rq_count(kp, g->nr_fua_emulated));
-	json_object_object_add(dobj, "syncs_waited_journal", rq_count(kp, g->with_journal));
+	json_object_object_add(dobj, "preflush_refs", fss_rq_count_json(kp, g->nr_preflush));
+	json_object_object_add(dobj, "fua_writes", fss_rq_count_json(kp, g->nr_fua));
+	json_object_object_add(dobj, "fua_emulated", fss_rq_count_json(kp, g->nr_fua_emulated));
+	json_object_object_add(dobj, "syncs_waited_journal", fss_rq_count_json(kp, g->with_journal));
 	json_object_object_add(dobj, "device_flush_ns", json_object_new_int64(g->phase_ns[FSS_PH_DEV_FLUSH]));
 	/* which kinds: a sync_file_range never flushes (docs/findings.md) */
 	json_object_object_add(dobj, "by_kind", by_kind_json(g));
@@ -495,11 +490,11 @@ struct json_object *live_doc_sync(const struct fss_sync_result *r,
 	}
 	json_object_object_add(o, "painter", json_object_new_string(
 			       r->kernel_painted ? "kernel" : "user"));
-	json_object_object_add(o, "nr_rq", rq_count(r->kernel_painted, r->nr_rq));
-	json_object_object_add(o, "nr_write", rq_count(r->kernel_painted, r->nr_write));
+	json_object_object_add(o, "nr_rq", fss_rq_count_json(r->kernel_painted, r->nr_rq));
+	json_object_object_add(o, "nr_write", fss_rq_count_json(r->kernel_painted, r->nr_write));
 	json_object_object_add(o, "nr_flush", json_object_new_int(r->nr_flush));
-	json_object_object_add(o, "nr_fua", rq_count(r->kernel_painted, r->nr_fua));
-	json_object_object_add(o, "nr_journal", rq_count(r->kernel_painted, r->nr_journal));
+	json_object_object_add(o, "nr_fua", fss_rq_count_json(r->kernel_painted, r->nr_fua));
+	json_object_object_add(o, "nr_journal", fss_rq_count_json(r->kernel_painted, r->nr_journal));
 	if (r->blame)
 		fss_blame_add_json(o, r->blame, fss_cgroup_path, NULL);
 	return o;

@@ -484,8 +484,7 @@ struct json_object *fss_blame_sum_json(const struct fss_blame_sum *b)
 	return o;
 }
 
-/* A count over a sync's request records: n/a (null) when it had none. */
-static struct json_object *rq_count(bool kernel_painted, __u64 v)
+struct json_object *fss_rq_count_json(bool kernel_painted, __u64 v)
 {
 	return kernel_painted ? NULL : json_object_new_int64(v);
 }
@@ -535,8 +534,8 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	/* the kernel painted it (--painter kernel): no request was seen */
 	json_object_object_add(o, "painter", json_object_new_string(kp ?
 			       "kernel" : "user"));
-	json_object_object_add(o, "nr_rq", rq_count(kp, r->nr_rq));
-	json_object_object_add(o, "nr_write", rq_count(kp, r->nr_write));
+	json_object_object_add(o, "nr_rq", fss_rq_count_json(kp, r->nr_rq));
+	json_object_object_add(o, "nr_write", fss_rq_count_json(kp, r->nr_write));
 	json_object_object_add(o, "nr_flush", json_object_new_int64(r->nr_flush));
 	json_object_object_add(o, "flush_seen", json_object_new_boolean(r->flush_seen));
 	/*
@@ -550,10 +549,10 @@ int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_
 	json_object_object_add(o, "creation_seen", kp ? NULL :
 			       json_object_new_boolean(known));
 	json_object_object_add(o, "nr_preflush", known ? json_object_new_int64(r->nr_preflush) : NULL);
-	json_object_object_add(o, "nr_fua", rq_count(kp, r->nr_fua));
+	json_object_object_add(o, "nr_fua", fss_rq_count_json(kp, r->nr_fua));
 	json_object_object_add(o, "nr_fua_emulated", known ? json_object_new_int64(r->nr_fua_emulated) : NULL);
-	json_object_object_add(o, "nr_incomplete", rq_count(kp, r->nr_incomplete));
-	json_object_object_add(o, "nr_journal", rq_count(kp, r->nr_journal));
+	json_object_object_add(o, "nr_incomplete", fss_rq_count_json(kp, r->nr_incomplete));
+	json_object_object_add(o, "nr_journal", fss_rq_count_json(kp, r->nr_journal));
 	json_object_object_add(o, "device_flush_from_nvme", kp ? NULL :
 			       json_object_new_boolean(r->device_flush_from_nvme));
 	json_object_object_add(o, "ret", json_object_new_int64(r->ret));

@@ -114,4 +114,10 @@ struct json_object *fss_breakdown_flush_json(const struct fss_breakdown *b);
 /* One JSON line for --events: {"test","tid","pid","comm","kind","start_ns","total_ns","fs_ns",...,"other_ns",...} */
 int fss_sync_result_write_json(FILE *f, const char *test, const struct fss_sync_result *r);
 
+/*
+ * A count over request records as JSON: null when there were none to
+ * count (kernel_painted: --painter kernel), never a made-up 0.
+ */
+struct json_object *fss_rq_count_json(bool kernel_painted, __u64 v);
+
 #endif /* __FSS_REPORT_H */
