@@ -151,7 +151,8 @@ measure() {
 		delay_set fsync_us="$fus" write_us="$wus" reset
 		nice -n -20 "$FSS_BIN" run --json --events "$ev" --bs 8k \
 			--count "$N" "$@" "$DELAY_MNT" >"$out"
-		lost="$(jq -r '"drops=\(.tests[0].drops) incomplete_rqs=\(.tests[0].incomplete_rqs)"' "$out")"
+		# --painter kernel: no request record, incomplete_rqs null
+		lost="$(jq -r '"drops=\(.tests[0].drops) incomplete_rqs=\(.tests[0].incomplete_rqs // 0)"' "$out")"
 		[ "$lost" != "drops=0 incomplete_rqs=0" ] || break
 		[ "$try" -eq 2 ] || echo "$name: incomplete run ($lost), measured again" >&2
 	done
@@ -400,6 +401,46 @@ check_buffered_write_delay() {
 
 @test "xfs: a write delay with buffered writes + fsync lands in device_write (2 writes)" {
 	check_buffered_write_delay xfs 2
+}
+
+# The kernel painter (run --painter kernel, docs/hotpath.md): the same
+# injected delays come back from the kernel's clocks, one record per sync.
+# Its syncs carry no request counts (null), but its pure flushes are its
+# own (nr_flush): one per fdatasync of an overwrite.  The user painter's
+# baseline of the same run shape is the reference for the other phases.
+check_kernel_painter() {
+	local d=8000 k=(--painter kernel)
+	setup_fixture "$1"
+	measure kbase 0 0 "${k[@]}" --method fdatasync --pattern overwrite \
+		--file-size 1m
+	fss_jq "$FSS_SCRATCH/kbase.json" '.options.painter == "kernel" and
+		.tests[0].painter == "kernel" and
+		.tests[0].incomplete_rqs == null and
+		(.strategy.blame | startswith("off (--painter kernel"))'
+	[ -z "$(jq -c 'select(.painter != "kernel" or .nr_write != null)' \
+		"$FSS_SCRATCH/kbase.events")" ]
+	delayed kbase kflush$d "$d" 0 device_flush $((d * 1000)) "${k[@]}" \
+		--method fdatasync --pattern overwrite --file-size 1m
+	count_is kflush$d flushes 1
+	# shellcheck disable=SC2046
+	stays kflush$d kbase $(phases_but device_flush)
+	[ "$(ctl kflush$d fsyncs)" -ge "$N" ]
+	# an O_DSYNC write's delay: its device_write
+	measure kdsync_base 0 0 "${k[@]}" --method open_datasync --direct \
+		--pattern overwrite --file-size 1m
+	delayed kdsync_base kdsync_w$d 0 "$d" device_write $((d * 1000)) \
+		"${k[@]}" --method open_datasync --direct --pattern overwrite \
+		--file-size 1m
+	# shellcheck disable=SC2046
+	stays kdsync_w$d kdsync_base $(phases_but device_write)
+}
+
+@test "ext4, --painter kernel: flush and O_DSYNC write delays land in device_flush and device_write" {
+	check_kernel_painter ext4
+}
+
+@test "xfs, --painter kernel: flush and O_DSYNC write delays land in device_flush and device_write" {
+	check_kernel_painter xfs
 }
 
 # ext4 append + fsync: the size changes, so every fsync waits for a jbd2

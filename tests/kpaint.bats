@@ -222,3 +222,56 @@ kp_flush_exact() {
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ "$stderr" == *"FSYNCSCOPE_KPAINT: '2' is not 0, 1 or only"* ]]
 }
+
+# run --painter kernel (docs/hotpath.md "run --painter kernel"): each
+# test's syncs are the kernel's, one record each: every op is a sync
+# traced in full or counted unpainted (a race), never lost; the request
+# counts are null, the flush facts the kernel's; blame is off, said why.
+@test "kpaint: run --painter kernel: a jobs sweep counted exactly, phases exact, request counts null, the text says so" {
+	fss_mkfs ext4 256
+	local j="$FSS_SCRATCH/rk.json" e="$FSS_SCRATCH/rk.jsonl"
+	"$FSS_BIN" run --painter kernel --json --sweep jobs=1,8 \
+		--method fdatasync --file-size 1m -s 1 --events "$e" "$FSS_MNT" \
+		> "$j" 2> "$FSS_SCRATCH/rk.err"
+	[ ! -s "$FSS_SCRATCH/rk.err" ] || cat "$FSS_SCRATCH/rk.err" >&2
+	fss_jq "$j" '.options.painter == "kernel" and .drops == 0 and
+		(.strategy.kpaint | .only and .reporting) and
+		.strategy.rq_records == "none" and
+		(.strategy.blame | startswith("off (--painter kernel"))'
+	fss_jq "$j" '[.tests[] | .painter == "kernel" and .syncs_traced > 100
+		and .syncs_traced + .syncs_summarized == .ops and
+		.syncs_summarized == .overload.why.unpainted and
+		.incomplete_rqs == null and .syncs_incomplete == null and
+		.flush.flushes > 0 and .flush.preflush > 0 and
+		.flush.syncs_no_flush == 0] | length == 2 and all'
+	# every --events line: the kernel's, exact, with null request counts
+	fss_jq "$j" "[.tests[].syncs_traced] | add == $(wc -l < "$e")"
+	run jq -e -s 'all(.painter == "kernel" and .nr_rq == null and
+		.nr_write == null and .nr_fua == null and .creation_seen == null
+		and .nr_flush >= 1 and .flush_seen and
+		.fs_ns + .journal_ns + .queue_ns + .device_write_ns +
+		.device_flush_ns + .other_ns == .total_ns)' "$e"
+	[ "$status" -eq 0 ]
+	# the text says who painted
+	"$FSS_BIN" run --painter kernel --method fdatasync --file-size 1m -s 0.5 \
+		"$FSS_MNT" > "$FSS_SCRATCH/rk.txt"
+	tr -s ' \n' ' ' < "$FSS_SCRATCH/rk.txt" |
+		grep -q 'painted in the kernel (--painter kernel)'
+	# where the kernel cannot paint: one line, user space paints
+	FSYNCSCOPE_BLOCK_HOOKS=raw_tp "$FSS_BIN" run --painter kernel --json \
+		--method fdatasync --file-size 1m -s 0.5 "$FSS_MNT" \
+		> "$FSS_SCRATCH/rr.json" 2> "$FSS_SCRATCH/rr.err"
+	grep -q -- '--painter kernel: n/a here' "$FSS_SCRATCH/rr.err"
+	fss_jq "$FSS_SCRATCH/rr.json" '.options.painter == "user" and
+		.tests[0].painter == "user" and .tests[0].incomplete_rqs != null'
+	# refused: what needs request records, and --no-trace
+	run -2 --separate-stderr "$FSS_BIN" run --painter kernel \
+		--events "$FSS_SCRATCH/x.jsonl" --events-detail "$FSS_MNT"
+	[ "$stderr" = "fsyncscope run: --events-detail and perfetto draw each sync's requests: not with --painter kernel (none is recorded) (try 'fsyncscope run --help')" ]
+	run -2 --separate-stderr "$FSS_BIN" run --painter kernel --no-trace \
+		"$FSS_MNT"
+	[[ "$stderr" == *"--painter kernel paints traced syncs: drop --no-trace"* ]]
+	run -2 --separate-stderr "$FSS_BIN" run --painter fast "$FSS_MNT"
+	[ "$stderr" = "fsyncscope run: --painter: 'fast' is not user or kernel (try 'fsyncscope run --help')" ]
+	[ ! -e "$FSS_SCRATCH/x.jsonl" ]
+}

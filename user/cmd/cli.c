@@ -488,13 +488,7 @@ static error_t live_parse(int key, char *arg, struct argp_state *state)
 		l->sample = (__u32)v;
 		break;
 	case CLI_PAINTER:
-		if (strcmp(arg, "user") && strcmp(arg, "kernel")) {
-			argp_error(state, "--painter: '%s' is not user or "
-				   "kernel", arg);
-			return EINVAL;
-		}
-		l->kernel_paint = !strcmp(arg, "kernel");
-		break;
+		return fss_cli_painter_arg(state, arg, &l->kernel_paint);
 	case 'v':
 		l->verbose++;
 		break;
@@ -508,6 +502,17 @@ const struct argp fss_cli_live_argp = {
 	.options = live_options,
 	.parser = live_parse,
 };
+
+error_t fss_cli_painter_arg(struct argp_state *state, const char *arg,
+			    bool *kernel)
+{
+	if (strcmp(arg, "user") && strcmp(arg, "kernel")) {
+		argp_error(state, "--painter: '%s' is not user or kernel", arg);
+		return EINVAL;
+	}
+	*kernel = !strcmp(arg, "kernel");
+	return 0;
+}
 
 void fss_cli_painter_note(const char *prog, bool asked, bool painted)
 {

@@ -123,6 +123,9 @@ struct fss_cli_live {
 
 extern const struct argp fss_cli_live_argp;
 
+/* --painter WHO (trace, exporter, run): user or kernel, else argp_error. */
+error_t fss_cli_painter_arg(struct argp_state *state, const char *arg,
+			    bool *kernel);
 /*
  * --painter kernel was asked (asked) and the kernel paints (painted), or
  * not: then one line on stderr says user space paints instead.

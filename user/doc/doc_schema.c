@@ -52,6 +52,7 @@ static const struct rule test_rules[] = {
 	{ "usecs_per_op", 'u' }, { "writes_per_sync", 'u' },
 	{ "syncs_traced", 'u' }, { "syncs_incomplete", 'u' },
 	{ "drops", 'u' }, { "incomplete_rqs", 'u' }, { "partial", 'b' },
+	{ "painter", 's' },
 	{ "latency_us", 'o' }, { "latency_us.*", 'u' },
 	{ "breakdown", 'o' }, { "breakdown.*", 'T', phase_rules },
 	{ "breakdown_total", 'o' }, { "breakdown_total.*", 'u' },

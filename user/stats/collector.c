@@ -323,10 +323,12 @@ void fss_breakdown_add_json(struct json_object *o, const struct fss_breakdown *b
 	json_object_object_add(o, "flush", fss_breakdown_flush_json(b));
 	json_object_object_add(o, "syncs_traced", json_object_new_int64((int64_t)b->syncs));
 	json_object_object_add(o, "drops", json_object_new_int64((int64_t)b->drops));
+	json_object_object_add(o, "painter", json_object_new_string(
+			       b->kernel_painted ? "kernel" : "user"));
 	json_object_object_add(o, "incomplete_rqs",
-			       json_object_new_int64((int64_t)b->incomplete_rqs));
+			       fss_rq_count_json(b->kernel_painted, b->incomplete_rqs));
 	json_object_object_add(o, "syncs_incomplete",
-			       json_object_new_int64((int64_t)b->syncs_incomplete));
+			       fss_rq_count_json(b->kernel_painted, b->syncs_incomplete));
 	json_object_object_add(o, "breakdown_total", total_json(b));
 	json_object_object_add(o, "syncs_by_kind", kinds_json(b));
 	if (b->has_summ) {

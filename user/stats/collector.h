@@ -72,6 +72,12 @@ struct fss_breakdown {
 	 */
 	bool has_summ;
 	struct fss_summ summ[FSS_SYNC_KIND_MAX];
+	/*
+	 * --painter kernel: the kernel painted the syncs (one record each,
+	 * no request records), so incomplete_rqs and syncs_incomplete are
+	 * n/a ("painter": "kernel"), never 0.
+	 */
+	bool kernel_painted;
 };
 
 /* Collects sync results (in memory) for one test / one report interval. */

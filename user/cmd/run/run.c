@@ -33,7 +33,7 @@
 enum {
 	OPT_EVENTS = 256, OPT_EVENTS_DETAIL, OPT_SAVE, OPT_FILE, OPT_FORCE,
 	OPT_SHARED, OPT_SWEEP, OPT_NO_BLAME, OPT_IOENGINE, OPT_IODEPTH,
-	OPT_SYNC_BATCH,
+	OPT_SYNC_BATCH, OPT_PAINTER,
 };
 
 static const char doc[] =
@@ -97,6 +97,10 @@ static const struct argp_option options[] = {
 	  "perfetto; records ~2.5x larger)", 5 },
 	{ "no-blame", OPT_NO_BLAME, NULL, 0, "Do not name who caused the syncs' "
 	  "time (blame, docs/blame.md: on by default)", 5 },
+	{ "painter", OPT_PAINTER, "WHO", 0, "user (default: from request "
+	  "records, with their counts and blame) or kernel (one record per "
+	  "sync: none summarized under many jobs; no blame; docs/hotpath.md)",
+	  5 },
 	{ 0 },
 };
 
@@ -141,6 +145,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_EVENTS_DETAIL:
 		o->events_detail = true;
 		break;
+	case OPT_PAINTER:
+		return fss_cli_painter_arg(state, arg, &o->kernel_paint);
 	case OPT_NO_BLAME:
 		o->no_blame = true;
 		break;
@@ -246,6 +252,14 @@ static int check_combinations(struct run_opts *o)
 				   "needs --events FILE");
 	if (o->events_detail && !o->events)
 		return usage_error("--events-detail adds to --events FILE: give both");
+	if (o->kernel_paint && (o->events_detail ||
+				o->wl.format == FSS_FMT_PERFETTO))
+		return usage_error("--events-detail and perfetto draw each "
+				   "sync's requests: not with --painter kernel "
+				   "(none is recorded)");
+	if (o->kernel_paint && o->wl.no_trace)
+		return usage_error("--painter kernel paints traced syncs: drop "
+				   "--no-trace");
 	if (o->wl.format == FSS_FMT_PERFETTO)
 		o->events_detail = true;
 	if (o->wl.no_trace && (o->wl.strategy || o->events))
@@ -397,6 +411,7 @@ static int tracer_start(struct ctx *c)
 		.disk_dev = c->ti.t.disk_kdev,
 		.verbose = o->wl.verbose,
 		.blame = !o->no_blame,
+		.kernel_paint = o->kernel_paint,
 		.on_sync = fss_run_hook_sync,
 		.on_sync_arg = &c->hk,
 	};
@@ -433,6 +448,10 @@ static int tracer_start(struct ctx *c)
 		fprintf(stderr, "fsyncscope: %s\n", err);
 		return 1;
 	}
+	fss_cli_painter_note(PROG, o->kernel_paint,
+			     fss_tracer_kernel_painted(c->tr));
+	/* the document's options.painter: who paints, as said just now */
+	c->o->kernel_paint = fss_tracer_kernel_painted(c->tr);
 	if (o->wl.verbose)
 		fss_tracer_print_strategy(c->tr, stderr);
 	return 0;

@@ -41,6 +41,10 @@ struct json_object *run_options_json(const struct run_opts *o)
 	json_object_object_add(j, "count", o->wl.count ?
 			       json_object_new_int64((int64_t)o->wl.count) : NULL);
 	json_object_object_add(j, "trace", json_object_new_boolean(!o->wl.no_trace));
+	/* who paints: kernel when asked and it can (run.c tracer_start) */
+	json_object_object_add(j, "painter", o->wl.no_trace ? NULL :
+			       json_object_new_string(o->kernel_paint ?
+						      "kernel" : "user"));
 	json_object_object_add(j, "file", o->file ? json_object_new_string(o->file) : NULL);
 	json_object_object_add(j, "force", json_object_new_boolean(o->force));
 	if (o->custom) {

@@ -32,6 +32,7 @@ struct run_opts {
 	const char *events;
 	bool events_detail;		/* --events-detail (or --format perfetto) */
 	bool no_blame;			/* --no-blame */
+	bool kernel_paint;		/* --painter kernel */
 	const char *save;		/* --save FILE: the document, as JSON */
 	const char *file;
 	bool force;

@@ -72,11 +72,6 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 			 "per-request records" : "FSYNCSCOPE_KPAINT=only: no "
 			 "sync is reported");
 	}
-	/* no request record: only the exporter's live sync counts can do */
-	if (t->opts.kernel_paint && !t->opts.live) {
-		snprintf(err, errlen, "the kernel painter reports live only");
-		return -EINVAL;
-	}
 	if (t->opts.kernel_paint && kp && *kp && strcmp(kp, "only")) {
 		snprintf(err, errlen, "FSYNCSCOPE_KPAINT: '%s' with the kernel "
 			 "painter reporting: unset it", kp);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * kpreport.c - the in-kernel painter's side of the tracer: its syncs
- * reported (exporter --painter kernel), its flush facts read back from
- * the kernel's counters, and the comparison's line at exit
+ * reported (--painter kernel: run, trace, exporter), its flush facts
+ * read back from the kernel's counters, and the comparison's line at exit
  * (FSYNCSCOPE_KPAINT; docs/hotpath.md).
  */
 #include <stdio.h>

@@ -720,8 +720,14 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 		;
 	settle(t);
 	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
-	fss_attr_flush_stats(t->attr, &out->flush);
-	kp_flc_window(t, &out->flush);
+	/* --painter kernel: the kernel's flush facts, as live mode's */
+	out->kernel_painted = fss_tracer_kernel_painted(t);
+	if (out->kernel_painted) {
+		kp_flush_stats(t, &out->flush);
+	} else {
+		fss_attr_flush_stats(t->attr, &out->flush);
+		kp_flc_window(t, &out->flush);
+	}
 	out->drops = fss_tracer_drops(t) - t->drops_at_begin;
 	calib_read_summ(t, out->summ);
 	for (int k = 0; k < FSS_SYNC_KIND_MAX; k++)

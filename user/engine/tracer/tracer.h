@@ -63,7 +63,7 @@ struct fss_trace_opts {
 	__u64 cgroup_id;	/* only syncs of tasks in this cgroup v2 (0: any) */
 	bool live;		/* collect continuously from open; no begin/end */
 	/*
-	 * Live only (exporter --painter kernel, docs/hotpath.md "The kernel
+	 * --painter kernel (run, trace, exporter; docs/hotpath.md "The kernel
 	 * painter, reporting"): the kernel paints each sync and sends one
 	 * record per sync, no request records; its phases are the breakdown,
 	 * its flush facts counted there too, and its request counts are n/a
@@ -123,6 +123,12 @@ struct fss_trace_window {
 	 * summarized in the kernel, why, and their totals (fsyncscope.h)
 	 */
 	struct fss_summ summ[FSS_SYNC_KIND_MAX];
+	/*
+	 * opts.kernel_paint and the kernel painted: the window's syncs and
+	 * flush facts are the kernel's; no request was recorded, so flush's
+	 * incomplete (and every sync's request counts) is n/a, not 0.
+	 */
+	bool kernel_painted;
 };
 
 /*

@@ -55,8 +55,13 @@ void fss_text_run_header(FILE *f, struct json_object *doc)
 		 "; latency per op in usecs (CLOCK_MONOTONIC)");
 	fss_print_wrapped(f, "tests       ", 12, buf);
 	fss_print_wrapped(f, "tracing     ", 12,
-			  json_object_get_boolean(fss_j(o, "trace")) ?
-			  "on (breakdown under each row that syncs)" : "off (--no-trace)");
+			  !json_object_get_boolean(fss_j(o, "trace")) ?
+			  "off (--no-trace)" :
+			  !strcmp(fss_jstr(o, "painter") ?: "user", "kernel") ?
+			  "on (breakdown under each row that syncs), painted "
+			  "in the kernel (--painter kernel): one record per "
+			  "sync, no request records, so no blame" :
+			  "on (breakdown under each row that syncs)");
 }
 
 void fss_text_run_section(struct fss_text_run *c, const char *title,
