@@ -257,6 +257,7 @@ kp_flush_exact() {
 		"$FSS_MNT" > "$FSS_SCRATCH/rk.txt"
 	tr -s ' \n' ' ' < "$FSS_SCRATCH/rk.txt" |
 		grep -q 'painted in the kernel (--painter kernel)'
+	"$FSS_BIN" report "$j" --format html | grep -q '<td>painted</td>'
 	# where the kernel cannot paint: one line, user space paints
 	FSYNCSCOPE_BLOCK_HOOKS=raw_tp "$FSS_BIN" run --painter kernel --json \
 		--method fdatasync --file-size 1m -s 0.5 "$FSS_MNT" \

@@ -406,6 +406,16 @@ static void summarized_fact(FILE *f, struct json_object *doc)
 	fact(f, "syncs summarized", buf);
 }
 
+/* "painted": --painter kernel (the run's options, the trace document) */
+static void painted_fact(FILE *f, struct json_object *o)
+{
+	const char *p = fss_jstr(o, "painter");
+
+	if (p && !strcmp(p, "kernel"))
+		fact(f, "painted", "in the kernel, one record per sync (no "
+		     "request records: their counts and blame n/a)");
+}
+
 static void render_run(FILE *f, struct json_object *doc, struct tls *events)
 {
 	struct json_object *t = fss_j(doc, "target"), *o = fss_j(doc, "options");
@@ -432,6 +442,7 @@ static void render_run(FILE *f, struct json_object *doc, struct tls *events)
 	snprintf(buf, sizeof(buf), "%lld", fss_jint(doc, "drops", -1));
 	fact(f, "events lost", fss_jint(doc, "drops", -1) < 0 ? "n/a (not traced)" : buf);
 	summarized_fact(f, doc);
+	painted_fact(f, o);
 	if (fss_jstr(fss_j(doc, "strategy"), "blame"))
 		fact(f, "blame", fss_jstr(fss_j(doc, "strategy"), "blame"));
 	fputs("</table>\n", f);
@@ -742,9 +753,7 @@ static void render_trace(FILE *f, struct json_object *doc)
 	fact(f, "traced", buf);
 	snprintf(buf, sizeof(buf), "%lld", fss_jint(doc, "events_lost", 0));
 	fact(f, "events lost", buf);
-	if (fss_jstr(doc, "painter") && !strcmp(fss_jstr(doc, "painter"), "kernel"))
-		fact(f, "painted", "in the kernel, one record per sync (no "
-		     "request records: their counts and blame n/a)");
+	painted_fact(f, doc);
 	if (ov && fss_jint(ov, "sample_every", 0) > 1) {
 		snprintf(buf, sizeof(buf), "1 in %lld syncs traced in full, "
 			 "drawn at random (--sample)",
