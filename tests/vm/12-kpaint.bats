@@ -101,6 +101,40 @@ kp_guest_run() {
 		echo "ring records read: '$n' for $KP_N syncs" >&2; return 1; }
 }
 
+# run --painter kernel (docs/hotpath.md "run --painter kernel"): the
+# kernel's phases as each test's breakdown, with the NVMe Flush commands'
+# device time; every sync painted, its request counts null; the flush
+# facts counted in the kernel (an NVMe Flush per overwrite fdatasync)
+kp_run_painter() {
+	local s="$1"
+	vm_traced_run "run-$s" --painter kernel --strategy "$s" \
+		--method fdatasync --bs 8k --pattern overwrite --file-size 1m \
+		--count "$KP_N" "$VM_MNT"
+	vm_jq_all "$VM_DIR/run-$s.json" \
+		'.options.painter == "kernel"' \
+		'.strategy.fs == "'"$s"'"' \
+		'.tests[0].painter == "kernel"' \
+		'.tests[0].syncs_traced == '"$KP_N" \
+		'.tests[0].syncs_summarized == 0' \
+		'.tests[0].incomplete_rqs == null' \
+		'.tests[0].flush.nvme_flush_cmds >= '"$KP_N" \
+		'.tests[0].flush.flushes >= '"$KP_N" \
+		'.tests[0].flush.syncs_no_flush == 0' \
+		'.tests[0].breakdown.device_flush.p50_us > 0'
+	vm_ev_expect "$VM_DIR/run-$s.ev" "$KP_N" \
+		'.painter == "kernel" and .nr_rq == null' \
+		'.fs_ns + .journal_ns + .queue_ns + .device_write_ns +
+		 .device_flush_ns + .other_ns == .total_ns' \
+		'.nr_flush >= 1 and .flush_seen' \
+		'.device_flush_ns > 0'
+}
+
+# bats test_tags=kpaint
+@test "run --painter kernel on this kernel and NVMe, fentry and tracepoint fs hooks: every sync painted, phases exact, NVMe Flushes counted" {
+	kp_run_painter fentry
+	kp_run_painter tracepoint
+}
+
 # exporter --painter kernel (docs/hotpath.md "The kernel painter,
 # reporting"): the kernel's phases as the breakdown, with the NVMe Flush
 # commands' device time; every sync painted; the flush facts counted in
