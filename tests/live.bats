@@ -461,3 +461,33 @@ pg_check() {
 	pg_check xfs
 	fss_jq "$s" '[.kinds[].phases.journal.ns] | add > 0'
 }
+
+# Calibration where no hook can fire (docs/live.md "Calibration"): on a
+# tmpfs --calib-dir the fs and block hooks stay attached, not verified,
+# and the tool says so (stderr, calibration.verified false with why); the
+# syncs traced on an ext4 disk still get their fs and device phases (before,
+# the fs hooks were dropped and their time was painted other)
+@test "calibration on tmpfs: the hooks are kept, not verified, said so; an ext4 disk's syncs still get fs and device time" {
+	fss_mkfs ext4
+	local c="$FSS_SCRATCH/calib" s
+	mkdir "$c"
+	echo "$c" >> "$FSS_SCRATCH/.mounts"	# unmounted by fss_cleanup
+	mount -t tmpfs tmpfs "$c"
+	start_trace --mount "$FSS_MNT" --calib-dir "$c" --json
+	grep -q "^fsyncscope: calibration in $c is on tmpfs, with no block device: the fs and block hooks are kept, not verified" "$terr"
+	overwrite_syncs "$FSS_MNT" 20
+	stop_trace
+	umount "$c"
+	s="$(summary)"
+	fss_jq "$s" '.all.syncs == 20 and .all.phases.fs.ns > 0 and
+		.all.phases.device_flush.ns > 0'
+	assert_exact_sums "$s"
+	"$FSS_BIN" check -j --calib-dir "$FSS_MNT" > "$FSS_SCRATCH/ck.json"
+	fss_jq "$FSS_SCRATCH/ck.json" '.tracer.strategy.calibration.verified == true'
+	mount -t tmpfs tmpfs "$c"
+	"$FSS_BIN" check -j --calib-dir "$c" > "$FSS_SCRATCH/ck2.json" 2> /dev/null
+	umount "$c"
+	fss_jq "$FSS_SCRATCH/ck2.json" '.tracer.strategy.calibration |
+		.verified == false and (.why | test("not verified")) and
+		.dropped_hooks == []'
+}

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include "engine/tracer/tracer_int.h"
 #include "lib/scratch.h"
+#include "sys/devinfo.h"
 
 static __u64 read_percpu_sum(int fd, __u32 key)
 {
@@ -196,6 +197,33 @@ static int calib_round(struct fss_tracer *t, __u64 *before, __u64 *after,
 	return rc;
 }
 
+/*
+ * Live mode calibrates in a directory of its own choosing (--calib-dir,
+ * --mount, or /var/tmp or /tmp), not always on a filesystem it traces.
+ * There, on a filesystem with no block device (tmpfs, 9p), the fs and
+ * block hooks cannot fire: silence says nothing of the traced disks, so
+ * they are kept, not verified, and said so (calibration.verified false
+ * with why, one line on stderr).  0: judge; 1: not verifiable.
+ */
+static int calib_unverifiable(struct fss_tracer *t)
+{
+	struct fss_target tg;
+	char why[PATH_MAX + 160];
+
+	if (!t->opts.live || fss_target_lookup(t->opts.calib_dir, &tg) ||
+	    tg.has_disk)
+		return 0;
+	snprintf(why, sizeof(why), "%s is on %s, with no block device: the "
+		 "fs and block hooks are kept, not verified (--calib-dir DIR "
+		 "on a traced disk verifies them)", t->opts.calib_dir,
+		 tg.fstype[0] ? tg.fstype : "a filesystem");
+	json_object_object_add(t->calib, "verified",
+			       json_object_new_boolean(false));
+	json_object_object_add(t->calib, "why", json_object_new_string(why));
+	fprintf(stderr, "fsyncscope: calibration in %s\n", why);
+	return 1;
+}
+
 static enum hookset fs_hook_id_set(int hook)
 {
 	return hook == FSS_HOOK_FS_FENTRY ? HS_FS_FENTRY :
@@ -239,6 +267,12 @@ int calib_run(struct fss_tracer *t, char *err, size_t errlen)
 	/* filesystem hooks: keep the chosen set only if it fired */
 	fs_hook = t->layer_set[L_FS] == HS_FS_FENTRY ? FSS_HOOK_FS_FENTRY :
 		  t->layer_set[L_FS] == HS_FS_KPROBE ? FSS_HOOK_FS_KPROBE : FSS_HOOK_FS_TP;
+	if (calib_unverifiable(t)) {
+		json_object_object_add(t->calib, "journal_seen", NULL);
+		json_object_object_add(t->calib, "dropped_hooks", dropped);
+		return 0;
+	}
+	json_object_object_add(t->calib, "verified", json_object_new_boolean(true));
 	if (t->layer_ok[L_FS] && after[fs_hook] == before[fs_hook]) {
 		json_object_array_add(dropped, json_object_new_string(hook_names[fs_hook]));
 		strat_detach_set(t, L_FS, fs_hook_id_set(fs_hook));

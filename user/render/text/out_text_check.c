@@ -88,6 +88,8 @@ static void print_calib(FILE *f, struct json_object *cal)
 				json_object_get_string(
 					json_object_array_get_idx(d, i)), "");
 	fss_print_wrapped(f, "  calib    ", 11, buf);
+	if (fss_jstr(cal, "why"))	/* "verified": false */
+		fss_print_wrapped(f, "           ", 11, fss_jstr(cal, "why"));
 }
 
 static void print_tracer(FILE *f, struct json_object *t)
