@@ -53,7 +53,7 @@ static void hook_results(struct fss_run_hook *h,
 	fss_collector_breakdown(h->coll, &tw->flush, tw->drops, &h->cur->b);
 	h->cur->b.no_rq_start = tw->no_rq_start;
 	h->cur->b.no_journal = tw->no_journal;
-	h->cur->b.kernel_painted = tw->kernel_painted;
+	h->cur->b.kernel_painted = fss_tracer_kernel_painted(h->tr);
 	h->cur->b.has_summ = true;
 	memcpy(h->cur->b.summ, tw->summ, sizeof(tw->summ));
 	h->cur->traced = true;

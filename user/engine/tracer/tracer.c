@@ -721,8 +721,7 @@ int fss_tracer_end(struct fss_tracer *t, struct fss_trace_window *out)
 	settle(t);
 	rc = fss_attr_drain(t->attr, UINT64_MAX, on_sync, t);
 	/* --painter kernel: the kernel's flush facts, as live mode's */
-	out->kernel_painted = fss_tracer_kernel_painted(t);
-	if (out->kernel_painted) {
+	if (fss_tracer_kernel_painted(t)) {
 		kp_flush_stats(t, &out->flush);
 	} else {
 		fss_attr_flush_stats(t->attr, &out->flush);

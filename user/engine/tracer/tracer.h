@@ -91,7 +91,8 @@ struct fss_tracer;
  * opts.kernel_paint and the kernel paints: each sync's breakdown is the
  * kernel's, its request counts are n/a but its pure flushes and whether
  * it saw a flush (nr_flush, flush_seen), and the flush facts of
- * fss_tracer_live_flush are the kernel's counts (clock.bpf.h clk_flc).
+ * fss_tracer_live_flush and of each fss_tracer_end window are the
+ * kernel's counts (clock.bpf.h clk_flc; their incomplete is n/a).
  */
 bool fss_tracer_kernel_painted(const struct fss_tracer *t);
 
@@ -123,12 +124,6 @@ struct fss_trace_window {
 	 * summarized in the kernel, why, and their totals (fsyncscope.h)
 	 */
 	struct fss_summ summ[FSS_SYNC_KIND_MAX];
-	/*
-	 * opts.kernel_paint and the kernel painted: the window's syncs and
-	 * flush facts are the kernel's; no request was recorded, so flush's
-	 * incomplete (and every sync's request counts) is n/a, not 0.
-	 */
-	bool kernel_painted;
 };
 
 /*
