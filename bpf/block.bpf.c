@@ -120,12 +120,101 @@ static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
 	return true;
 }
 
+/* The flight recorder (fsyncscope.h fss_fr_rec): user space maps it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, FSS_FR_SLOTS);
+	__type(key, __u32);
+	__type(value, struct fss_fr_rec);
+} fr_ring SEC(".maps");
+
+__u64 fr_head = 0;		/* requests written so far */
+
+/* A completed request's note into the next slot (seq: fss_fr_rec). */
+static __always_inline void fr_append(const struct fss_fr_note *n, __u32 dev,
+				      __s64 nr_bytes, __u64 now)
+{
+	__u64 i = __sync_fetch_and_add(&fr_head, 1);
+	__u32 k = i & (FSS_FR_SLOTS - 1);
+	struct fss_fr_rec *e = bpf_map_lookup_elem(&fr_ring, &k);
+
+	if (!e)
+		return;
+	*(volatile __u64 *)&e->seq = 0;
+	asm volatile("" ::: "memory");
+	e->start = n->start;
+	e->issue = n->issue;
+	e->complete = now;
+	e->cgroup = n->cgroup;
+	e->ino = n->ino;
+	e->dev = dev;
+	e->bytes = nr_bytes > 0 ? (__u32)nr_bytes : 0;
+	e->pid = n->pid;
+	e->tid = n->tid;
+	e->wb_dev = n->wb_dev;
+	e->blflags = n->blflags;
+	e->rqflags = n->rqflags;
+	asm volatile("" ::: "memory");
+	*(volatile __u64 *)&e->seq = i + 1;
+}
+
+/*
+ * kp_fr: a request's event into its note (fss_fr_note, in its rq_folds
+ * entry): its creation (or first insert) the time and whom it is credited
+ * to, as blame's owner record would, its issue the time and flags; at its
+ * first completion the note goes to the flight recorder and is cleared.
+ * Only disks blame wants (unfiltered: those of traced syncs).
+ */
+static __always_inline void fr_note(struct fss_rq_fold_event *f, __u32 type,
+				    __u32 dev, __u32 flags, __s64 nr_bytes,
+				    __u64 now)
+{
+	struct fss_fr_note *n = &f->fr;
+	struct credit c;
+	__u64 who, cg;
+
+	if (type == FSS_EV_RQ_ISSUE) {
+		n->issue = now;
+		n->rqflags = flags;
+		return;
+	}
+	if (type == FSS_EV_RQ_START) {
+		/* a creation is a new request; an insert after it is not */
+		if (n->start && !(flags & FSS_RQ_CREATE))
+			return;
+		n->start = now;
+		n->issue = 0;
+		n->pid = 0;
+		if (!blame_disk_dev(dev))
+			return;
+		owner_credit(&c, &who, &cg);
+		n->cgroup = cg;
+		n->ino = c.ino;
+		n->pid = who >> 32;
+		n->tid = (__u32)who;
+		n->wb_dev = c.wb_dev;
+		n->blflags = c.flags;
+		return;
+	}
+	if (type != FSS_EV_RQ_COMPLETE || !(n->start | n->issue))
+		return;
+	if (blame_disk_dev(dev))
+		fr_append(n, dev, nr_bytes, now);
+	n->start = 0;
+	n->issue = 0;
+}
+
 /* The clocks skip a summarized sync's own request (clk_rq_mute). */
-static __always_inline void rq_clk_mute(struct request *rq)
+static __always_inline void rq_clk_mute(struct request *rq, __u32 dev,
+					__u32 extra, __u64 now)
 {
 	struct fss_rq_fold_event *f = fold_entry_of((__u64)rq, true);
 
 	clk_rq_mute(f ? &f->clk : NULL);
+	/* the flight recorder still holds it: it is a neighbour's load */
+	if (kp_fr && f)
+		fr_note(f, FSS_EV_RQ_START, dev, extra, -1, now);
 }
 
 static __always_inline int rq_event(struct request *rq, __u32 type,
@@ -148,7 +237,7 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	if (type == FSS_EV_RQ_START && rq_of_summarized(rq, direct) &&
 	    (!rq_fold || fold_mute((__u64)rq, extra & FSS_RQ_CREATE))) {
 		if (kpaint && direct)	/* raw_tp may not take its lock */
-			rq_clk_mute(rq);
+			rq_clk_mute(rq, dev, extra, now);
 		return 0;
 	}
 	/*
@@ -158,10 +247,21 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 	 */
 	if (rq_fold || clk)
 		f = fold_entry_of((__u64)rq, clk && type != FSS_EV_RQ_COMPLETE);
-	if (clk)
-		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev, type,
-			     rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE) |
-			     extra, now));
+	if (clk) {
+		__u32 fl = rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE) |
+			   extra;
+
+		int r = 0;
+
+		/* its state null-checked before any arithmetic (verifier) */
+		if (f)
+			r = clk_rq_event(&f->clk, dev, type, fl, now);
+		else
+			r = clk_rq_event(NULL, dev, type, fl, now);
+		now += CLK_DELTA(r);
+		if (kp_fr && f)
+			fr_note(f, type, dev, fl, nr_bytes, now);
+	}
 	if (kp_only && direct)	/* the clocks alone (clock.bpf.h) */
 		return 0;
 	if (rq_fold && rq_fold_event(rq, type, dev, nr_bytes, direct, extra,
@@ -195,15 +295,26 @@ static __always_inline int rq_start_owned(struct request *rq)
 	if (rq_of_summarized(rq, true) &&
 	    (!rq_fold || fold_mute((__u64)rq, true))) {
 		if (kpaint)
-			rq_clk_mute(rq);
+			rq_clk_mute(rq, dev, FSS_RQ_CREATE, now);
 		return 0;
 	}
 	if (rq_fold || kpaint)	/* as rq_event */
 		f = fold_entry_of((__u64)rq, kpaint);
-	if (kpaint)
-		now += CLK_DELTA(clk_rq_event(f ? &f->clk : NULL, dev,
-			     FSS_EV_RQ_START, rq_flags(rq, true, true) |
-			     FSS_RQ_CREATE, now));
+	if (kpaint) {
+		__u32 fl = rq_flags(rq, true, true) | FSS_RQ_CREATE;
+
+		int r;
+
+		if (f)
+			r = clk_rq_event(&f->clk, dev, FSS_EV_RQ_START, fl, now);
+		else
+			r = clk_rq_event(NULL, dev, FSS_EV_RQ_START, fl, now);
+		now += CLK_DELTA(r);
+		if (kp_fr && f)
+			fr_note(f, FSS_EV_RQ_START, dev, fl, -1, now);
+	}
+	if (kp_only)	/* the clocks alone, and the flight recorder */
+		return 0;
 	if (rq_fold && rq_fold_event(rq, FSS_EV_RQ_START, dev, -1, true,
 				     FSS_RQ_CREATE, blame_disk_dev(dev), now,
 				     f))

@@ -44,6 +44,11 @@ const volatile bool kp_nvme __weak = false;
  * request and NVMe programs move the clocks and send nothing.
  */
 const volatile bool kp_only __weak = false;
+/*
+ * and, with blame (--painter kernel), each request of a traced disk into
+ * the flight recorder as it completes (bpf/block.bpf.c, fss_fr_rec)
+ */
+const volatile bool kp_fr __weak = false;
 
 #define CLK_LVLS	8	/* 0 nothing, 1 + phase: fs .. device_flush (5) */
 #define CLK_LMASK	7

@@ -400,6 +400,40 @@ struct fss_rq_fold_event {
 		__u32 sv;		/* its scope's syncs entered, at its
 					 * first event */
 	} clk;
+	/*
+	 * In the map only: what the flight recorder will hold of the request
+	 * (kp_fr, bpf/block.bpf.c): times so far and who it is credited to
+	 */
+	struct fss_fr_note {
+		__u64 start, issue;	/* 0: not seen (yet) */
+		__u64 cgroup, ino;
+		__u32 pid, tid;		/* credited; pid 0: nobody */
+		__u32 wb_dev, blflags;	/* as fss_owner_event's */
+		__u32 rqflags;		/* FSS_RQ_* at issue */
+		__u32 pad;
+	} fr;
+};
+
+/*
+ * The flight recorder (--painter kernel with blame, docs/blame.md): the
+ * kernel painter sends no request record, so each completed request of a
+ * traced disk is written here instead, a ring of FSS_FR_SLOTS in a BPF
+ * array that user space maps and reads back only when a sync it was told
+ * of is slow enough to blame.  Request fr_head (a .bss counter, bumped
+ * by the writer) goes to slot fr_head % FSS_FR_SLOTS; seq is 0 while it is
+ * written and its index + 1 after, so a reader that sees the same seq
+ * before and after copying it has it whole.
+ */
+#define FSS_FR_SLOTS	16384
+
+struct fss_fr_rec {
+	__u64 seq;
+	__u64 start, issue, complete;	/* 0: not seen */
+	__u64 cgroup, ino;
+	__u32 dev, bytes;		/* disk dev_t; bytes completed */
+	__u32 pid, tid;			/* credited; pid 0: nobody */
+	__u32 wb_dev, blflags;		/* FSS_BL_* */
+	__u32 rqflags, pad;		/* FSS_RQ_* at issue */
 };
 
 static inline void fss_owner_event_widen(const struct fss_owner_event *w,

@@ -416,7 +416,7 @@ check_kernel_painter() {
 	fss_jq "$FSS_SCRATCH/kbase.json" '.options.painter == "kernel" and
 		.tests[0].painter == "kernel" and
 		.tests[0].incomplete_rqs == null and
-		(.strategy.blame | startswith("off (--painter kernel"))'
+		(.strategy.blame | startswith("on demand (--painter kernel)"))'
 	[ -z "$(jq -c 'select(.painter != "kernel" or .nr_write != null)' \
 		"$FSS_SCRATCH/kbase.events")" ]
 	delayed kbase kflush$d "$d" 0 device_flush $((d * 1000)) "${k[@]}" \

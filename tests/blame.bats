@@ -98,16 +98,20 @@ teardown() {
 		.figures.caused_ns >= $by_storm * 0.99"
 }
 
-# writer_case FS: the overwriter beside a big buffered writer (an fsync
-# every 16 MiB) on the same FS: its flush and queue blame name the writer
+# writer_case FS [TRACE_ARGS...]: the overwriter beside a big buffered
+# writer (an fsync every 16 MiB) on the same FS: its flush and queue blame
+# name the writer
 writer_case() {
-	fss_mkfs "$1" 512
+	local fs="$1"
+	shift
+	fss_mkfs "$fs" 512
 	mkdir "$FSS_MNT/o" "$FSS_MNT/w"
 	scenario writer "
 		$BLAMER overwrite $FSS_MNT/o 5 > $FSS_SCRATCH/ow.pid &
 		sleep 1
 		$BLAMER writer $FSS_MNT/w 3 > $FSS_SCRATCH/w.pid
-		wait" --mount "$FSS_MNT"
+		wait" --mount "$FSS_MNT" "$@"
+	set -- "$fs"
 	local ow w ev="$FSS_SCRATCH/writer.ev"
 	ow="$(pid_of "$FSS_SCRATCH/ow.pid")"
 	w="$(pid_of "$FSS_SCRATCH/w.pid")"
@@ -145,6 +149,40 @@ writer_case() {
 
 @test "blame: large buffered writer -> the overwriter's flush and queue blame name it with >= 80 % of the bytes (xfs)" {
 	writer_case xfs
+}
+
+# --painter kernel: no request record; --slower 0 blames every sync from
+# the flight recorder, which must name the writer as the records do
+@test "blame: --painter kernel --slower 0: the flight recorder's requests name the big writer with >= 80 % of the bytes" {
+	writer_case ext4 --painter kernel --slower 0
+	jq -se 'map(select(.type == "start"))[0].strategy.blame |
+		startswith("on demand (--painter kernel): the syncs at or above --slower")' \
+		"$FSS_SCRATCH/writer.out"
+	# every painted sync was blamed (none is summarized here)
+	jq -se 'length > 0 and all(.painter == "kernel" and has("blame"))' \
+		"$FSS_SCRATCH/writer.ev"
+}
+
+# the default threshold: the first 99 syncs of a kind, then only those
+# above the running p99 of that kind
+@test "blame: --painter kernel without --slower: the warm-up's syncs and the slowest ones are blamed, the others not" {
+	fss_mkfs ext4 256
+	mkdir "$FSS_MNT/a"
+	scenario kp "$BLAMER overwrite $FSS_MNT/a 2 > /dev/null" \
+		--mount "$FSS_MNT" --painter kernel
+	local ev="$FSS_SCRATCH/kp.ev" n b
+	n="$(jq -s 'length' "$ev")"
+	b="$(jq -s '[.[] | select(has("blame"))] | length' "$ev")"
+	echo "kernel painter: $b of $n syncs blamed" >&3
+	[ "$n" -gt 300 ]
+	# the first 99 all; after them at most ~1 % (p99 of a histogram whose
+	# buckets are 12.5 % wide: never more than the syncs above it)
+	jq -se '.[:99] | all(has("blame"))' "$ev"
+	[ "$b" -ge 99 ]
+	[ "$b" -le $((99 + (n - 99) / 50 + 2)) ]
+	jq -se 'map(select(.type == "summary"))[0] | .blame.syncs == '"$b" \
+		"$FSS_SCRATCH/kp.out"
+	check_evidence "$ev"
 }
 
 @test "blame: two overwriters on one ext4 -> the coalesced syncs a flush served are real, and add up" {

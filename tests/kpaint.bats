@@ -226,7 +226,7 @@ kp_flush_exact() {
 # run --painter kernel (docs/hotpath.md "run --painter kernel"): each
 # test's syncs are the kernel's, one record each: every op is a sync
 # traced in full or counted unpainted (a race), never lost; the request
-# counts are null, the flush facts the kernel's; blame is off, said why.
+# counts are null, the flush facts the kernel's; blame is on demand.
 @test "kpaint: run --painter kernel: a jobs sweep counted exactly, phases exact, request counts null, the text says so" {
 	fss_mkfs ext4 256
 	local j="$FSS_SCRATCH/rk.json" e="$FSS_SCRATCH/rk.jsonl"
@@ -237,7 +237,7 @@ kp_flush_exact() {
 	fss_jq "$j" '.options.painter == "kernel" and .drops == 0 and
 		(.strategy.kpaint | .only and .reporting) and
 		.strategy.rq_records == "none" and
-		(.strategy.blame | startswith("off (--painter kernel"))'
+		(.strategy.blame | startswith("on demand (--painter kernel)"))'
 	fss_jq "$j" '[.tests[] | .painter == "kernel" and .syncs_traced > 100
 		and .syncs_traced + .syncs_summarized == .ops and
 		.syncs_summarized == .overload.why.unpainted and

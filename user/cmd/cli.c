@@ -426,7 +426,8 @@ static const struct argp_option live_options[] = {
 	  "1: all)", 2 },
 	{ "painter", CLI_PAINTER, "WHO", 0, "user (default: from request "
 	  "records, with their counts and blame) or kernel (one record per "
-	  "sync: no sync lost to a full ring; docs/hotpath.md)", 2 },
+	  "sync: no sync lost to a full ring; blame of the slow ones only; "
+	  "docs/hotpath.md)", 2 },
 	{ "strategy", CLI_LIVE_STRATEGY, "auto|fentry|kprobe|tracepoint", 0,
 	  "Force an attach strategy (default auto)", 6 },
 	{ "calib-dir", CLI_CALIB_DIR, "DIR", 0, "Where the start-up calibration "

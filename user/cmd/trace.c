@@ -100,8 +100,10 @@ static const char doc[] =
 "\n"
 "--painter kernel: the kernel splits each sync and sends one record per\n"
 "sync (the fastest hosts: none summarized for a full ring); counts over\n"
-"requests and blame are n/a.  It needs the tp_btf block hooks; without\n"
-"them user space paints.  See docs/hotpath.md.\n"
+"requests are n/a, and only the syncs at or above --slower (else above\n"
+"the running p99) are blamed, from a flight recorder of recent requests.\n"
+"It needs the tp_btf block hooks; without them user space paints.  See\n"
+"docs/hotpath.md and docs/blame.md.\n"
 "\n"
 "EXAMPLES:\n"
 "  fsyncscope trace                      # every sync on the host, Ctrl-C\n"
@@ -249,7 +251,7 @@ static struct {
 	__u32 only_disk;		/* --dev on a whole disk: its fs devs only */
 	bool journal_na;		/* no jbd2/xfs log tracepoint attached */
 	bool kernel_painter;		/* --painter kernel, and it paints */
-	char blame[256];		/* strategy.blame, for the reports */
+	char blame[384];		/* strategy.blame, for the reports */
 	FILE *out;
 	FILE *events;			/* --events */
 	struct fss_out save;		/* --save */
@@ -655,6 +657,10 @@ static int trace_open(struct trace_run *r)
 	to->live = true;
 	to->blame = !env.no_blame;
 	to->kernel_paint = env.live.kernel_paint;
+	/* --painter kernel blames the syncs --slower prints (flightrec.c) */
+	to->blame_slower_set = env.slower_ms >= 0;
+	to->blame_slower_ns = env.slower_ms >= 0 ?
+			      (__u64)(env.slower_ms * 1e6) : 0;
 	to->sample_every = env.live.sample;
 	to->on_sync = on_sync;
 	to->on_event = on_event;

@@ -413,7 +413,8 @@ static void painted_fact(FILE *f, struct json_object *o)
 
 	if (p && !strcmp(p, "kernel"))
 		fact(f, "painted", "in the kernel, one record per sync (no "
-		     "request records: their counts and blame n/a)");
+		     "request records: their counts n/a; blame of the slowest syncs "
+		     "only, from a flight recorder)");
 }
 
 static void render_run(FILE *f, struct json_object *doc, struct tls *events)

@@ -99,7 +99,8 @@ static const struct argp_option options[] = {
 	  "time (blame, docs/blame.md: on by default)", 5 },
 	{ "painter", OPT_PAINTER, "WHO", 0, "user (default: from request "
 	  "records, with their counts and blame) or kernel (one record per "
-	  "sync: none summarized under many jobs; no blame; docs/hotpath.md)",
+	  "sync: none summarized under many jobs; only syncs above the running "
+	  "p99 blamed; docs/hotpath.md)",
 	  5 },
 	{ 0 },
 };

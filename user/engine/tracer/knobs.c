@@ -64,13 +64,14 @@ static int plan_ring_knobs(struct fss_tracer *t, char *err, size_t errlen)
 	t->kp_only = (kp && !strcmp(kp, "only")) || t->opts.kernel_paint;
 	t->kp_report = t->opts.kernel_paint;
 	t->kpaint = t->kp_only || (kp && !strcmp(kp, "1"));
-	/* blame's records are per request too, and no sync is reported */
-	if (t->kp_only && t->blame_on) {
+	/*
+	 * no sync is reported; --painter kernel blames on demand, from the
+	 * flight recorder (flightrec.c)
+	 */
+	if (t->kp_only && t->blame_on && !t->kp_report) {
 		t->blame_on = false;
-		snprintf(t->blame_desc, sizeof(t->blame_desc), "off (%s)",
-			 t->opts.kernel_paint ? "--painter kernel: blame needs "
-			 "per-request records" : "FSYNCSCOPE_KPAINT=only: no "
-			 "sync is reported");
+		snprintf(t->blame_desc, sizeof(t->blame_desc), "off "
+			 "(FSYNCSCOPE_KPAINT=only: no sync is reported)");
 	}
 	if (t->opts.kernel_paint && kp && *kp && strcmp(kp, "only")) {
 		snprintf(err, errlen, "FSYNCSCOPE_KPAINT: '%s' with the kernel "

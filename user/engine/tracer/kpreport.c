@@ -37,6 +37,7 @@ void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev,
 	r.nr_flush = ev->sync.knflush;
 	r.flush_seen = ev->sync.kflushy > 0;
 	r.kernel_painted = true;
+	fr_blame(t, &r);	/* a slow one: blamed from the flight recorder */
 	t->kflush.syncs++;
 	t->kflush.flush_sync_refs += ev->sync.knflush;
 	if (r.flush_seen)

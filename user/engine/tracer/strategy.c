@@ -393,8 +393,16 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 	 */
 	bool in_rq = t->blame_on && blk_set == HS_BLOCK_BTF &&
 		     !blame_by_bio() && has_tracepoint_btf("block_io_start");
+	/*
+	 * --painter kernel, painting: no request record at all; blame's
+	 * owners go to the flight recorder (flightrec.c), so its programs
+	 * that send one per request or bio stay out
+	 */
+	bool fr = t->blame_on && t->kp_report && t->skel->rodata->kp_only &&
+		  t->skel->rodata->kpaint && blk_set == HS_BLOCK_BTF;
 
 	t->skel->rodata->blame_in_rq = in_rq;
+	t->skel->rodata->kp_fr = fr;
 	/* the painter takes the NVMe commands' times (clock.bpf.c) */
 	t->skel->rodata->kp_nvme = nvme && blk_set == HS_BLOCK_BTF &&
 				   t->skel->rodata->kpaint;
@@ -448,7 +456,8 @@ static void set_autoload(struct fss_tracer *t, enum hookset fs_set, enum hookset
 			break;
 		case HS_BLAME:
 			on = t->blame_on && blame_prog_ok(n) &&
-			     !(in_rq && strstr(n, "rq_owner"));
+			     !((in_rq || fr) && strstr(n, "rq_owner")) &&
+			     !(fr && strstr(n, "_bio_"));
 			break;
 		default:
 			break;
@@ -494,6 +503,10 @@ static int open_skel(struct fss_tracer *t)
 		return -EINVAL;
 	if (!t->skel->rodata->kpaint &&
 	    bpf_map__set_max_entries(t->skel->maps.clk_thrs, 64))
+		return -EINVAL;
+	/* the flight recorder: only blame on demand maps it (flightrec.c) */
+	if (!(t->kp_report && t->kp_only && t->blame_on) &&
+	    bpf_map__set_max_entries(t->skel->maps.fr_ring, 1))
 		return -EINVAL;
 	/* unfiltered: blame records only where traced syncs were seen */
 	t->skel->rodata->blame_dev_filter = !t->opts.fs_dev && !t->opts.disk_dev;
@@ -783,9 +796,9 @@ static void attach_nvme(struct fss_tracer *t, bool nvme, bool refused)
 /* Blame's programs: optional, each on its own (docs/blame.md). */
 static void attach_blame(struct fss_tracer *t)
 {
-	char missing[96] = "";
+	char missing[96] = "", od_buf[160];
 	size_t m = 0;
-	int n = 0;
+	int n = 0, od = 0;
 
 	if (!t->blame_on)
 		return;
@@ -804,7 +817,16 @@ static void attach_blame(struct fss_tracer *t)
 			 "n/a: no blame hook could be attached");
 		return;
 	}
-	snprintf(t->blame_desc, sizeof(t->blame_desc), "%d hooks%s%s%s%s", n,
+	if (t->skel->rodata->kp_fr)
+		od = snprintf(od_buf, sizeof(od_buf), "on demand (--painter "
+			      "kernel): the syncs %s, from a flight recorder "
+			      "of the last %d requests; ",
+			      t->opts.blame_slower_set ? "at or above --slower" :
+			      "above the running p99 of their kind",
+			      FSS_FR_SLOTS);
+	snprintf(t->blame_desc, sizeof(t->blame_desc), "%s%d hooks%s%s%s%s",
+		 od ? od_buf : "", n,
+		 t->skel->rodata->kp_fr ? ", submitters in the flight recorder" :
 		 blame_by_bio() ? ", submitters from bios (no block_io_start)" :
 		 t->skel->rodata->blame_in_rq ?
 		 ", submitters in the block_io_start records" : "",

@@ -526,6 +526,11 @@ struct fss_tracer *fss_tracer_open(const struct fss_trace_opts *opts,
 	    open_consumer(t, err, errlen) ||
 	    calib_run(t, err, errlen))
 		goto fail;
+	if (fr_open(t)) {
+		snprintf(err, errlen, "the flight recorder could not be "
+			 "mapped: %s", strerror(errno));
+		goto fail;
+	}
 	if (t->skel->rodata->rq_fold) {
 		t->fold = fss_fold_new();
 		if (!t->fold) {
@@ -613,6 +618,8 @@ void fss_tracer_close(struct fss_tracer *t)
 	if (t->opts.verbose && t->kpaint)
 		kp_print(t);	/* before the skeleton goes (kp_live) */
 	blame_warn(t);		/* reads the drops map: before the skeleton goes */
+	fr_warn(t);
+	fr_close(t);
 	ring_buffer__free(t->rb);
 	if (t->skel)
 		fsyncscope_bpf__destroy(t->skel);

@@ -68,11 +68,15 @@ struct fss_trace_opts {
 	 * record per sync, no request records; its phases are the breakdown,
 	 * its flush facts counted there too, and its request counts are n/a
 	 * (fss_tracer_kernel_painted), blame
-	 * is off, the consumer runs at normal priority (FSYNCSCOPE_CONSUMER
-	 * may say idle).  Where the kernel cannot paint (no tp_btf block
+	 * is on demand (opts.blame: the syncs above blame_slower_ns, else
+	 * above the running p99 of their kind, from the flight recorder;
+	 * docs/blame.md), the consumer runs at normal priority
+	 * (FSYNCSCOPE_CONSUMER may say idle).  Where the kernel cannot paint (no tp_btf block
 	 * hooks) user space paints, as without it.
 	 */
 	bool kernel_paint;
+	bool blame_slower_set;	/* --slower given: its threshold, not p99 */
+	__u64 blame_slower_ns;
 	/*
 	 * Each attributed sync, in exit order: from the consumer thread, or
 	 * inside fss_tracer_end / fss_tracer_live_flush; the tracer's lock is

@@ -56,6 +56,22 @@ struct prog_info {
 
 #define MAX_PROGS 96	/* programs of the main object (66 with blame's) */
 
+/* The flight recorder as user space reads it (flightrec.c). */
+#define FSS_FR_BUCKETS	496	/* 8 per power of two of ns */
+
+struct fss_fr_state {
+	const struct fss_fr_rec *ring;	/* mapped; NULL: off */
+	size_t len;
+	__u64 next;			/* the next request to read */
+	__u64 read, torn, overrun;	/* requests read, torn, lost unread */
+	__u64 blamed, partial;		/* syncs blamed; of them, past a gap */
+	__u64 gap_ts;			/* oldest request held after a gap */
+	bool gap;
+	/* every kernel-painted sync's total, by kind: the running p99 */
+	__u64 n[FSS_SYNC_KIND_MAX], p99[FSS_SYNC_KIND_MAX];
+	__u64 hist[FSS_SYNC_KIND_MAX][FSS_FR_BUCKETS];
+};
+
 struct fss_tracer {
 	struct fss_trace_opts opts;
 	struct fsyncscope_bpf *skel;
@@ -119,8 +135,9 @@ struct fss_tracer {
 	/* every comm any record carried, for the whole run (comms.h) */
 	struct fss_comms *comms;
 	bool blame_on;			/* its programs load (and attached) */
-	char blame_desc[256];		/* what blame uses, or "n/a: why" */
+	char blame_desc[384];		/* what blame uses, or "n/a: why" */
 	struct fss_blame_list blame_list;	/* of the sync being handed on */
+	struct fss_fr_state fr;		/* blame on demand (--painter kernel) */
 	__u32 blame_devs[64];		/* fs and disk devs put in the blame_devs
 					 * map (unfiltered tracing only) */
 	int nblame_devs;
@@ -218,6 +235,12 @@ __u32 alias_of(struct fss_tracer *t, __u32 dev);
 __u32 alias_target(struct fss_tracer *t, __u32 fs_dev);
 /* Live: mountinfo read again now and then (mounts come and go). */
 void alias_refresh(struct fss_tracer *t, __u64 now);
+
+/* flightrec.c: blame on demand from the flight recorder (kp_fr) */
+int fr_open(struct fss_tracer *t);
+void fr_close(struct fss_tracer *t);
+void fr_blame(struct fss_tracer *t, struct fss_sync_result *r);
+void fr_warn(const struct fss_tracer *t);
 
 /*
  * The in-kernel painter paints only with the tp_btf block hooks: raw_tp

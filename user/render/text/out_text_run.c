@@ -60,7 +60,8 @@ void fss_text_run_header(FILE *f, struct json_object *doc)
 			  !strcmp(fss_jstr(o, "painter") ?: "user", "kernel") ?
 			  "on (breakdown under each row that syncs), painted "
 			  "in the kernel (--painter kernel): one record per "
-			  "sync, no request records, so no blame" :
+			  "sync, no request records; blame of the slowest "
+			  "syncs only, from a flight recorder" :
 			  "on (breakdown under each row that syncs)");
 }
 

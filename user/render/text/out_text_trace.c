@@ -113,7 +113,7 @@ static bool print_head(FILE *f, struct json_object *doc)
 	fprintf(f, "\n");
 	if (!strcmp(str_or(doc, "painter", "user"), "kernel"))
 		fprintf(f, "painted in the kernel: one record per sync, no "
-			"request records (their counts, blame: n/a)\n");
+			"request records (their counts: n/a; blame: the slowest\nsyncs only, from a flight recorder)\n");
 	if (lost && fss_j(doc, "overload"))
 		fprintf(f, "warning: %llu events lost (ring buffer or state map "
 			"full, or hook skipped);\nsyncs near them were "
