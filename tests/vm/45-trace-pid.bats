@@ -83,5 +83,5 @@ teardown() {
 		'.devices | length == 1 and .[0].syncs_with_flush == 12 and .[0].fua_writes == null' \
 		'.all.phases.device_flush.ns > 0' \
 		'.flush.flushes > 0 and .flush.nvme_flush_cmds == .flush.flushes' \
-		'.blame == null'
+		'.blame.syncs == 12 and (.blame_strategy | startswith("on demand (--painter kernel)"))'
 }
