@@ -265,4 +265,19 @@ static __always_inline void owner_credit(struct credit *c, __u64 *who,
 	comm_send(*who >> 32, (__u32)*who, c->o);
 }
 
+/* Whom a request the current task creates is credited to, into *o. */
+static __always_inline void owner_fill(struct fss_credited *o)
+{
+	struct credit c;
+	__u64 who, cg;
+
+	owner_credit(&c, &who, &cg);
+	o->cgroup = cg;
+	o->ino = c.ino;
+	o->pid = who >> 32;
+	o->tid = (__u32)who;
+	o->wb_dev = c.wb_dev;
+	o->flags = c.flags;
+}
+
 #endif /* __BLAME_OWNER_BPF_H */

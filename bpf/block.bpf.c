@@ -103,16 +103,7 @@ static __always_inline bool rq_fold_event(struct request *rq, __u32 type,
 	if (!f)
 		return false;
 	if (owned) {
-		struct credit c;
-		__u64 who, cg;
-
-		owner_credit(&c, &who, &cg);
-		f->cgroup = cg;
-		f->ino = c.ino;
-		f->opid = who >> 32;
-		f->otid = (__u32)who;
-		f->wb_dev = c.wb_dev;
-		f->oflags = c.flags;
+		owner_fill(&f->own);
 		f->owned = 1;
 	}
 	if (type == FSS_EV_RQ_COMPLETE)
@@ -146,14 +137,9 @@ static __always_inline void fr_append(const struct fss_fr_note *n, __u32 dev,
 	e->start = n->start;
 	e->issue = n->issue;
 	e->complete = now;
-	e->cgroup = n->cgroup;
-	e->ino = n->ino;
+	e->own = n->own;
 	e->dev = dev;
 	e->bytes = nr_bytes > 0 ? (__u32)nr_bytes : 0;
-	e->pid = n->pid;
-	e->tid = n->tid;
-	e->wb_dev = n->wb_dev;
-	e->blflags = n->blflags;
 	e->rqflags = n->rqflags;
 	asm volatile("" ::: "memory");
 	*(volatile __u64 *)&e->seq = i + 1;
@@ -171,8 +157,6 @@ static __always_inline void fr_note(struct fss_rq_fold_event *f, __u32 type,
 				    __u64 now)
 {
 	struct fss_fr_note *n = &f->fr;
-	struct credit c;
-	__u64 who, cg;
 
 	if (type == FSS_EV_RQ_ISSUE) {
 		n->issue = now;
@@ -185,16 +169,9 @@ static __always_inline void fr_note(struct fss_rq_fold_event *f, __u32 type,
 			return;
 		n->start = now;
 		n->issue = 0;
-		n->pid = 0;
-		if (!blame_disk_dev(dev))
-			return;
-		owner_credit(&c, &who, &cg);
-		n->cgroup = cg;
-		n->ino = c.ino;
-		n->pid = who >> 32;
-		n->tid = (__u32)who;
-		n->wb_dev = c.wb_dev;
-		n->blflags = c.flags;
+		n->own.pid = 0;
+		if (blame_disk_dev(dev))
+			owner_fill(&n->own);
 		return;
 	}
 	if (type != FSS_EV_RQ_COMPLETE || !(n->start | n->issue))
@@ -215,6 +192,27 @@ static __always_inline void rq_clk_mute(struct request *rq, __u32 dev,
 	/* the flight recorder still holds it: it is a neighbour's load */
 	if (kp_fr && f)
 		fr_note(f, FSS_EV_RQ_START, dev, extra, -1, now);
+}
+
+/*
+ * The in-kernel painter's step for a request's event, then the flight
+ * recorder's note (kp_fr); the time, moved on by what the clocks took.
+ */
+static __always_inline __u64 rq_clk_step(struct fss_rq_fold_event *f,
+					 __u32 dev, __u32 type, __u32 fl,
+					 __s64 nr_bytes, __u64 now)
+{
+	int r;
+
+	/* its state null-checked before any arithmetic (verifier) */
+	if (f)
+		r = clk_rq_event(&f->clk, dev, type, fl, now);
+	else
+		r = clk_rq_event(NULL, dev, type, fl, now);
+	now += CLK_DELTA(r);
+	if (kp_fr && f)
+		fr_note(f, type, dev, fl, nr_bytes, now);
+	return now;
 }
 
 static __always_inline int rq_event(struct request *rq, __u32 type,
@@ -251,16 +249,7 @@ static __always_inline int rq_event(struct request *rq, __u32 type,
 		__u32 fl = rq_flags(rq, direct, type != FSS_EV_RQ_COMPLETE) |
 			   extra;
 
-		int r = 0;
-
-		/* its state null-checked before any arithmetic (verifier) */
-		if (f)
-			r = clk_rq_event(&f->clk, dev, type, fl, now);
-		else
-			r = clk_rq_event(NULL, dev, type, fl, now);
-		now += CLK_DELTA(r);
-		if (kp_fr && f)
-			fr_note(f, type, dev, fl, nr_bytes, now);
+		now = rq_clk_step(f, dev, type, fl, nr_bytes, now);
 	}
 	if (kp_only && direct)	/* the clocks alone (clock.bpf.h) */
 		return 0;
@@ -285,8 +274,8 @@ static __always_inline int rq_start_owned(struct request *rq)
 {
 	struct fss_rq_fold_event *f = NULL;
 	struct fss_rq_owned_event *e;
-	struct credit c;
-	__u64 who, cg, now;
+	struct fss_credited own;
+	__u64 now;
 	__u32 dev;
 
 	if (!rq_want(rq, FSS_HOOK_RQ_START, true, &dev))
@@ -303,15 +292,7 @@ static __always_inline int rq_start_owned(struct request *rq)
 	if (kpaint) {
 		__u32 fl = rq_flags(rq, true, true) | FSS_RQ_CREATE;
 
-		int r;
-
-		if (f)
-			r = clk_rq_event(&f->clk, dev, FSS_EV_RQ_START, fl, now);
-		else
-			r = clk_rq_event(NULL, dev, FSS_EV_RQ_START, fl, now);
-		now += CLK_DELTA(r);
-		if (kp_fr && f)
-			fr_note(f, FSS_EV_RQ_START, dev, fl, -1, now);
+		now = rq_clk_step(f, dev, FSS_EV_RQ_START, fl, -1, now);
 	}
 	if (kp_only)	/* the clocks alone, and the flight recorder */
 		return 0;
@@ -329,7 +310,7 @@ static __always_inline int rq_start_owned(struct request *rq)
 		}
 		return 0;
 	}
-	owner_credit(&c, &who, &cg);
+	owner_fill(&own);	/* its comm, if new, goes first */
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count_drop(0);
@@ -342,12 +323,7 @@ static __always_inline int rq_start_owned(struct request *rq)
 	e->rq.dev = dev;
 	e->rq.nvme_opcode = 0;
 	rq_fill(&e->rq, rq, FSS_EV_RQ_START, -1, true, FSS_RQ_CREATE);
-	e->cgroup = cg;
-	e->ino = c.ino;
-	e->pid = who >> 32;
-	e->tid = (__u32)who;
-	e->wb_dev = c.wb_dev;
-	e->flags = c.flags;
+	e->own = own;
 	event_submit(e);
 	return 0;
 }

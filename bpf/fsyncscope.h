@@ -330,14 +330,23 @@ struct fss_owner_event {
  * creating thread); the owner fields are an fss_owner_event's, with the
  * same time, request, disk and bytes.
  */
-struct fss_rq_owned_event {
-	struct fss_rq_event rq;
+/*
+ * Whom a request is credited to, as blame's owner record has it
+ * (docs/blame.md): filled by owner_fill (bpf/blame_owner.bpf.h) in the
+ * submitter, read back as one FSS_EV_RQ_OWNER by fss_owner_of.
+ */
+struct fss_credited {
 	__u64 cgroup;		/* cgroup v2 id of the process credited */
 	__u64 ino;		/* FSS_BL_WB: inode under writeback */
-	__u32 pid;		/* process credited */
+	__u32 pid;		/* process credited; 0: nobody */
 	__u32 tid;		/* thread credited */
 	__u32 wb_dev;		/* FSS_BL_WB: its fs dev_t */
 	__u32 flags;		/* FSS_BL_* */
+};
+
+struct fss_rq_owned_event {
+	struct fss_rq_event rq;
+	struct fss_credited own;
 };
 
 /*
@@ -370,13 +379,7 @@ struct fss_rq_fold_event {
 				 * below (what an fss_rq_owned_event had);
 				 * 2 only in the map, never sent: an idle
 				 * entry whose request is muted */
-	/* owner of slot 0 (owned): as in struct fss_rq_owned_event */
-	__u64 cgroup;
-	__u64 ino;
-	__u32 opid;
-	__u32 otid;
-	__u32 wb_dev;
-	__u32 oflags;
+	struct fss_credited own;	/* of slot 0's request (owned) */
 	struct fss_fold_slot ev[FSS_FOLD_SLOTS];
 	/*
 	 * In the map only, never sent (a record ends at its last slot): the
@@ -406,9 +409,7 @@ struct fss_rq_fold_event {
 	 */
 	struct fss_fr_note {
 		__u64 start, issue;	/* 0: not seen (yet) */
-		__u64 cgroup, ino;
-		__u32 pid, tid;		/* credited; pid 0: nobody */
-		__u32 wb_dev, blflags;	/* as fss_owner_event's */
+		struct fss_credited own;
 		__u32 rqflags;		/* FSS_RQ_* at issue */
 		__u32 pad;
 	} fr;
@@ -429,10 +430,8 @@ struct fss_rq_fold_event {
 struct fss_fr_rec {
 	__u64 seq;
 	__u64 start, issue, complete;	/* 0: not seen */
-	__u64 cgroup, ino;
+	struct fss_credited own;	/* own.pid 0: nobody */
 	__u32 dev, bytes;		/* disk dev_t; bytes completed */
-	__u32 pid, tid;			/* credited; pid 0: nobody */
-	__u32 wb_dev, blflags;		/* FSS_BL_* */
 	__u32 rqflags, pad;		/* FSS_RQ_* at issue */
 };
 
@@ -453,6 +452,25 @@ static inline void fss_owner_event_widen(const struct fss_owner_event *w,
 	ev->blame.flags = w->flags;
 }
 
+/* The owner record of request id on disk dev, created at ts: o's. */
+static inline void fss_owner_of(const struct fss_credited *o, __u32 dev,
+				__u64 id, __u64 ts, __u32 bytes,
+				struct fss_event *ev)
+{
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = FSS_EV_RQ_OWNER;
+	ev->tid = o->tid;
+	ev->pid = o->pid;
+	ev->dev = dev;
+	ev->ts = ts;
+	ev->blame.cgroup = o->cgroup;
+	ev->blame.id = id;
+	ev->blame.ino = o->ino;
+	ev->blame.blocks = bytes;
+	ev->blame.wb_dev = o->wb_dev;
+	ev->blame.flags = o->flags;
+}
+
 /* The two events of an fss_rq_owned_event: the creation, then the owner. */
 static inline void fss_rq_owned_widen(const struct fss_rq_owned_event *w,
 				      struct fss_event *start,
@@ -460,18 +478,8 @@ static inline void fss_rq_owned_widen(const struct fss_rq_owned_event *w,
 {
 	fss_rq_event_widen(&w->rq, start);
 	start->type = FSS_EV_RQ_START;
-	__builtin_memset(owner, 0, sizeof(*owner));
-	owner->type = FSS_EV_RQ_OWNER;
-	owner->tid = w->tid;
-	owner->pid = w->pid;
-	owner->dev = w->rq.dev;
-	owner->ts = w->rq.ts;
-	owner->blame.cgroup = w->cgroup;
-	owner->blame.id = w->rq.id;
-	owner->blame.ino = w->ino;
-	owner->blame.blocks = w->rq.bytes;
-	owner->blame.wb_dev = w->wb_dev;
-	owner->blame.flags = w->flags;
+	fss_owner_of(&w->own, w->rq.dev, w->rq.id, w->rq.ts, w->rq.bytes,
+		     owner);
 }
 
 #endif /* __FSYNCSCOPE_H */

@@ -48,8 +48,8 @@ static void test_unfold_exact(void)
 {
 	struct fss_rq_fold_event f = { .type = FSS_EV_RQ_FOLD, .n = 6,
 		.id = 0xffff888812345600ULL, .dev = DISK, .owned = 1,
-		.cgroup = 77, .ino = 12, .opid = 500, .otid = 501,
-		.wb_dev = FS_DEV, .oflags = FSS_BL_WB };
+		.own = { .cgroup = 77, .ino = 12, .pid = 500, .tid = 501,
+			 .wb_dev = FS_DEV, .flags = FSS_BL_WB } };
 	struct fss_rq_owned_event ow = { 0 };
 	struct fss_event out[FSS_FOLD_MAX_EVENTS], s0, o0, e;
 	int n;
@@ -68,8 +68,8 @@ static void test_unfold_exact(void)
 		.tid = 501, .ts = 100, .id = f.id, .sector = f.ev[0].sector,
 		.dev = DISK, .bytes = 8192,
 		.flags = FSS_RQ_WRITE | FSS_RQ_CREATE };
-	ow.cgroup = 77; ow.ino = 12; ow.pid = 500; ow.tid = 501;
-	ow.wb_dev = FS_DEV; ow.flags = FSS_BL_WB;
+	ow.own = (struct fss_credited){ .cgroup = 77, .ino = 12, .pid = 500,
+		.tid = 501, .wb_dev = FS_DEV, .flags = FSS_BL_WB };
 	fss_rq_owned_widen(&ow, &s0, &o0);
 	CHECK(!memcmp(&out[0], &s0, sizeof(s0)), "creation differs");
 	CHECK(!memcmp(&out[1], &o0, sizeof(o0)), "owner differs");

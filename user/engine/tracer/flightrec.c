@@ -20,6 +20,8 @@
 #define FR_WARMUP	100
 /* the running p99 is worked out again after this many syncs of a kind */
 #define FR_REFRESH	64
+/* gap_ts after a loss, until the next request is read: all is before it */
+#define FR_GAP		(~0ull)
 
 int fr_open(struct fss_tracer *t)
 {
@@ -104,23 +106,14 @@ static void fr_feed(struct fss_tracer *t, const struct fss_fr_rec *x,
 {
 	struct fss_event ev;
 
+	if (x->own.pid) {
+		fss_owner_of(&x->own, x->dev, id, x->start ? x->start : x->issue,
+			     0, &ev);
+		fss_blame_add(t->blame, &ev);
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.dev = x->dev;
-	if (x->pid) {
-		ev.type = FSS_EV_RQ_OWNER;
-		ev.ts = x->start ? x->start : x->issue;
-		ev.pid = x->pid;
-		ev.tid = x->tid;
-		ev.blame.id = id;
-		ev.blame.cgroup = x->cgroup;
-		ev.blame.ino = x->ino;
-		ev.blame.wb_dev = x->wb_dev;
-		ev.blame.flags = x->blflags;
-		fss_blame_add(t->blame, &ev);
-		memset(&ev.blame, 0, sizeof(ev.blame));
-	}
-	ev.pid = 0;
-	ev.tid = x->tid;
+	ev.tid = x->own.tid;
 	ev.rq.id = id;
 	if (x->start) {
 		ev.type = FSS_EV_RQ_START;
@@ -141,10 +134,11 @@ static void fr_feed(struct fss_tracer *t, const struct fss_fr_rec *x,
 
 /*
  * The requests written since the last look, to blame, oldest first.  What
- * the ring no longer holds is counted (overrun) and the oldest time still
- * held kept (gap_ts): a sync that began before it may miss requests.  A
- * slot still being written (seq 0 or behind) ends the look: it is read
- * next time.
+ * the ring no longer holds, or overwrote while it was read, is counted
+ * (lost) and the oldest time still held after it kept (gap_ts, FR_GAP
+ * until a request is read): a sync that began before it may miss
+ * requests.  A slot still being written (seq 0 or behind) ends the look:
+ * it is read next time.
  */
 static void fr_drain(struct fss_tracer *t)
 {
@@ -153,9 +147,9 @@ static void fr_drain(struct fss_tracer *t)
 	struct fss_fr_rec x;
 
 	if (head - fr->next > FSS_FR_SLOTS) {
-		fr->overrun += head - FSS_FR_SLOTS - fr->next;
+		fr->lost += head - FSS_FR_SLOTS - fr->next;
 		fr->next = head - FSS_FR_SLOTS;
-		fr->gap = true;
+		fr->gap_ts = FR_GAP;
 	}
 	for (; fr->next < head; fr->next++) {
 		const struct fss_fr_rec *e =
@@ -167,13 +161,12 @@ static void fr_drain(struct fss_tracer *t)
 		memcpy(&x, e, sizeof(x));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != want) {
-			fr->torn++;	/* overwritten while read */
+			fr->lost++;	/* overwritten while read */
+			fr->gap_ts = FR_GAP;
 			continue;
 		}
-		if (fr->gap) {
+		if (fr->gap_ts == FR_GAP)
 			fr->gap_ts = x.complete;
-			fr->gap = false;
-		}
 		/* an id no request pointer is: the ring's index, tagged */
 		fr_feed(t, &x, fr->next | (1ull << 63));
 		fr->read++;
@@ -216,5 +209,5 @@ void fr_warn(const struct fss_tracer *t)
 			"before the oldest request the flight recorder still "
 			"held (%llu requests overwritten unread): their blame "
 			"is partial\n", (unsigned long long)fr->partial,
-			(unsigned long long)fr->overrun);
+			(unsigned long long)fr->lost);
 }

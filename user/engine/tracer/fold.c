@@ -83,24 +83,6 @@ static void slot_event(const struct fss_rq_fold_event *f,
 	ev->rq.nvme_opcode = nvme ? s->flags : 0;
 }
 
-/* The owner record of f's creation (slot 0), as fss_rq_owned_widen. */
-static void owner_event(const struct fss_rq_fold_event *f,
-			struct fss_event *ev)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->type = FSS_EV_RQ_OWNER;
-	ev->tid = f->otid;
-	ev->pid = f->opid;
-	ev->dev = f->dev;
-	ev->ts = f->ev[0].ts;
-	ev->blame.cgroup = f->cgroup;
-	ev->blame.id = f->id;
-	ev->blame.ino = f->ino;
-	ev->blame.blocks = f->ev[0].bytes;
-	ev->blame.wb_dev = f->wb_dev;
-	ev->blame.flags = f->oflags;
-}
-
 int fss_fold_unfold(const struct fss_rq_fold_event *f, unsigned int skip,
 		    struct fss_event *out)
 {
@@ -110,7 +92,8 @@ int fss_fold_unfold(const struct fss_rq_fold_event *f, unsigned int skip,
 	for (unsigned int i = skip; i < n; i++) {
 		slot_event(f, &f->ev[i], &out[k++]);
 		if (i == 0 && f->owned && f->ev[0].type == FSS_EV_RQ_START)
-			owner_event(f, &out[k++]);
+			fss_owner_of(&f->own, f->dev, f->id, f->ev[0].ts,
+				     f->ev[0].bytes, &out[k++]);
 	}
 	return k;
 }

@@ -63,10 +63,9 @@ struct fss_fr_state {
 	const struct fss_fr_rec *ring;	/* mapped; NULL: off */
 	size_t len;
 	__u64 next;			/* the next request to read */
-	__u64 read, torn, overrun;	/* requests read, torn, lost unread */
-	__u64 blamed, partial;		/* syncs blamed; of them, past a gap */
-	__u64 gap_ts;			/* oldest request held after a gap */
-	bool gap;
+	__u64 read, lost;		/* requests read, overwritten unread */
+	__u64 blamed, partial;		/* syncs blamed; of them, past a loss */
+	__u64 gap_ts;			/* oldest request held after a loss */
 	/* every kernel-painted sync's total, by kind: the running p99 */
 	__u64 n[FSS_SYNC_KIND_MAX], p99[FSS_SYNC_KIND_MAX];
 	__u64 hist[FSS_SYNC_KIND_MAX][FSS_FR_BUCKETS];
