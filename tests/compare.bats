@@ -109,6 +109,26 @@ one_line() {
 	assert_nothing_left "$IMGS"
 }
 
+@test "--painter kernel: every cell's syncs painted in the kernel, all traced, phases summing; the document says who painted" {
+	local out="$FSS_SCRATCH/kp.json"
+	run --separate-stderr "$FSS_BIN" compare --fs ext4,xfs --dir "$IMGS" \
+		--count 20 --repeat 1 --painter kernel --json
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$out"
+	fss_jq "$out" '.options.painter == "kernel"'
+	fss_jq "$out" '.filesystems | all(.status == "ok" and
+		.painter == "kernel" and .strategy.kpaint.syncs > 0 and
+		(.strategy.blame | startswith("off")))'
+	# each cell: the test object of run --painter kernel, all 20 traced
+	fss_jq "$out" '[.workloads[].results[] | .status == "ok" and
+		.painter == "kernel" and .ops == 20 and .syncs_traced == 20 and
+		.syncs_summarized == 0 and
+		(([.breakdown[].share] | add) - 1 | fabs) < 0.002] | all'
+	fss_jq "$out" '.workloads[1].results | all(.breakdown.journal.mean_us > 0)'
+	assert_nothing_left "$IMGS"
+}
+
 @test "plain output: one table per workload, 80 columns, journal marked, btrfs journal n/a with the reason" {
 	run --separate-stderr "$FSS_BIN" compare --fs ext4,xfs,btrfs --dir "$IMGS" \
 		--count 10 --method fdatasync,fsync --pattern append
@@ -292,6 +312,13 @@ one_line() {
 	one_line "$stderr"
 	run -2 --separate-stderr "$FSS_BIN" compare --method fsync_writethrough --dir "$IMGS"
 	one_line "$stderr"
+	run -2 --separate-stderr "$FSS_BIN" compare --painter kernel --no-trace \
+		--dir "$IMGS"
+	one_line "$stderr"
+	[[ "$stderr" == *"drop --no-trace"* ]]
+	run -2 --separate-stderr "$FSS_BIN" compare --painter nobody --dir "$IMGS"
+	one_line "$stderr"
+	[[ "$stderr" == *"not user or kernel"* ]]
 	run -2 --separate-stderr "$FSS_BIN" compare --bogus
 	one_line "$stderr"
 	[[ "$stderr" == *"'--bogus'"* ]]

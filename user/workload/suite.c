@@ -285,6 +285,7 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 			.fs_dev = ti->t.fs_kdev,
 			.disk_dev = ti->t.disk_kdev,
 			.verbose = cfg->verbose,
+			.kernel_paint = cfg->kernel_paint,
 			.on_sync = fss_run_hook_sync,
 			.on_sync_arg = &hk,
 		};
@@ -327,6 +328,7 @@ int fss_run_tests(const struct fss_run_cfg *cfg, struct fss_run_test *tests,
 	if (hk.tr && out) {
 		out->strategy = fss_tracer_strategy_json(hk.tr);
 		out->drops = fss_tracer_drops(hk.tr);
+		out->kernel_painted = fss_tracer_kernel_painted(hk.tr);
 	}
 out:
 	if (hk.tr)

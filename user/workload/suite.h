@@ -40,12 +40,14 @@ struct fss_run_cfg {
 	enum fss_strategy strategy;
 	int verbose;			/* progress (and strategy) on stderr */
 	const char *tag;		/* prefix of progress lines, or NULL */
+	bool kernel_paint;		/* --painter kernel: ask the kernel */
 };
 
 struct fss_run_out {
 	struct json_object *strategy;	/* tracer's strategy JSON (trace only;
 					 * the caller owns it), else NULL */
 	__u64 drops;			/* events lost in all tests */
+	bool kernel_painted;		/* the kernel painted (trace only) */
 };
 
 /*

@@ -39,7 +39,7 @@
 
 enum {
 	OPT_FS = 256, OPT_DIR, OPT_SIZE, OPT_MKFS_OPTS, OPT_SCRATCH, OPT_DESTROY,
-	OPT_SAVE, OPT_REPEAT,
+	OPT_SAVE, OPT_REPEAT, OPT_PAINTER,
 };
 
 static const char doc[] =
@@ -100,6 +100,9 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Workloads (default: fdatasync overwrite, fsync "
 	  "append, open_datasync):", 3 },
 	{ NULL, 0, NULL, 0, "Tracing and output:", 5 },
+	{ "painter", OPT_PAINTER, "WHO", 0, "user (default) or kernel: each "
+	  "sync painted in the kernel, one record per sync (none summarized "
+	  "under many jobs; docs/hotpath.md)", 5 },
 	{ "save", OPT_SAVE, "FILE", 0, "Also save the result document (JSON) to "
 	  "FILE, whatever --format prints: 'fsyncscope report FILE' renders "
 	  "it again", 5 },
@@ -244,6 +247,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->scratch_dev = arg;
 		break;
+	case OPT_PAINTER:
+		return fss_cli_painter_arg(state, arg, &o->kernel_paint);
 	case OPT_SAVE:
 		return fss_cli_out_arg(state, "--save", arg, &o->save);
 	case OPT_DESTROY:
@@ -283,6 +288,9 @@ static int check_combinations(struct cmp_opts *o)
 				   "keeps no per-sync records)");
 	if (o->wl.no_trace && o->wl.strategy)
 		return usage_error("--strategy needs tracing (drop --no-trace)");
+	if (o->wl.no_trace && o->kernel_paint)
+		return usage_error("--painter kernel paints traced syncs: drop "
+				   "--no-trace");
 	if (o->wl.strategy && fss_strategy_parse(o->wl.strategy, &st))
 		return usage_error("unknown --strategy (auto, fentry, kprobe, "
 				   "tracepoint)");

@@ -141,6 +141,10 @@ static struct json_object *fs_json(const struct cmp_opts *o,
 	json_object_object_add(j, "journal", json_object_new_string(d->journal_what));
 	json_object_object_add(j, "journal_traced", json_object_new_boolean(d->journal_traced));
 	json_object_object_add(j, "strategy", r->strategy ? json_object_get(r->strategy) : NULL);
+	/* who painted its syncs: the kernel only where it could */
+	json_object_object_add(j, "painter", !r->strategy ? NULL :
+			       json_object_new_string(r->kernel_painted ?
+						      "kernel" : "user"));
 	json_object_object_add(j, "drops", r->strategy ?
 			       json_object_new_uint64(r->drops) : NULL);
 	json_object_object_add(j, "setup_s", r->setup_s > 0 ? jnum(r->setup_s, 3) : NULL);
@@ -160,6 +164,9 @@ static struct json_object *options_json(const struct cmp_opts *o)
 	json_object_object_add(j, "count", o->wl.count ?
 			       json_object_new_int64((int64_t)o->wl.count) : NULL);
 	json_object_object_add(j, "trace", json_object_new_boolean(!o->wl.no_trace));
+	json_object_object_add(j, "painter", o->wl.no_trace ? NULL :
+			       json_object_new_string(o->kernel_paint ?
+						      "kernel" : "user"));
 	json_object_object_add(j, "size_bytes", o->scratch_dev ? NULL :
 			       json_object_new_int64((int64_t)o->size));
 	json_object_object_add(j, "bs", json_object_new_int64((int64_t)o->wl.bs));

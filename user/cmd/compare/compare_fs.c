@@ -406,6 +406,7 @@ void cmp_fs_run(const struct cmp_opts *o, struct cmp_fs_run *r,
 		.strategy = FSS_STRAT_AUTO,
 		.verbose = o->wl.verbose,
 		.tag = r->label,
+		.kernel_paint = o->kernel_paint,
 	};
 	struct fss_run_out out;
 	char err[512];
@@ -425,8 +426,13 @@ void cmp_fs_run(const struct cmp_opts *o, struct cmp_fs_run *r,
 	err[0] = '\0';
 	memset(&out, 0, sizeof(out));
 	rc = fss_run_tests(&cfg, tests, nwl, &out, err, sizeof(err));
-	if (!r->strategy)
+	if (!r->strategy) {
 		r->strategy = out.strategy;
+		r->kernel_painted = out.kernel_painted;
+		if (out.strategy)
+			fss_cli_painter_note(PROG, o->kernel_paint,
+					     out.kernel_painted);
+	}
 	else
 		json_object_put(out.strategy);
 	r->drops += out.drops;

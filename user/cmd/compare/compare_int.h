@@ -68,6 +68,7 @@ struct cmp_opts {
 	const char *scratch_dev;
 	bool destroy;
 	const char *save;		/* --save FILE: the document, as JSON */
+	bool kernel_paint;		/* --painter kernel */
 	/* workload: -s, -n, --bs..., tracing, output; --method, --pattern... */
 	struct fss_cli_wl wl;
 	struct fss_cli_shape shape;
@@ -126,6 +127,7 @@ struct cmp_fs_run {
 	double setup_s, run_s;
 	struct json_object *strategy;
 	__u64 drops;
+	bool kernel_painted;		/* its syncs painted in the kernel */
 	struct fss_run_test tests[CMP_MAX_WL];	/* the first round's */
 	struct cmp_rounds *rounds;	/* [CMP_MAX_WL], every round's */
 	int rounds_done;
