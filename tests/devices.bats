@@ -106,6 +106,44 @@ assert_80cols() {
 		fss_jq "$FSS_SCRATCH/p.json" "[.devices[].name] | index(\"$below_disk\") != null"
 }
 
+@test "an overlay's disk is its upper filesystem's: devices and run's target and verdict name the loop device under the upper layer" {
+	fss_mkfs ext4 128
+	fss_mkoverlay
+	local name up
+	name="$(basename "$FSS_LOOP")"
+	up="$(mountpoint -d "$FSS_UPPER_MNT")"
+	run -0 "$FSS_BIN" devices "$FSS_OVL"
+	printf '%s\n' "$output" > "$FSS_SCRATCH/o.txt"
+	assert_80cols "$FSS_SCRATCH/o.txt"
+	[[ "$output" == *"filesystem  overlay on overlay, mounted at $FSS_OVL"* ]]
+	[[ "$output" == *"device      $name ($(sysfs "$name" dev)), a whole disk"* ]]
+	[[ "$output" == *"upper       $FSS_UPPER_MNT/up (ext4): its syncs are the upper"* ]]
+	"$FSS_BIN" devices --json "$FSS_OVL" > "$FSS_SCRATCH/o.json"
+	fss_jq "$FSS_SCRATCH/o.json" ".target.fstype == \"overlay\" and
+		.target.has_disk and .target.disk == \"$name\" and
+		.target.upper.path == \"$FSS_UPPER_MNT/up\" and
+		.target.upper.fstype == \"ext4\" and
+		.target.upper.fs_kdev == $(kdev "$up") and
+		.devices[0].name == \"$name\""
+	# run on the overlay: its target has the disk, the verdict is made
+	# from the syncs traced there (a loop device's: its backing file)
+	"$FSS_BIN" run --json --method fdatasync --count 20 "$FSS_OVL" \
+		> "$FSS_SCRATCH/r.json"
+	fss_jq "$FSS_SCRATCH/r.json" ".target.disk == \"$name\" and
+		.target.upper.path == \"$FSS_UPPER_MNT/up\" and
+		.target.write_cache != null and
+		.tests[0].syncs_traced == 20 and
+		.tests[0].flush.flushes > 0 and
+		.verdict.code == \"loop_backing_file\" and
+		.verdict.measured_in != null"
+	# the plain text says it too, and report renders the same header
+	"$FSS_BIN" report --format text "$FSS_SCRATCH/r.json" > "$FSS_SCRATCH/r.txt"
+	grep -q "^upper       $FSS_UPPER_MNT/up (ext4)" "$FSS_SCRATCH/r.txt"
+	# the upper layer's own target has no upper
+	"$FSS_BIN" devices --json "$FSS_UPPER_MNT" > "$FSS_SCRATCH/u.json"
+	fss_jq "$FSS_SCRATCH/u.json" '.target.upper == null'
+}
+
 @test "a loop device with --sector-size 4096 reports logical block size 4096" {
 	fss_scratch
 	truncate -s 64M "$FSS_SCRATCH/ss.img"

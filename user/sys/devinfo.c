@@ -20,6 +20,7 @@
 #include <libmount/libmount.h>
 #include <libnvme.h>
 #include "sys/devinfo.h"
+#include "sys/fsnote.h"
 
 /*
  * sysfs is read under $FSYNCSCOPE_SYSFS when it is set (a copied or made-up
@@ -454,7 +455,37 @@ int fss_devinfo_list(struct fss_devinfo **out, int *n)
 	return 0;
 }
 
+static int target_lookup(const char *path, struct fss_target *t, int depth);
+
+/*
+ * An overlay has no disk: its syncs sync the upper layer's files, so the
+ * disk is the upper filesystem's (looked up once more: not an overlay's).
+ */
+static void ovl_disk(struct libmnt_fs *fs, struct fss_target *t, int depth)
+{
+	char *dir = fss_ovl_upperdir(fs);
+	struct fss_target *up = calloc(1, sizeof(*up));
+
+	if (dir && up && !target_lookup(dir, up, depth + 1) && up->has_disk) {
+		scopy(t->upper, sizeof(t->upper), up->path);
+		scopy(t->upper_fstype, sizeof(t->upper_fstype), up->fstype);
+		t->upper_kdev = up->fs_kdev;
+		t->has_disk = true;
+		scopy(t->fs_blkdev, sizeof(t->fs_blkdev), up->fs_blkdev);
+		t->fs_blkdev_kdev = up->fs_blkdev_kdev;
+		scopy(t->disk, sizeof(t->disk), up->disk);
+		t->disk_kdev = up->disk_kdev;
+	}
+	free(up);
+	free(dir);
+}
+
 int fss_target_lookup(const char *path, struct fss_target *t)
+{
+	return target_lookup(path, t, 0);
+}
+
+static int target_lookup(const char *path, struct fss_target *t, int depth)
 {
 	struct libmnt_table *tb;
 	struct libmnt_fs *fs;
@@ -533,6 +564,8 @@ int fss_target_lookup(const char *path, struct fss_target *t)
 			    t->disk, sizeof(t->disk)))
 			t->disk[0] = '\0';
 	}
+	if (!blk && !depth && mnt_fs_match_fstype(fs, "overlay"))
+		ovl_disk(fs, t, depth);
 out:
 	mnt_unref_table(tb);
 	return err;
@@ -839,6 +872,17 @@ struct json_object *fss_target_json(const struct fss_target *t)
 	json_object_object_add(o, "disk", jstr_or_null(t->disk));
 	json_object_object_add(o, "disk_kdev", t->disk_kdev ?
 			       json_object_new_int64(t->disk_kdev) : NULL);
+	if (t->upper[0]) {
+		struct json_object *u = json_object_new_object();
+
+		json_object_object_add(u, "path", json_object_new_string(t->upper));
+		json_object_object_add(u, "fstype", jstr_or_null(t->upper_fstype));
+		json_object_object_add(u, "fs_kdev",
+				       json_object_new_int64(t->upper_kdev));
+		json_object_object_add(o, "upper", u);
+	} else {
+		json_object_object_add(o, "upper", NULL);
+	}
 	return o;
 }
 
@@ -868,4 +912,10 @@ void fss_target_print(FILE *f, const struct fss_target *t)
 			 kdev_major(t->disk_kdev), kdev_minor(t->disk_kdev));
 	}
 	print_wrapped(f, "device      ", buf);
+	if (t->upper[0]) {
+		fmt(buf, sizeof(buf), "%s (%s): its syncs are the upper "
+		    "filesystem's, on the device above", t->upper,
+		    t->upper_fstype[0] ? t->upper_fstype : "?");
+		print_wrapped(f, "upper       ", buf);
+	}
 }

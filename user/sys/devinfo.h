@@ -64,6 +64,14 @@ struct fss_target {
 	char fs_blkdev[64];		/* block device the fs is on: a partition,
 					 * loopN, dm-N... ("" if none) */
 	__u32 fs_blkdev_kdev;		/* its dev_t, kernel encoding (0 if none) */
+	/*
+	 * An overlay (fstype "overlay"): its upper layer's directory and the
+	 * filesystem under it, whose disk is the one above ("" if none).  The
+	 * overlay has no disk of its own; its syncs are the upper's work.
+	 */
+	char upper[PATH_MAX];
+	char upper_fstype[32];
+	__u32 upper_kdev;		/* the upper's superblock dev (0: none) */
 };
 
 /* Resolve the filesystem and device under path.  0 or -errno. */

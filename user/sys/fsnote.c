@@ -57,8 +57,7 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-/* An overlay's upperdir= (unescaped, malloc'ed), or NULL: none. */
-static char *ovl_upperdir(struct libmnt_fs *fs)
+char *fss_ovl_upperdir(struct libmnt_fs *fs)
 {
 	const char *opts = mnt_fs_get_fs_options(fs);
 	char *val = NULL, *dir;
@@ -91,7 +90,7 @@ int fss_overlays(struct fss_ovl *out, int max)
 
 		if (!type || strcmp(type, "overlay"))
 			continue;
-		dir = ovl_upperdir(fs);
+		dir = fss_ovl_upperdir(fs);
 		if (dir && !stat(dir, &st)) {
 			out[n].ovl = fss_kdev_from_dev(mnt_fs_get_devno(fs));
 			out[n].upper = fss_kdev_from_dev(st.st_dev);

@@ -23,6 +23,11 @@ int fss_fstype_of(__u32 kdev, char *buf, size_t len);
  */
 int fss_mountpoint_of(__u32 kdev, char *buf, size_t len);
 
+struct libmnt_fs;
+
+/* An overlay mount's upperdir= (unescaped, malloc'ed), or NULL: none. */
+char *fss_ovl_upperdir(struct libmnt_fs *fs);
+
 /* An overlayfs mount, and the upper filesystem its syncs go to. */
 struct fss_ovl {
 	__u32 ovl;			/* the overlay's superblock dev (kernel) */

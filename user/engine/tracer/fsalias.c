@@ -58,6 +58,11 @@ static int alias_find(const struct fss_tracer *t, __u32 dev)
 	return -1;
 }
 
+bool alias_known(const struct fss_tracer *t, __u32 dev)
+{
+	return dev && alias_find(t, dev) >= 0;
+}
+
 __u32 alias_of(struct fss_tracer *t, __u32 dev)
 {
 	int i = alias_find(t, dev);

@@ -357,7 +357,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 			return 0;
 		memcpy(&ev, data, sizeof(ev));
 		/* an overlay's sync is its upper filesystem's (fsalias.c) */
-		if (ev.type == FSS_EV_SYNC && ev.dev && !disk_of(ev.dev, t))
+		if (ev.type == FSS_EV_SYNC && ev.dev &&
+		    (alias_known(t, ev.dev) || !disk_of(ev.dev, t)))
 			ev.dev = alias_of(t, ev.dev);
 	}
 	dispatch_event(t, &ev);

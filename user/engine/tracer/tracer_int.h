@@ -230,6 +230,8 @@ void alias_scan(struct fss_tracer *t);
  * overlay's upper, or dev.
  */
 __u32 alias_of(struct fss_tracer *t, __u32 dev);
+/* Is dev an overlay known to have an upper filesystem? */
+bool alias_known(const struct fss_tracer *t, __u32 dev);
 /* Before load: the upper filesystem of target overlay fs_dev, or 0. */
 __u32 alias_target(struct fss_tracer *t, __u32 fs_dev);
 /* Live: mountinfo read again now and then (mounts come and go). */
