@@ -83,6 +83,7 @@ UNIT_TESTS := $(OUTPUT)/tests/test_attr $(OUTPUT)/tests/test_attr_stress \
 	$(OUTPUT)/tests/test_report $(OUTPUT)/tests/test_verdict \
 	$(OUTPUT)/tests/test_hist $(OUTPUT)/tests/test_metrics \
 	$(OUTPUT)/tests/test_dbview $(OUTPUT)/tests/test_blame \
+	$(OUTPUT)/tests/test_blame_fr \
 	$(OUTPUT)/tests/test_lib $(OUTPUT)/tests/test_summ $(OUTPUT)/tests/test_fold \
 	$(OUTPUT)/tests/test_findings
 FIXTURES   := $(OUTPUT)/tests/delayfs $(OUTPUT)/tests/passfs
@@ -236,6 +237,10 @@ $(OUTPUT)/tests/test_findings: tests/unit/test_findings.c $(FINDINGS_SRCS) user/
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c) -lm -o $@
 
 $(OUTPUT)/tests/test_blame: tests/unit/test_blame.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
+
+$(OUTPUT)/tests/test_blame_fr: tests/unit/test_blame_fr.c $(BLAME_SRCS) $(ATTR_SRCS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) $(shell $(PKG_CONFIG) --libs json-c mount) -lm -o $@
 

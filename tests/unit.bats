@@ -19,7 +19,7 @@ setup_file() {
 		build/tests/test_attr_stress build/tests/test_report \
 		build/tests/test_blame build/tests/test_dbview build/tests/test_lib \
 		build/tests/test_summ build/tests/test_fold build/tests/test_clock \
-		build/tests/test_findings >&2
+		build/tests/test_findings build/tests/test_blame_fr >&2
 }
 
 setup() {
@@ -191,6 +191,15 @@ bio_owner json_shape bounded xfs_checkpoint_split xfs_unseen_and_dirtier xfs_log
 @test "blame: xfs journal time split by the log bytes of the checkpoint its log force named" { blame_case xfs_checkpoint_split; }
 @test "blame: xfs checkpoints unseen are unattributed; kernel threads credited to the inode's dirtier" { blame_case xfs_unseen_and_dirtier; }
 @test "blame: xfs log writes after the sync's force split like its checkpoint" { blame_case xfs_log_writes; }
+
+# The flight recorder's requests fed whole (tests/unit/test_blame_fr.c):
+# the same blame as their records on random schedules.
+TEST_BLAME_FR="${TEST_BLAME_FR:-$FSS_BUILD/tests/test_blame_fr}"
+
+@test "blame_fr: every C case has a bats test here" {
+	unit_list "$TEST_BLAME_FR" "random_schedules"
+}
+@test "blame_fr: a request fed whole blames as its owner, start, issue and completion records do" { unit_case "$TEST_BLAME_FR" random_schedules; }
 
 TEST_LIB="${TEST_LIB:-$FSS_BUILD/tests/test_lib}"
 lib_case() { unit_case "$TEST_LIB" "$1"; }

@@ -392,6 +392,26 @@ int fss_blame_add(struct fss_blame *b, const struct fss_event *ev)
 	return 0;
 }
 
+void fss_blame_add_done(struct fss_blame *b, const struct fss_blame_rq *q,
+			const struct fss_event *owner)
+{
+	struct open_rq r;
+
+	if (!b || !q)
+		return;
+	open_reset(&r, 0, q->dev);
+	if (owner) {
+		b->st.records++;
+		r.owner = owner_intern(b, owner);
+		r.owned = true;
+		r.tid = owner->tid;
+	}
+	r.start = q->start ? q->start : owner ? owner->ts : 0;
+	r.issue = q->issue;
+	r.rqflags = q->issue ? q->rqflags : 0;
+	rq_done(b, &r, q->complete, q->bytes);
+}
+
 void fss_blame_stats(const struct fss_blame *b, struct fss_blame_stats *st)
 {
 	memset(st, 0, sizeof(*st));

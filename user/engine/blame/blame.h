@@ -127,6 +127,22 @@ void fss_blame_free(struct fss_blame *b);
  */
 int fss_blame_add(struct fss_blame *b, const struct fss_event *ev);
 
+/* A completed request, whole (the flight recorder's: times 0 not seen). */
+struct fss_blame_rq {
+	__u32 dev;			/* its disk */
+	__u64 start, issue, complete;
+	__u32 bytes;			/* completed */
+	__u32 rqflags;			/* FSS_RQ_* at issue (0: no issue) */
+};
+
+/*
+ * Feed a completed request at once, as its owner (owner: its
+ * FSS_EV_RQ_OWNER, or NULL: nobody credited), start, issue and
+ * completion records would, without the table of requests in flight.
+ */
+void fss_blame_add_done(struct fss_blame *b, const struct fss_blame_rq *q,
+			const struct fss_event *owner);
+
 /* Blame of one attributed sync into *out (overwritten).  0 or -errno. */
 int fss_blame_sync(struct fss_blame *b, const struct fss_sync_result *res,
 		   struct fss_blame_list *out);

@@ -100,36 +100,19 @@ static bool fr_wants(struct fss_fr_state *fr, const struct fss_trace_opts *o,
 	return r->total > fr->p99[k];
 }
 
-/* One request as the records blame takes: owner, start, issue, completion. */
+/* One request, whole, to blame: as its owner, start, issue, completion. */
 static void fr_feed(struct fss_tracer *t, const struct fss_fr_rec *x,
 		    __u64 id)
 {
-	struct fss_event ev;
+	struct fss_blame_rq q = { .dev = x->dev, .start = x->start,
+		.issue = x->issue, .complete = x->complete, .bytes = x->bytes,
+		.rqflags = x->rqflags };
+	struct fss_event own;
 
-	if (x->own.pid) {
+	if (x->own.pid)
 		fss_owner_of(&x->own, x->dev, id, x->start ? x->start : x->issue,
-			     0, &ev);
-		fss_blame_add(t->blame, &ev);
-	}
-	memset(&ev, 0, sizeof(ev));
-	ev.dev = x->dev;
-	ev.tid = x->own.tid;
-	ev.rq.id = id;
-	if (x->start) {
-		ev.type = FSS_EV_RQ_START;
-		ev.ts = x->start;
-		fss_blame_add(t->blame, &ev);
-	}
-	if (x->issue) {
-		ev.type = FSS_EV_RQ_ISSUE;
-		ev.ts = x->issue;
-		ev.rq.flags = x->rqflags;
-		fss_blame_add(t->blame, &ev);
-	}
-	ev.type = FSS_EV_RQ_COMPLETE;
-	ev.ts = x->complete;
-	ev.rq.bytes = x->bytes;
-	fss_blame_add(t->blame, &ev);
+			     0, &own);
+	fss_blame_add_done(t->blame, &q, x->own.pid ? &own : NULL);
 }
 
 /*
