@@ -51,9 +51,8 @@ static const char *fs_magic_name(long type)
 }
 
 /* mountinfo: the mount of st_dev whose mount point is the longest prefix */
-static void mountinfo_lookup(struct fss_target *t)
+static void mountinfo_lookup(struct libmnt_table *tb, struct fss_target *t)
 {
-	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
 	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
 	struct libmnt_fs *fs;
 	size_t best = 0;
@@ -76,7 +75,6 @@ static void mountinfo_lookup(struct fss_target *t)
 		scopy(t->source, sizeof(t->source), mnt_fs_get_source(fs) ?: "");
 	}
 	mnt_free_iter(it);
-	mnt_unref_table(tb);
 }
 
 static __u32 sysfs_kdev(const char *name)
@@ -101,21 +99,17 @@ static __u32 sysfs_kdev(const char *name)
  * on btrfs, where st_dev is the subvolume's own anonymous dev, so filtering
  * on st_dev would drop every sync.  Falls back to st_dev.
  */
-static __u32 sb_kdev(const struct fss_target *t)
+static __u32 sb_kdev(struct libmnt_table *tb, const struct fss_target *t)
 {
-	struct libmnt_table *tb;
 	struct libmnt_fs *fs;
 	__u32 k = t->fs_kdev;
 
-	if (!t->mountpoint[0])
+	if (!t->mountpoint[0] || !tb)
 		return k;
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
 	/* the last (top) mount on the mount point wins */
-	fs = tb ? mnt_table_find_target(tb, t->mountpoint, MNT_ITER_BACKWARD)
-		: NULL;
+	fs = mnt_table_find_target(tb, t->mountpoint, MNT_ITER_BACKWARD);
 	if (fs && mnt_fs_get_devno(fs))
 		k = fss_kdev_from_dev(mnt_fs_get_devno(fs));
-	mnt_unref_table(tb);
 	return k;
 }
 
@@ -123,6 +117,7 @@ static __u32 sb_kdev(const struct fss_target *t)
 static void target_fallback(const char *dir, struct fss_target *t)
 {
 	char p[PATH_MAX + 32], real[PATH_MAX], *slash;
+	struct libmnt_table *tb;
 	struct statfs sfs;
 	struct stat st;
 
@@ -133,8 +128,12 @@ static void target_fallback(const char *dir, struct fss_target *t)
 		return;
 	t->st_dev = st.st_dev;
 	t->fs_kdev = fss_kdev(major(st.st_dev), minor(st.st_dev));
-	mountinfo_lookup(t);
-	t->fs_kdev = sb_kdev(t);
+	/* read once: the mount, then its superblock's dev_t */
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	if (tb)
+		mountinfo_lookup(tb, t);
+	t->fs_kdev = sb_kdev(tb, t);
+	mnt_unref_table(tb);
 	if (!t->fstype[0] && !statfs(t->path, &sfs))
 		snprintf(t->fstype, sizeof(t->fstype), "%s", fs_magic_name(sfs.f_type));
 	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(st.st_dev),

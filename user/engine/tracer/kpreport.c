@@ -5,6 +5,7 @@
  * read back from the kernel's counters, and the comparison's line at exit
  * (FSYNCSCOPE_KPAINT; docs/hotpath.md).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "engine/tracer/tracer_int.h"
@@ -53,6 +54,38 @@ bool fss_tracer_kernel_painted(const struct fss_tracer *t)
 	return t && t->kp_report && kp_alone(t);
 }
 
+/* Each enum fss_kfl: its counter in struct fss_flush_stats, and name. */
+static const struct {
+	size_t off;
+	const char *name;
+} kfl_of[FSS_KFL_MAX] = {
+	[FSS_KFL_FLUSHES] = { offsetof(struct fss_flush_stats, flushes),
+			      "flushes" },
+	[FSS_KFL_PREFLUSH] = { offsetof(struct fss_flush_stats, preflush),
+			       "preflush" },
+	[FSS_KFL_FUA] = { offsetof(struct fss_flush_stats, fua_writes),
+			  "fua_writes" },
+	[FSS_KFL_FUA_EMU] = { offsetof(struct fss_flush_stats, fua_emulated),
+			      "fua_emulated" },
+	[FSS_KFL_NVME_FLUSH] = { offsetof(struct fss_flush_stats,
+					  nvme_flush_cmds), "nvme_flush_cmds" },
+};
+
+const char *kp_kfl_name(int i)
+{
+	return kfl_of[i].name;
+}
+
+static __u64 *kfl_field(struct fss_flush_stats *f, int i)
+{
+	return (__u64 *)((char *)f + kfl_of[i].off);
+}
+
+static __u64 kfl_value(const struct fss_flush_stats *f, int i)
+{
+	return *(const __u64 *)((const char *)f + kfl_of[i].off);
+}
+
 /* The kernel painter's distinct flush facts so far (clk_flc[], .bss). */
 void kp_flc_now(const struct fss_tracer *t, __u64 *out)
 {
@@ -73,13 +106,10 @@ void kp_flc_window(struct fss_tracer *t, const struct fss_flush_stats *f)
 	if (!kp_live(t) || t->kp_only)
 		return;
 	kp_flc_now(t, now);
-	for (int i = 0; i < FSS_KFL_MAX; i++)
+	for (int i = 0; i < FSS_KFL_MAX; i++) {
 		t->kp.kflc[i] += now[i] - t->kflc_begin[i];
-	t->kp.uflc[FSS_KFL_FLUSHES] += f->flushes;
-	t->kp.uflc[FSS_KFL_PREFLUSH] += f->preflush;
-	t->kp.uflc[FSS_KFL_FUA] += f->fua_writes;
-	t->kp.uflc[FSS_KFL_FUA_EMU] += f->fua_emulated;
-	t->kp.uflc[FSS_KFL_NVME_FLUSH] += f->nvme_flush_cmds;
+		t->kp.uflc[i] += kfl_value(f, i);
+	}
 }
 
 /*
@@ -89,19 +119,14 @@ void kp_flc_window(struct fss_tracer *t, const struct fss_flush_stats *f)
  */
 void kp_flush_stats(struct fss_tracer *t, struct fss_flush_stats *f)
 {
-	__u64 now[FSS_KFL_MAX], d[FSS_KFL_MAX];
+	__u64 now[FSS_KFL_MAX];
 
 	kp_flc_now(t, now);
+	*f = t->kflush;
 	for (int i = 0; i < FSS_KFL_MAX; i++) {
-		d[i] = now[i] - t->kflc_seen[i];
+		*kfl_field(f, i) = now[i] - t->kflc_seen[i];
 		t->kflc_seen[i] = now[i];
 	}
-	*f = t->kflush;
-	f->flushes = d[FSS_KFL_FLUSHES];
-	f->preflush = d[FSS_KFL_PREFLUSH];
-	f->fua_writes = d[FSS_KFL_FUA];
-	f->fua_emulated = d[FSS_KFL_FUA_EMU];
-	f->nvme_flush_cmds = d[FSS_KFL_NVME_FLUSH];
 	memset(&t->kflush, 0, sizeof(t->kflush));
 }
 

@@ -94,20 +94,13 @@ static struct json_object *u64j(__u64 v)
  */
 static struct json_object *kp_flush_json(const struct fss_kp_stats *k)
 {
-	static const char *names[FSS_KFL_MAX] = {
-		[FSS_KFL_FLUSHES] = "flushes",
-		[FSS_KFL_PREFLUSH] = "preflush",
-		[FSS_KFL_FUA] = "fua_writes",
-		[FSS_KFL_FUA_EMU] = "fua_emulated",
-		[FSS_KFL_NVME_FLUSH] = "nvme_flush_cmds",
-	};
 	struct json_object *o = json_object_new_object();
 	struct json_object *ko = json_object_new_object();
 	struct json_object *uo = json_object_new_object();
 
 	for (int i = 0; i < FSS_KFL_MAX; i++) {
-		json_object_object_add(ko, names[i], u64j(k->kflc[i]));
-		json_object_object_add(uo, names[i], u64j(k->uflc[i]));
+		json_object_object_add(ko, kp_kfl_name(i), u64j(k->kflc[i]));
+		json_object_object_add(uo, kp_kfl_name(i), u64j(k->uflc[i]));
 	}
 	json_object_object_add(o, "kernel", ko);
 	json_object_object_add(o, "user", uo);

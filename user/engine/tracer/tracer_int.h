@@ -211,6 +211,8 @@ void kp_report_sync(struct fss_tracer *t, const struct fss_event *ev,
 		    bool painted);
 /* Its distinct flush facts so far (clk_flc[], .bss). */
 void kp_flc_now(const struct fss_tracer *t, __u64 *out);
+/* enum fss_kfl i's name: its struct fss_flush_stats counter's */
+const char *kp_kfl_name(int i);
 /* FSYNCSCOPE_KPAINT=1: a window's flush facts, both painters'. */
 void kp_flc_window(struct fss_tracer *t, const struct fss_flush_stats *f);
 /* opts.kernel_paint: its flush facts since the last call. */
