@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * devinfo.c - facts about block devices (sysfs, libnvme) and about the
- * filesystem under a path (stat, libmount).
+ * devinfo.c - facts about block devices (sysfs, libnvme), and the JSON
+ * and text of the filesystem under a path (found by sys/target.c).
  *
  * Everything here is read-only: sysfs attributes, /proc/self/mountinfo, and
  * for NVMe the Identify Controller and Get Features admin commands.
@@ -17,16 +17,14 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <libmount/libmount.h>
 #include <libnvme.h>
 #include "sys/devinfo.h"
-#include "sys/fsnote.h"
 
 /*
  * sysfs is read under $FSYNCSCOPE_SYSFS when it is set (a copied or made-up
  * tree, for tests of devices this machine does not have), else under /sys.
  */
-static const char *sysfs_root(void)
+const char *fss_sysfs_root(void)
 {
 	const char *r = getenv("FSYNCSCOPE_SYSFS");
 
@@ -149,7 +147,7 @@ static int name_of(unsigned int maj, unsigned int min, char *name, size_t len)
 {
 	char path[PATH_MAX], real[PATH_MAX];
 
-	fmt(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root(), maj, min);
+	fmt(path, sizeof(path), "%s/dev/block/%u:%u", fss_sysfs_root(), maj, min);
 	if (!realpath(path, real))
 		return -errno;
 	scopy(name, len, basename(real));
@@ -180,7 +178,7 @@ __u32 fss_disk_of(__u32 kdev)
 	char dir[PATH_MAX], real[PATH_MAX];
 	unsigned int maj, min;
 
-	fmt(dir, sizeof(dir), "%s/dev/block/%u:%u", sysfs_root(),
+	fmt(dir, sizeof(dir), "%s/dev/block/%u:%u", fss_sysfs_root(),
 		 kdev_major(kdev), kdev_minor(kdev));
 	if (access(dir, F_OK))
 		return 0;
@@ -304,7 +302,7 @@ static int resolve_name(const char *arg, char *name, size_t len)
 	}
 	if (strlen(arg) >= len)
 		return -ENAMETOOLONG;
-	fmt(dir, sizeof(dir), "%s/class/block/%s", sysfs_root(), arg);
+	fmt(dir, sizeof(dir), "%s/class/block/%s", fss_sysfs_root(), arg);
 	if (access(dir, F_OK))
 		return -ENODEV;
 	scopy(name, len, arg);
@@ -327,7 +325,7 @@ int fss_devinfo_read(const char *arg, struct fss_devinfo *d)
 	err = resolve_name(arg, d->name, sizeof(d->name));
 	if (err)
 		return err;
-	fmt(dir, sizeof(dir), "%s/class/block/%s", sysfs_root(), d->name);
+	fmt(dir, sizeof(dir), "%s/class/block/%s", fss_sysfs_root(), d->name);
 	err = parse_majmin(dir, &d->major, &d->minor);
 	if (err)
 		return err;
@@ -338,7 +336,7 @@ int fss_devinfo_read(const char *arg, struct fss_devinfo *d)
 		d->is_partition = true;
 		if (realpath(dir, real)) {
 			scopy(d->parent, sizeof(d->parent), basename(dirname(real)));
-			fmt(qdir, sizeof(qdir), "%s/class/block/%s", sysfs_root(), d->parent);
+			fmt(qdir, sizeof(qdir), "%s/class/block/%s", fss_sysfs_root(), d->parent);
 		}
 	}
 
@@ -419,14 +417,14 @@ int fss_devinfo_list(struct fss_devinfo **out, int *n)
 
 	*out = NULL;
 	*n = 0;
-	fmt(dir, sizeof(dir), "%s/class/block", sysfs_root());
+	fmt(dir, sizeof(dir), "%s/class/block", fss_sysfs_root());
 	dp = opendir(dir);
 	if (!dp)
 		return -errno;
 	while ((de = readdir(dp))) {
 		if (de->d_name[0] == '.')
 			continue;
-		fmt(dir, sizeof(dir), "%s/class/block/%s", sysfs_root(), de->d_name);
+		fmt(dir, sizeof(dir), "%s/class/block/%s", fss_sysfs_root(), de->d_name);
 		/* hidden: e.g. the per-path nodes of NVMe multipath */
 		if (sysfs_int(dir, "hidden") == 1)
 			continue;
@@ -453,122 +451,6 @@ int fss_devinfo_list(struct fss_devinfo **out, int *n)
 	*out = arr;
 	*n = cnt;
 	return 0;
-}
-
-static int target_lookup(const char *path, struct fss_target *t, int depth);
-
-/*
- * An overlay has no disk: its syncs sync the upper layer's files, so the
- * disk is the upper filesystem's (looked up once more: not an overlay's).
- */
-static void ovl_disk(struct libmnt_fs *fs, struct fss_target *t, int depth)
-{
-	char *dir = fss_ovl_upperdir(fs);
-	struct fss_target *up = calloc(1, sizeof(*up));
-
-	if (dir && up && !target_lookup(dir, up, depth + 1) && up->has_disk) {
-		scopy(t->upper, sizeof(t->upper), up->path);
-		scopy(t->upper_fstype, sizeof(t->upper_fstype), up->fstype);
-		t->upper_kdev = up->fs_kdev;
-		t->has_disk = true;
-		scopy(t->fs_blkdev, sizeof(t->fs_blkdev), up->fs_blkdev);
-		t->fs_blkdev_kdev = up->fs_blkdev_kdev;
-		scopy(t->disk, sizeof(t->disk), up->disk);
-		t->disk_kdev = up->disk_kdev;
-	}
-	free(up);
-	free(dir);
-}
-
-int fss_target_lookup(const char *path, struct fss_target *t)
-{
-	return target_lookup(path, t, 0);
-}
-
-static int target_lookup(const char *path, struct fss_target *t, int depth)
-{
-	struct libmnt_table *tb;
-	struct libmnt_fs *fs;
-	struct stat st, sst;
-	dev_t blk = 0, mdev;
-	const char *s;
-	char dir[PATH_MAX];
-	int err = 0;
-
-	memset(t, 0, sizeof(*t));
-	if (!path || !*path)
-		return -EINVAL;
-	if (!realpath(path, t->path))
-		return -errno;
-	if (stat(t->path, &st))
-		return -errno;
-	t->st_dev = st.st_dev;
-	t->fs_kdev = fss_kdev_from_dev(st.st_dev);
-
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
-	if (!tb)
-		return errno ? -errno : -EIO;
-	/* the last mount on the path's longest mounted prefix: bind mounts too */
-	fs = mnt_table_find_mountpoint(tb, t->path, MNT_ITER_BACKWARD);
-	if (fs && mnt_fs_get_devno(fs) != st.st_dev &&
-	    !mnt_fs_match_fstype(fs, "btrfs")) {
-		struct libmnt_fs *byno;
-
-		/* btrfs subvolumes have their own anonymous st_dev */
-		byno = mnt_table_find_devno(tb, st.st_dev, MNT_ITER_BACKWARD);
-		if (byno)
-			fs = byno;
-	}
-	if (!fs) {
-		err = -ENOENT;
-		goto out;
-	}
-	/*
-	 * The superblock's dev (what the kernel's tracepoints and i_sb->s_dev
-	 * report): the mount's MAJ:MIN.  Same as st_dev except on btrfs, whose
-	 * subvolumes have their own anonymous st_dev.
-	 */
-	if (mnt_fs_get_devno(fs))
-		t->fs_kdev = fss_kdev_from_dev(mnt_fs_get_devno(fs));
-	scopy(t->mountpoint, sizeof(t->mountpoint), mnt_fs_get_target(fs));
-	scopy(t->fstype, sizeof(t->fstype), mnt_fs_get_fstype(fs));
-	scopy(t->source, sizeof(t->source), mnt_fs_get_source(fs));
-	scopy(t->mount_opts, sizeof(t->mount_opts), mnt_fs_get_options(fs));
-
-	/*
-	 * The block device: st_dev when it is one (ext4, xfs); else the mount
-	 * source (btrfs reports an anonymous st_dev); else mountinfo's devno.
-	 */
-	fmt(dir, sizeof(dir), "%s/dev/block/%u:%u", sysfs_root(),
-		 major(st.st_dev), minor(st.st_dev));
-	s = mnt_fs_get_source(fs);
-	mdev = mnt_fs_get_devno(fs);
-	if (major(st.st_dev) && !access(dir, F_OK)) {
-		blk = st.st_dev;
-	} else if (s && s[0] == '/' && !stat(s, &sst) && S_ISBLK(sst.st_mode)) {
-		blk = sst.st_rdev;
-	} else if (major(mdev)) {
-		fmt(dir, sizeof(dir), "%s/dev/block/%u:%u", sysfs_root(),
-			 major(mdev), minor(mdev));
-		if (!access(dir, F_OK))
-			blk = mdev;
-	}
-	if (blk) {
-		t->has_disk = true;
-		t->fs_blkdev_kdev = fss_kdev_from_dev(blk);
-		if (name_of(major(blk), minor(blk), t->fs_blkdev, sizeof(t->fs_blkdev)))
-			t->fs_blkdev[0] = '\0';
-		t->disk_kdev = fss_disk_of(t->fs_blkdev_kdev);
-		if (t->disk_kdev &&
-		    name_of(kdev_major(t->disk_kdev), kdev_minor(t->disk_kdev),
-			    t->disk, sizeof(t->disk)))
-			t->disk[0] = '\0';
-	}
-	if (!blk && !depth && mnt_fs_match_fstype(fs, "overlay"))
-		ovl_disk(fs, t, depth);
-out:
-	mnt_unref_table(tb);
-	return err;
 }
 
 /* ---- printers ---- */

@@ -74,7 +74,13 @@ struct fss_target {
 	__u32 upper_kdev;		/* the upper's superblock dev (0: none) */
 };
 
-/* Resolve the filesystem and device under path.  0 or -errno. */
+/* sysfs's root: $FSYNCSCOPE_SYSFS when set (tests), else /sys. */
+const char *fss_sysfs_root(void);
+
+/*
+ * Resolve the filesystem and device under path (sys/target.c; an overlay:
+ * its upper layer's device).  0 or -errno.
+ */
 int fss_target_lookup(const char *path, struct fss_target *t);
 /* Kernel name ("sda1", "loop3") of a block dev in kernel encoding.  0 or -errno. */
 int fss_dev_name(__u32 kdev, char *name, size_t len);

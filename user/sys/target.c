@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * target.c - what a run's target directory is on (target.h): the
- * filesystem, its block device and disk, their write cache, with a
- * fallback when libmount cannot say, and its JSON for the run document.
+ * filesystem (libmount), its block device and disk (an overlay's: its
+ * upper layer's), their write cache, with a fallback when libmount cannot
+ * say, and its JSON for the run document.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <linux/magic.h>
 #include "lib/parse.h"
 #include "sys/devinfo.h"
+#include "sys/fsnote.h"
 #include "sys/target.h"
 
 /* ---- target facts ----------------------------------------------------- */
@@ -26,9 +28,10 @@
 /* Copy a string, truncating to the destination. */
 static void scopy(char *dst, size_t n, const char *src)
 {
-	size_t l = strnlen(src, n - 1);
+	size_t l = src ? strnlen(src, n - 1) : 0;
 
-	memcpy(dst, src, l);
+	if (l)
+		memcpy(dst, src, l);
 	dst[l] = '\0';
 }
 
@@ -48,6 +51,122 @@ static const char *fs_magic_name(long type)
 	case 0x2FC12FC1: return "zfs";
 	default: return "";
 	}
+}
+
+static int target_lookup(const char *path, struct fss_target *t, int depth);
+
+/*
+ * An overlay has no disk: its syncs sync the upper layer's files, so the
+ * disk is the upper filesystem's (looked up once more: not an overlay's).
+ */
+static void ovl_disk(struct libmnt_fs *fs, struct fss_target *t, int depth)
+{
+	char *dir = fss_ovl_upperdir(fs);
+	struct fss_target *up = calloc(1, sizeof(*up));
+
+	if (dir && up && !target_lookup(dir, up, depth + 1) && up->has_disk) {
+		scopy(t->upper, sizeof(t->upper), up->path);
+		scopy(t->upper_fstype, sizeof(t->upper_fstype), up->fstype);
+		t->upper_kdev = up->fs_kdev;
+		t->has_disk = true;
+		scopy(t->fs_blkdev, sizeof(t->fs_blkdev), up->fs_blkdev);
+		t->fs_blkdev_kdev = up->fs_blkdev_kdev;
+		scopy(t->disk, sizeof(t->disk), up->disk);
+		t->disk_kdev = up->disk_kdev;
+	}
+	free(up);
+	free(dir);
+}
+
+int fss_target_lookup(const char *path, struct fss_target *t)
+{
+	return target_lookup(path, t, 0);
+}
+
+static int target_lookup(const char *path, struct fss_target *t, int depth)
+{
+	struct libmnt_table *tb;
+	struct libmnt_fs *fs;
+	struct stat st, sst;
+	dev_t blk = 0, mdev;
+	const char *s;
+	char dir[PATH_MAX];
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!path || !*path)
+		return -EINVAL;
+	if (!realpath(path, t->path))
+		return -errno;
+	if (stat(t->path, &st))
+		return -errno;
+	t->st_dev = st.st_dev;
+	t->fs_kdev = fss_kdev_from_dev(st.st_dev);
+
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	if (!tb)
+		return errno ? -errno : -EIO;
+	/* the last mount on the path's longest mounted prefix: bind mounts too */
+	fs = mnt_table_find_mountpoint(tb, t->path, MNT_ITER_BACKWARD);
+	if (fs && mnt_fs_get_devno(fs) != st.st_dev &&
+	    !mnt_fs_match_fstype(fs, "btrfs")) {
+		struct libmnt_fs *byno;
+
+		/* btrfs subvolumes have their own anonymous st_dev */
+		byno = mnt_table_find_devno(tb, st.st_dev, MNT_ITER_BACKWARD);
+		if (byno)
+			fs = byno;
+	}
+	if (!fs) {
+		err = -ENOENT;
+		goto out;
+	}
+	/*
+	 * The superblock's dev (what the kernel's tracepoints and i_sb->s_dev
+	 * report): the mount's MAJ:MIN.  Same as st_dev except on btrfs, whose
+	 * subvolumes have their own anonymous st_dev.
+	 */
+	if (mnt_fs_get_devno(fs))
+		t->fs_kdev = fss_kdev_from_dev(mnt_fs_get_devno(fs));
+	scopy(t->mountpoint, sizeof(t->mountpoint), mnt_fs_get_target(fs));
+	scopy(t->fstype, sizeof(t->fstype), mnt_fs_get_fstype(fs));
+	scopy(t->source, sizeof(t->source), mnt_fs_get_source(fs));
+	scopy(t->mount_opts, sizeof(t->mount_opts), mnt_fs_get_options(fs));
+
+	/*
+	 * The block device: st_dev when it is one (ext4, xfs); else the mount
+	 * source (btrfs reports an anonymous st_dev); else mountinfo's devno.
+	 */
+	snprintf(dir, sizeof(dir), "%s/dev/block/%u:%u", fss_sysfs_root(),
+		 major(st.st_dev), minor(st.st_dev));
+	s = mnt_fs_get_source(fs);
+	mdev = mnt_fs_get_devno(fs);
+	if (major(st.st_dev) && !access(dir, F_OK)) {
+		blk = st.st_dev;
+	} else if (s && s[0] == '/' && !stat(s, &sst) && S_ISBLK(sst.st_mode)) {
+		blk = sst.st_rdev;
+	} else if (major(mdev)) {
+		snprintf(dir, sizeof(dir), "%s/dev/block/%u:%u", fss_sysfs_root(),
+			 major(mdev), minor(mdev));
+		if (!access(dir, F_OK))
+			blk = mdev;
+	}
+	if (blk) {
+		t->has_disk = true;
+		t->fs_blkdev_kdev = fss_kdev_from_dev(blk);
+		if (fss_dev_name(t->fs_blkdev_kdev, t->fs_blkdev,
+				 sizeof(t->fs_blkdev)))
+			t->fs_blkdev[0] = '\0';
+		t->disk_kdev = fss_disk_of(t->fs_blkdev_kdev);
+		if (t->disk_kdev &&
+		    fss_dev_name(t->disk_kdev, t->disk, sizeof(t->disk)))
+			t->disk[0] = '\0';
+	}
+	if (!blk && !depth && mnt_fs_match_fstype(fs, "overlay"))
+		ovl_disk(fs, t, depth);
+out:
+	mnt_unref_table(tb);
+	return err;
 }
 
 /* mountinfo: the mount of st_dev whose mount point is the longest prefix */
