@@ -38,6 +38,17 @@ assert_80cols() {
 	[ -z "$long" ] || { echo "lines over 80 columns: $long" >&2; return 1; }
 }
 
+# devices_head PATH FILE FILESYSTEM DISK: `devices PATH` exits 0, its
+# text (kept in FILE and $output) fits 80 columns and names FILESYSTEM
+# ("ext4 on /dev/loop3, mounted at /mnt") on the whole disk DISK
+devices_head() {
+	run -0 "$FSS_BIN" devices "$1"
+	printf '%s\n' "$output" > "$2"
+	assert_80cols "$2"
+	[[ "$output" == *"filesystem  $3"* ]]
+	[[ "$output" == *"device      $4 ($(sysfs "$4" dev)), a whole disk"* ]]
+}
+
 @test "verdict unit test passes" {
 	[ -x "$FSS_BUILD/tests/test_verdict" ] || skip "run make first"
 	run "$FSS_BUILD/tests/test_verdict"
@@ -83,11 +94,8 @@ assert_80cols() {
 	[ -e "/sys/dev/block/$(stat -c '%Hd:%Ld' "$FSS_IMG")/partition" ] &&
 		below_disk="$(basename "$(dirname "$(readlink -f "/sys/dev/block/$(stat -c '%Hd:%Ld' "$FSS_IMG")")")")"
 
-	run -0 "$FSS_BIN" devices "$FSS_MNT"
-	printf '%s\n' "$output" > "$FSS_SCRATCH/p.txt"
-	assert_80cols "$FSS_SCRATCH/p.txt"
-	[[ "$output" == *"filesystem  ext4 on $FSS_LOOP, mounted at $FSS_MNT"* ]]
-	[[ "$output" == *"device      $name ($(sysfs "$name" dev)), a whole disk"* ]]
+	devices_head "$FSS_MNT" "$FSS_SCRATCH/p.txt" \
+		"ext4 on $FSS_LOOP, mounted at $FSS_MNT" "$name"
 	[[ "$output" == *"$name: backing file $FSS_IMG"* ]]
 	[[ "$output" == *"backing file of $name:"* ]]
 	grep -q "^$below " "$FSS_SCRATCH/p.txt"
@@ -112,11 +120,8 @@ assert_80cols() {
 	local name up
 	name="$(basename "$FSS_LOOP")"
 	up="$(mountpoint -d "$FSS_UPPER_MNT")"
-	run -0 "$FSS_BIN" devices "$FSS_OVL"
-	printf '%s\n' "$output" > "$FSS_SCRATCH/o.txt"
-	assert_80cols "$FSS_SCRATCH/o.txt"
-	[[ "$output" == *"filesystem  overlay on overlay, mounted at $FSS_OVL"* ]]
-	[[ "$output" == *"device      $name ($(sysfs "$name" dev)), a whole disk"* ]]
+	devices_head "$FSS_OVL" "$FSS_SCRATCH/o.txt" \
+		"overlay on overlay, mounted at $FSS_OVL" "$name"
 	[[ "$output" == *"upper       $FSS_UPPER_MNT/up (ext4): its syncs are the upper"* ]]
 	"$FSS_BIN" devices --json "$FSS_OVL" > "$FSS_SCRATCH/o.json"
 	fss_jq "$FSS_SCRATCH/o.json" ".target.fstype == \"overlay\" and

@@ -60,6 +60,7 @@ void fss_devinfo_from_json(struct json_object *o, struct fss_devinfo *d)
 
 void fss_target_from_json(struct json_object *t, struct fss_target *out)
 {
+	struct json_object *up = fss_j(t, "upper");
 	unsigned int ma = 0, mi = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -77,8 +78,7 @@ void fss_target_from_json(struct json_object *t, struct fss_target *out)
 	out->fs_kdev = (__u32)fss_jint(t, "fs_kdev", 0);
 	out->fs_blkdev_kdev = (__u32)fss_jint(t, "block_device_kdev", 0);
 	out->disk_kdev = (__u32)fss_jint(t, "disk_kdev", 0);
-	copy(out->upper, sizeof(out->upper), fss_jstr(fss_j(t, "upper"), "path"));
-	copy(out->upper_fstype, sizeof(out->upper_fstype),
-	     fss_jstr(fss_j(t, "upper"), "fstype"));
-	out->upper_kdev = (__u32)fss_jint(fss_j(t, "upper"), "fs_kdev", 0);
+	copy(out->upper, sizeof(out->upper), fss_jstr(up, "path"));
+	copy(out->upper_fstype, sizeof(out->upper_fstype), fss_jstr(up, "fstype"));
+	out->upper_kdev = (__u32)fss_jint(up, "fs_kdev", 0);
 }

@@ -59,12 +59,12 @@ static int target_lookup(const char *path, struct fss_target *t, int depth);
  * An overlay has no disk: its syncs sync the upper layer's files, so the
  * disk is the upper filesystem's (looked up once more: not an overlay's).
  */
-static void ovl_disk(struct libmnt_fs *fs, struct fss_target *t, int depth)
+static void ovl_disk(struct libmnt_fs *fs, struct fss_target *t)
 {
 	char *dir = fss_ovl_upperdir(fs);
 	struct fss_target *up = calloc(1, sizeof(*up));
 
-	if (dir && up && !target_lookup(dir, up, depth + 1) && up->has_disk) {
+	if (dir && up && !target_lookup(dir, up, 1) && up->has_disk) {
 		scopy(t->upper, sizeof(t->upper), up->path);
 		scopy(t->upper_fstype, sizeof(t->upper_fstype), up->fstype);
 		t->upper_kdev = up->fs_kdev;
@@ -163,7 +163,7 @@ static int target_lookup(const char *path, struct fss_target *t, int depth)
 			t->disk[0] = '\0';
 	}
 	if (!blk && !depth && mnt_fs_match_fstype(fs, "overlay"))
-		ovl_disk(fs, t, depth);
+		ovl_disk(fs, t);
 out:
 	mnt_unref_table(tb);
 	return err;

@@ -432,9 +432,9 @@ void cmp_fs_run(const struct cmp_opts *o, struct cmp_fs_run *r,
 		if (out.strategy)
 			fss_cli_painter_note(PROG, o->kernel_paint,
 					     out.kernel_painted);
-	}
-	else
+	} else {
 		json_object_put(out.strategy);
+	}
 	r->drops += out.drops;
 	if (rc == -EINTR && fss_wl_stop) {
 		r->status = CMP_FS_INTERRUPTED;

@@ -101,8 +101,7 @@ static bool fr_wants(struct fss_fr_state *fr, const struct fss_trace_opts *o,
 }
 
 /* One request, whole, to blame: as its owner, start, issue, completion. */
-static void fr_feed(struct fss_tracer *t, const struct fss_fr_rec *x,
-		    __u64 id)
+static void fr_feed(struct fss_tracer *t, const struct fss_fr_rec *x)
 {
 	struct fss_blame_rq q = { .dev = x->dev, .start = x->start,
 		.issue = x->issue, .complete = x->complete, .bytes = x->bytes,
@@ -110,7 +109,7 @@ static void fr_feed(struct fss_tracer *t, const struct fss_fr_rec *x,
 	struct fss_event own;
 
 	if (x->own.pid)
-		fss_owner_of(&x->own, x->dev, id, x->start ? x->start : x->issue,
+		fss_owner_of(&x->own, x->dev, 0, x->start ? x->start : x->issue,
 			     0, &own);
 	fss_blame_add_done(t->blame, &q, x->own.pid ? &own : NULL);
 }
@@ -150,8 +149,7 @@ static void fr_drain(struct fss_tracer *t)
 		}
 		if (fr->gap_ts == FR_GAP)
 			fr->gap_ts = x.complete;
-		/* an id no request pointer is: the ring's index, tagged */
-		fr_feed(t, &x, fr->next | (1ull << 63));
+		fr_feed(t, &x);
 		fr->read++;
 	}
 }
